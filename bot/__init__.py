@@ -1,0 +1,1 @@
+"""Composition root: settings, wiring, CLI. Nothing else lives here."""

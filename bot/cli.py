@@ -1,0 +1,36 @@
+"""`fuzi …` command line. Each group of subcommands lives in bot/commands/<name>.py with `register()`."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+# Modules under bot.commands that add subcommands; each exposes register(subparsers).
+_COMMAND_MODULES = ["chat"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="fuzi", description="Fuzi (夫子), a Confucius chat bot")
+    sub = parser.add_subparsers(dest="command", required=True)
+    for name in _COMMAND_MODULES:
+        importlib.import_module(f"bot.commands.{name}").register(sub)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Parse arguments and run the chosen subcommand; settings errors print one line, exit 2."""
+    from bot.settings import SettingsError
+
+    args = build_parser().parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except SettingsError as exc:
+        print(f"fuzi: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

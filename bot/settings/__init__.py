@@ -1,0 +1,74 @@
+"""One typed Settings object, validated at start; sections live beside this file."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import Field, ValidationError, field_validator
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from bot.settings.llm import LLMSettings
+
+
+class SettingsError(Exception):
+    """A setting is missing or malformed; the message is one line naming the variable."""
+
+
+class Settings(BaseSettings):
+    """Top-level settings (FUZI_*). Sections are nested models, each reading its own prefix."""
+
+    model_config = SettingsConfigDict(env_prefix="FUZI_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    home: Path = Path("./var")
+    corpus_dir: Path | None = None
+    database_url: str | None = None
+    env: str = "development"  # "production" switches logs to JSON lines
+    log_level: str = "INFO"
+    admin_ids: str = ""  # comma-separated platform:user_id
+
+    llm: LLMSettings = Field(default_factory=LLMSettings)
+
+    @field_validator("log_level")
+    @classmethod
+    def _level(cls, v: str) -> str:
+        if v.upper() not in {"DEBUG", "INFO", "WARNING", "ERROR"}:
+            raise ValueError("must be DEBUG, INFO, WARNING or ERROR")
+        return v.upper()
+
+    @property
+    def corpus_path(self) -> Path:
+        return self.corpus_dir or self.home / "corpus"
+
+    @property
+    def db_url(self) -> str:
+        return self.database_url or f"sqlite:///{(self.home / 'fuzi.sqlite3').resolve()}"
+
+    @property
+    def admins(self) -> frozenset[str]:
+        return frozenset(a.strip() for a in self.admin_ids.split(",") if a.strip())
+
+
+def load_settings() -> Settings:
+    """Read and validate settings; raise SettingsError with one line naming the bad variable.
+
+    Each section is built on its own first so an error names the section's own variable.
+    """
+    sections = {}
+    for name, field in Settings.model_fields.items():
+        cls = field.annotation
+        if isinstance(cls, type) and issubclass(cls, BaseSettings):
+            try:
+                sections[name] = cls()
+            except ValidationError as exc:
+                raise SettingsError(_one_line(exc, cls.model_config.get("env_prefix", ""))) from None
+    try:
+        return Settings(**sections)
+    except ValidationError as exc:
+        raise SettingsError(_one_line(exc, "FUZI_")) from None
+
+
+def _one_line(exc: ValidationError, prefix: str) -> str:
+    err = exc.errors()[0]
+    loc = [str(p) for p in err.get("loc", ())]
+    name = (prefix + "_".join(loc)).upper() if loc else prefix.rstrip("_")
+    return f"invalid setting {name}: {err.get('msg', 'invalid value')}"

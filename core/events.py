@@ -1,0 +1,75 @@
+"""The events `ChatService.handle` yields. Adapters render them; event names are public API."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal, Union
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A footnote: number n in the reply text refers to passage `id` (e.g. lunyu:3.22)."""
+
+    n: int
+    id: str
+    ref: str  # human reference, e.g. 《论语·八佾》第22章
+    text: str = ""
+
+
+@dataclass(frozen=True)
+class TextDelta:
+    """More reply text; adapters append it to what they show."""
+
+    text: str
+    kind: Literal["text_delta"] = "text_delta"
+
+
+@dataclass(frozen=True)
+class TextReset:
+    """Discard the text streamed so far (a regeneration follows)."""
+
+    reason: str = ""
+    kind: Literal["text_reset"] = "text_reset"
+
+
+@dataclass(frozen=True)
+class ToolStep:
+    """The agent started or finished a tool call; adapters refresh "typing" on it."""
+
+    name: str
+    phase: Literal["start", "end"]
+    ok: bool | None = None
+    latency_ms: float | None = None
+    kind: Literal["tool_step"] = "tool_step"
+
+
+@dataclass(frozen=True)
+class FinalReply:
+    """The complete reply. `text` holds [n] markers that match `citations`.
+
+    level: 0 agent with tools, 1 plain LLM, 2 retrieval-only answer.
+    """
+
+    text: str
+    citations: tuple[Citation, ...] = ()
+    level: int = 0
+    trace_id: str = ""
+    kind: Literal["final"] = "final"
+
+
+@dataclass(frozen=True)
+class Notice:
+    """A short message that is not an answer: bad input, limits, busy, config problems, command results.
+
+    reason is a stable machine word, e.g. "bad_input", "rate_limited", "busy", "injection",
+    "config_error", "no_llm", "command", "cancelled", "error".
+    """
+
+    text: str
+    reason: str
+    trace_id: str = ""
+    extra: dict = field(default_factory=dict)
+    kind: Literal["notice"] = "notice"
+
+
+ReplyEvent = Union[TextDelta, TextReset, ToolStep, FinalReply, Notice]

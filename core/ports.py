@@ -1,0 +1,115 @@
+"""Ports between the engine (core/service.py) and the parts that plug into it.
+
+The engine calls these; memory (core/memory), guards (core/guards) and retrieval (core/retrieval)
+implement them. Keeping them here lets each part be built and tested on its own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
+
+from core.llm.types import Message, Usage
+from core.types import Incoming
+
+
+@dataclass(frozen=True)
+class Turn:
+    """What the engine knows about the message being answered.
+
+    Attributes:
+        incoming: the message as the adapter delivered it.
+        person_id: canonical person id; linked accounts on several platforms share it.
+        skill: the chat's current skill name.
+        is_admin: sender is in FUZI_ADMIN_IDS.
+    """
+
+    incoming: Incoming
+    person_id: int
+    skill: str
+    is_admin: bool = False
+
+
+# ---------------------------------------------------------------- memory
+
+
+class ContextBuilder(Protocol):
+    """Builds the model input for a turn and learns from the finished exchange (core/memory)."""
+
+    async def build(self, turn: Turn, system_prompt: str) -> list[Message]:
+        """System rules + profile + facts + summary + window + the current message, within budget."""
+        ...
+
+    async def after_reply(self, turn: Turn, reply_text: str) -> None:
+        """Called once the reply is stored: fold overflow into the summary, update the profile.
+
+        Must not delay the reply: slow work is scheduled, failures are logged and change nothing.
+        """
+        ...
+
+
+# ---------------------------------------------------------------- guards
+
+
+@dataclass(frozen=True)
+class InputVerdict:
+    """Result of the input checks: the cleaned text, or a refusal to send instead of an answer."""
+
+    text: str
+    refusal: str | None = None
+    reason: str | None = None  # "too_long", "empty", "injection" …
+
+
+@dataclass(frozen=True)
+class OutputVerdict:
+    """ok: show it; block: replace with `replacement`; regenerate: ask the model again once."""
+
+    action: Literal["ok", "block", "regenerate"]
+    replacement: str | None = None
+    reason: str | None = None
+
+
+class Lease(Protocol):
+    """An admitted request; release it when the reply is done (also on error or cancel)."""
+
+    def release(self) -> None: ...
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A limit said no: `text` is the in-persona reply saying when to ask again."""
+
+    text: str
+    reason: str
+    retry_after_s: float | None = None
+
+
+class Guard(Protocol):
+    """Everything the engine checks before and after the model (core/guards)."""
+
+    def check_input(self, text: str) -> InputVerdict: ...
+
+    async def admit(self, turn: Turn) -> Lease | Refusal: ...
+
+    def check_output(self, text: str, *, final: bool) -> OutputVerdict: ...
+
+    def harden(self, system_prompt: str) -> str:
+        """Return the system prompt with the data-not-instructions rules and the canary added."""
+        ...
+
+    async def record_usage(self, turn: Turn, usage: Usage) -> None: ...
+
+
+# ---------------------------------------------------------------- commands
+
+
+@dataclass(frozen=True)
+class CommandResult:
+    """What a command handler returns; `extra` carries structured data for adapters (e.g. choices)."""
+
+    text: str
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class CommandHandler(Protocol):
+    async def __call__(self, turn: Turn, args: str) -> CommandResult: ...
