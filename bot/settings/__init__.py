@@ -7,7 +7,14 @@ from pathlib import Path
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from bot.settings.agent import AgentSettings, WebSearchSettings
+from bot.settings.discord import DiscordSettings
+from bot.settings.engine import EngineSettings
+from bot.settings.guards import GuardSettings
 from bot.settings.llm import LLMSettings
+from bot.settings.memory import MemorySettings
+from bot.settings.retrieval import RetrievalSettings
+from bot.settings.telegram import TelegramSettings
 
 
 class SettingsError(Exception):
@@ -27,6 +34,14 @@ class Settings(BaseSettings):
     admin_ids: str = ""  # comma-separated platform:user_id
 
     llm: LLMSettings = Field(default_factory=LLMSettings)
+    engine: EngineSettings = Field(default_factory=EngineSettings)
+    agent: AgentSettings = Field(default_factory=AgentSettings)
+    web_search: WebSearchSettings = Field(default_factory=WebSearchSettings)
+    retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
+    memory: MemorySettings = Field(default_factory=MemorySettings)
+    guards: GuardSettings = Field(default_factory=GuardSettings)
+    telegram: TelegramSettings = Field(default_factory=TelegramSettings)
+    discord: DiscordSettings = Field(default_factory=DiscordSettings)
 
     @field_validator("log_level")
     @classmethod
