@@ -1,0 +1,99 @@
+"""Outbound request pacing per chat: a minimum interval shared by every request, and 429 pauses."""
+
+from __future__ import annotations
+
+import asyncio
+import math
+import time
+from typing import Any, Awaitable, Callable
+
+Clock = Callable[[], float]
+Sleep = Callable[[float], Awaitable[Any]]
+
+
+class RateLimited(Exception):
+    """The platform refused a request for flood control; retry after ``retry_after`` seconds."""
+
+    def __init__(self, retry_after: float) -> None:
+        super().__init__(f"rate limited, retry after {retry_after}s")
+        self.retry_after = float(retry_after)
+
+
+class OutboundBudget:
+    """Outbound request pacing for one chat: a minimum interval between requests, and pauses.
+
+    Every request to the chat (send, edit, typing) takes a slot with :meth:`acquire` or
+    :meth:`try_acquire`. After a 429, :meth:`pause_until` blocks all slots until the deadline.
+
+    Args:
+        min_interval: seconds between two requests to this chat.
+        clock: monotonic clock in seconds.
+        sleep: coroutine function used to wait.
+    """
+
+    def __init__(self, min_interval: float, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep) -> None:
+        self.min_interval = min_interval
+        self.clock, self.sleep = clock, sleep
+        self._next = -math.inf
+        self._paused_until = -math.inf
+
+    @property
+    def paused(self) -> bool:
+        """True while a flood-control pause is running."""
+        return self.clock() < self._paused_until
+
+    @property
+    def paused_until(self) -> float:
+        return self._paused_until
+
+    def delay(self) -> float:
+        """Seconds until the next slot is free (0 when one is free now)."""
+        return max(0.0, max(self._next, self._paused_until) - self.clock())
+
+    def try_acquire(self) -> bool:
+        """Take a slot if one is free now; never waits."""
+        if self.delay() > 0:
+            return False
+        self._next = self.clock() + self.min_interval
+        return True
+
+    async def acquire(self) -> None:
+        """Wait for a free slot and take it."""
+        while not self.try_acquire():
+            await self.sleep(self.delay())
+
+    def pause_until(self, deadline: float) -> None:
+        """Block every request to this chat until ``deadline`` (clock time)."""
+        self._paused_until = max(self._paused_until, deadline)
+
+    def pause_for(self, seconds: float) -> None:
+        """Block every request to this chat for ``seconds`` from now."""
+        self.pause_until(self.clock() + seconds)
+
+
+class BudgetRegistry:
+    """One :class:`OutboundBudget` per chat key, created on first use, idle ones pruned.
+
+    Args:
+        clock: passed to every budget.
+        sleep: passed to every budget.
+        max_idle: how many idle budgets may be kept before pruning.
+    """
+
+    def __init__(self, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep, max_idle: int = 1000) -> None:
+        self.clock, self.sleep, self.max_idle = clock, sleep, max_idle
+        self._budgets: dict[str, OutboundBudget] = {}
+
+    def get(self, chat_key: str, min_interval: float) -> OutboundBudget:
+        """The budget of ``chat_key``; its interval is updated to ``min_interval``."""
+        budget = self._budgets.get(chat_key)
+        if budget is None:
+            if len(self._budgets) >= self.max_idle:
+                self._prune()
+            budget = self._budgets[chat_key] = OutboundBudget(min_interval, clock=self.clock, sleep=self.sleep)
+        budget.min_interval = min_interval
+        return budget
+
+    def _prune(self) -> None:
+        for key in [k for k, b in self._budgets.items() if b.delay() == 0]:
+            del self._budgets[key]

@@ -1,0 +1,328 @@
+"""Platform-neutral streaming of one reply by editing one message, within a per-chat budget.
+
+:class:`StreamingReply` reads the engine's :mod:`core.events` stream and drives a
+:class:`MessageSink` (one platform message thread: send, edit, typing). Guarantees:
+
+* at most one request in flight for the message, and each carries the newest text;
+* every request (send, edit, typing) first takes a slot from the chat's :class:`OutboundBudget`,
+  which is shared by every reply streaming in that chat;
+* on flood control (:class:`RateLimited`) the chat pauses until the deadline; intermediate edits
+  are skipped meanwhile, and the final text is still delivered, exactly, split into parts that fit;
+* ``TextReset`` discards the streamed text, ``ToolStep`` refreshes "typing";
+* a reply that is cancelled (a ``Notice(reason="cancelled")``, an engine stream that stops early or
+  raises ``CancelledError`` itself) ends with the text shown so far plus "（已停止）".
+
+Clock and sleep are injectable, so tests drive time without sleeping.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterable, Awaitable, Callable, Mapping, Protocol
+
+import structlog
+
+from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep
+from adapters.common.render import compose, stopped, with_notice
+from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
+
+log = structlog.get_logger(__name__)
+
+__all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply"]
+
+DEFAULT_ERROR_TEXT = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
+
+
+class MessageSink(Protocol):
+    """One reply's messages on a platform. Raise :class:`RateLimited` on flood control.
+
+    ``final=False`` calls carry a plain-text streaming preview; ``final=True`` calls carry one
+    Markdown part of the final text, which the sink renders in the platform's format (falling back to
+    plain text if the platform rejects the formatting). ``extra`` is a Notice's extra (e.g.
+    ``{"choices": [...]}``), given with the last final part so the sink can add buttons.
+    """
+
+    async def typing(self) -> None:
+        """Show "typing…" in the chat."""
+
+    async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
+        """Send a new message; return a handle for :meth:`edit`."""
+
+    async def edit(self, handle: Any, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
+        """Replace the text of ``handle``; return the (possibly new) handle. "Not modified" is no error."""
+
+    def fit_preview(self, text: str) -> str:
+        """The streaming preview for ``text``: it if it fits in one message, else a truncation."""
+
+    def split_final(self, text: str) -> list[str]:
+        """The Markdown parts of the final text, each fitting one message after rendering."""
+
+
+@dataclass
+class StreamStats:
+    """What one streamed reply cost and when the user saw it (clock times)."""
+
+    sends: int = 0
+    edits: int = 0
+    typings: int = 0
+    rate_limited: int = 0
+    failures: int = 0
+    started_at: float = 0.0
+    first_visible_at: float | None = None
+    final_at: float | None = None
+    outcome: str = ""  # "final", "notice", "stopped", "error", "empty"
+    final_text: str = ""
+    handles: list = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class _Outcome:
+    kind: str
+    text: str
+    extra: Mapping | None = None
+
+
+class StreamingReply:
+    """Streams one engine reply into one message, then delivers the final text in parts.
+
+    Args:
+        sink: the platform side of this reply.
+        budget: the chat's outbound budget (shared with other replies in the chat).
+        trace_id: put in logs and in the error apology.
+        placeholder: preview shown once typing was sent but no text has arrived yet.
+        typing_every: seconds between "typing" refreshes while the model is thinking.
+        first_typing_after: grace before the first "typing", so instant answers skip it.
+        error_text: apology when the engine stream fails; ``{trace_id}`` is filled in.
+        max_final_attempts: tries per final part when rate limited.
+        clock: monotonic clock; sleep: coroutine function used to wait.
+    """
+
+    def __init__(
+        self,
+        sink: MessageSink,
+        budget: OutboundBudget,
+        *,
+        trace_id: str = "",
+        placeholder: str = "…",
+        typing_every: float = 4.5,
+        first_typing_after: float = 0.3,
+        error_text: str = DEFAULT_ERROR_TEXT,
+        max_final_attempts: int = 6,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        self.sink, self.budget, self.trace_id = sink, budget, trace_id
+        self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
+        self.error_text, self.max_final_attempts = error_text, max_final_attempts
+        self.clock, self.sleep = clock, sleep
+        self.stats = StreamStats(started_at=clock())
+        self._text = ""
+        self._shown: str | None = None
+        self._handle: Any = None
+        self._thinking = True
+        self._typing_due = False
+        self._typing_sent = False
+        self._preview_failures = 0
+        self._wake = asyncio.Event()
+        self._closed = asyncio.Event()
+
+    # ------------------------------------------------------------------ public
+
+    async def run(self, events: AsyncIterable[ReplyEvent]) -> StreamStats:
+        """Consume ``events`` to the end, streaming previews, then deliver the final text."""
+        iterator = aiter(events)
+        pump = asyncio.create_task(self._pump())
+        try:
+            outcome = await self._consume(iterator)
+        except BaseException:
+            pump.cancel()
+            raise
+        self._closed.set()
+        self._wake.set()
+        await pump
+        try:
+            await self._deliver(outcome)
+        finally:
+            await self._drain(iterator)
+        return self.stats
+
+    # ------------------------------------------------------------------ events
+
+    async def _consume(self, events) -> _Outcome:
+        try:
+            async for event in events:
+                outcome = self._apply(event)
+                if outcome is not None:
+                    return outcome
+        except asyncio.CancelledError:
+            task = asyncio.current_task()
+            if task is not None and task.cancelling():
+                raise
+            return self._stopped()
+        except Exception:
+            log.exception("engine_stream_failed", trace=self.trace_id)
+            return _Outcome("error", with_notice(self._text, self.error_text.format(trace_id=self.trace_id)))
+        return self._stopped()
+
+    def _apply(self, event: ReplyEvent) -> _Outcome | None:
+        if isinstance(event, TextDelta):
+            self._text += event.text
+            self._thinking = False
+        elif isinstance(event, TextReset):
+            self._text = ""
+        elif isinstance(event, ToolStep):
+            if event.phase == "start":
+                self._thinking = self._typing_due = True
+        elif isinstance(event, FinalReply):
+            return _Outcome("final", compose(event))
+        elif isinstance(event, Notice):
+            return self._notice_outcome(event)
+        self._wake.set()
+        return None
+
+    def _notice_outcome(self, notice: Notice) -> _Outcome:
+        if notice.reason == "cancelled":
+            return _Outcome("stopped", stopped(self._text) if self._text or self._handle else notice.text)
+        return _Outcome("notice", with_notice(self._text, notice.text), notice.extra or None)
+
+    def _stopped(self) -> _Outcome:
+        if self._text or self._handle is not None:
+            return _Outcome("stopped", stopped(self._text))
+        return _Outcome("empty", "")
+
+    async def _drain(self, events) -> None:
+        """Let the engine finish its work after the final event (storing, releasing locks)."""
+        try:
+            async for event in events:
+                log.debug("event_after_final", trace=self.trace_id, kind=event.kind)
+        except Exception:
+            log.exception("engine_stream_failed_after_final", trace=self.trace_id)
+
+    # ------------------------------------------------------------------ previews
+
+    async def _pump(self) -> None:
+        if await self._wait(self._closed, self.first_typing_after):
+            return
+        self._typing_due = True
+        while not self._closed.is_set():
+            if not self._work_pending():
+                timeout = self.typing_every if self._thinking else None
+                woke = await self._wait(self._wake, timeout)
+                self._wake.clear()
+                if not woke and self._thinking:
+                    self._typing_due = True
+                continue
+            delay = self.budget.delay()
+            if delay > 0:
+                await self._wait(self._closed, delay)
+            elif self.budget.try_acquire():
+                await self._step()
+
+    def _desired(self) -> str | None:
+        if self._preview_failures >= 3:
+            return None
+        if self._text:
+            return self.sink.fit_preview(self._text)
+        if self._handle is not None or self._typing_sent:
+            return self.placeholder or None
+        return None
+
+    def _work_pending(self) -> bool:
+        desired = self._desired()
+        return (desired is not None and desired != self._shown) or self._typing_due
+
+    async def _step(self) -> None:
+        desired = self._desired()
+        if desired is not None and desired != self._shown:
+            await self._preview(desired)
+        elif self._typing_due:
+            self._typing_due = False
+            self._typing_sent = True
+            self.stats.typings += 1
+            await self._guard(self.sink.typing())
+
+    async def _preview(self, text: str) -> None:
+        first = self._handle is None
+        if first:
+            handle = await self._guard(self.sink.send(text))
+            self.stats.sends += 1
+        else:
+            handle = await self._guard(self.sink.edit(self._handle, text))
+            self.stats.edits += 1
+        if handle is _FAILED:
+            self._preview_failures += 1
+            return
+        self._preview_failures = 0
+        if handle is not None:
+            self._handle = handle
+        elif first:
+            self._handle = True  # the sink keeps its own handle
+        self._shown = text
+        if not self._thinking:
+            self._typing_due = False
+        if self.stats.first_visible_at is None and self._text:
+            self.stats.first_visible_at = self.clock()
+
+    async def _guard(self, request: Awaitable[Any]) -> Any:
+        """Run one preview request; flood control pauses the chat, other errors are logged."""
+        try:
+            return await request
+        except RateLimited as exc:
+            self.stats.rate_limited += 1
+            self.budget.pause_for(exc.retry_after)
+            log.warning("rate_limited", trace=self.trace_id, retry_after=exc.retry_after)
+        except Exception as exc:
+            self.stats.failures += 1
+            log.warning("preview_failed", trace=self.trace_id, error=type(exc).__name__)
+        return _FAILED
+
+    async def _wait(self, event: asyncio.Event, timeout: float | None) -> bool:
+        """Wait for ``event`` or ``timeout`` seconds (via the injected sleep); True if it was set."""
+        if event.is_set():
+            return True
+        if timeout is None:
+            await event.wait()
+            return True
+        waiter = asyncio.ensure_future(event.wait())
+        sleeper = asyncio.ensure_future(self.sleep(timeout))
+        try:
+            await asyncio.wait({waiter, sleeper}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            sleeper.cancel()
+        return event.is_set()
+
+    # ------------------------------------------------------------------ final
+
+    async def _deliver(self, outcome: _Outcome) -> None:
+        self.stats.outcome, self.stats.final_text = outcome.kind, outcome.text
+        parts = self.sink.split_final(outcome.text) if outcome.text.strip() else []
+        for i, part in enumerate(parts):
+            extra = outcome.extra if i == len(parts) - 1 else None
+            if i == 0 and self._handle is not None:
+                handle = self._handle
+                result = await self._final_request(lambda: self.sink.edit(handle, part, final=True, extra=extra))
+                self.stats.edits += 1
+            else:
+                result = await self._final_request(lambda: self.sink.send(part, final=True, extra=extra))
+                self.stats.sends += 1
+            self.stats.handles.append(result)
+            if self.stats.first_visible_at is None:
+                self.stats.first_visible_at = self.clock()
+        self.stats.final_at = self.clock()
+
+    async def _final_request(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        for _ in range(self.max_final_attempts):
+            await self.budget.acquire()
+            try:
+                return await make()
+            except RateLimited as exc:
+                self.stats.rate_limited += 1
+                self.budget.pause_for(exc.retry_after)
+                log.warning("rate_limited_final", trace=self.trace_id, retry_after=exc.retry_after)
+        raise RateLimited(self.budget.delay())
+
+
+_FAILED = object()
