@@ -62,6 +62,7 @@ class Error:
     retry_after: float | str | None = None
     retry_after_ms: float | None = None
     delay: float = 0.0
+    code: str | None = None  # OpenAI's error.code, e.g. "insufficient_quota"
 
 
 @dataclass
@@ -130,9 +131,10 @@ class FakeOpenAI:
         retry_after_ms: float | None = None,
         message: str = "",
         delay: float = 0.0,
+        code: str | None = None,
     ) -> FakeOpenAI:
         """Queue an HTTP error (e.g. 429 with ``retry_after=2`` or an HTTP-date string, 503, 401)."""
-        return self._push(Error(status, message, retry_after, retry_after_ms, delay))
+        return self._push(Error(status, message, retry_after, retry_after_ms, delay, code))
 
     def delay(self, seconds: float, then: str | Reply | None = None) -> FakeOpenAI:
         """Queue a slow answer: wait ``seconds``, then reply ``then`` (default: the default reply)."""
@@ -339,7 +341,7 @@ def _error_response(step: Error) -> web.Response:
         headers["retry-after-ms"] = str(step.retry_after_ms)
     kind = {400: "invalid_request_error", 401: "authentication_error", 403: "permission_error", 429: "rate_limit_error"}
     err = {"message": step.message or f"fake-openai error {step.status}", "type": kind.get(step.status, "server_error")}
-    return web.json_response({"error": {**err, "code": None, "param": None}}, status=step.status, headers=headers)
+    return web.json_response({"error": {**err, "code": step.code, "param": None}}, status=step.status, headers=headers)
 
 
 def _last_user_text(body: dict) -> str:

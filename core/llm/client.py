@@ -1,0 +1,338 @@
+"""The LLM client over the `openai` SDK: completions, tool calls, streaming, one retry policy.
+
+The SDK's own retries are off (``max_retries=0``); :class:`~core.llm.retry.Retrier` is the only retry
+loop. Every SDK failure is classified by :func:`map_error`, the single place that decides what is
+transient (retried, then ``LLMUnavailable``) and what is a configuration error (``LLMConfigError``,
+never retried). A stream is retried only until its first text token reached the caller.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import random
+import time
+from dataclasses import dataclass, field
+from typing import Any, AsyncIterator, Awaitable, Callable
+
+import httpx2
+import openai
+import structlog
+
+from core.llm.errors import LLMConfigError, LLMError, LLMNotConfigured, LLMUnavailable
+from core.llm.retry import CallStats, Retrier, RetryPolicy, TransientFailure, parse_retry_after
+from core.llm.types import Completion, Message, StreamDelta, StreamDone, StreamEvent, ToolCall, Usage
+
+log = structlog.get_logger(__name__)
+
+CONFIG_STATUSES = frozenset({400, 401, 403, 404, 422})
+"""HTTP statuses that mean "fix the settings": never retried, never degraded."""
+
+TRANSIENT_4XX = frozenset({408, 409, 429})
+
+
+def map_error(exc: BaseException) -> BaseException:
+    """Classify an SDK or transport exception: TransientFailure, LLMConfigError, or ``exc`` unchanged.
+
+    Messages carry the status and the provider's error type/code only, never the response body
+    (providers echo parts of the API key in 401 messages).
+    """
+    if isinstance(exc, LLMError | TransientFailure):
+        return exc
+    if isinstance(exc, openai.APIStatusError):
+        return _map_status(exc)
+    if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
+        return TransientFailure("timeout")
+    if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
+        return TransientFailure(f"connection error ({type(exc).__name__})")
+    if isinstance(exc, openai.APIError):  # e.g. an error event inside an SSE stream, a malformed body
+        return TransientFailure(f"API error ({type(exc).__name__})")
+    return exc
+
+
+def _map_status(exc: openai.APIStatusError) -> BaseException:
+    status = exc.status_code
+    code = _error_field(exc, "code") or _error_field(exc, "type")
+    label = f"HTTP {status}" + (f" ({code})" if code else "")
+    if status == 429 and code == "insufficient_quota":
+        return LLMConfigError(f"LLM quota exhausted: {label}", status=status)
+    if status in TRANSIENT_4XX or status >= 500:
+        return TransientFailure(label, status=status, retry_after=parse_retry_after(exc.response.headers))
+    return LLMConfigError(f"LLM endpoint refused the request: {label}", status=status)
+
+
+def _error_field(exc: openai.APIStatusError, name: str) -> str | None:
+    body = exc.body if isinstance(exc.body, dict) else {}
+    inner = body.get("error", body)
+    value = inner.get(name) if isinstance(inner, dict) else None
+    return str(value) if isinstance(value, str | int) else None
+
+
+@dataclass
+class StreamAssembly:
+    """Accumulates stream chunks: text, tool calls joined by index, usage, finish reason."""
+
+    model: str = ""
+    text: list[str] = field(default_factory=list)
+    calls: dict[int, dict[str, Any]] = field(default_factory=dict)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+    def feed(self, chunk: Any) -> str:
+        """Take one ``ChatCompletionChunk``; return its text (possibly empty)."""
+        self.model = chunk.model or self.model
+        if chunk.usage is not None:
+            self.usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
+        if not chunk.choices:
+            return ""
+        choice = chunk.choices[0]
+        self.finish_reason = choice.finish_reason or self.finish_reason
+        for delta in choice.delta.tool_calls or ():
+            self._feed_call(delta)
+        piece = choice.delta.content or ""
+        if piece:
+            self.text.append(piece)
+        return piece
+
+    def _feed_call(self, delta: Any) -> None:
+        index = delta.index if delta.index is not None else len(self.calls)
+        call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": []})
+        if delta.id:
+            call["id"] = delta.id
+        if delta.function is not None:
+            if delta.function.name:
+                call["name"] = delta.function.name
+            if delta.function.arguments:
+                call["arguments"].append(delta.function.arguments)
+
+    def completion(self) -> Completion:
+        """Everything received so far as one Completion (tool calls ordered by index)."""
+        calls = tuple(
+            ToolCall(id=c["id"], name=c["name"], arguments="".join(c["arguments"]))
+            for _, c in sorted(self.calls.items())
+        )
+        return Completion(
+            text="".join(self.text), tool_calls=calls, usage=self.usage, model=self.model,
+            finish_reason=self.finish_reason,
+        )
+
+
+@dataclass
+class _PrimedStream:
+    """An open SDK stream read up to its first text token (or to its end)."""
+
+    sdk_stream: Any
+    assembly: StreamAssembly
+    first_text: str
+    finished: bool
+
+
+class OpenAIChatClient:
+    """The :class:`~core.llm.types.LLM` port over ``openai.AsyncOpenAI``.
+
+    Args:
+        base_url: an OpenAI-compatible endpoint (e.g. ``https://api.deepseek.com``).
+        api_key: the key; empty or None raises :class:`LLMNotConfigured`.
+        model: model name sent with every request.
+        timeout_s: per-request timeout (for streams: the longest silence between chunks).
+        retry: the retry policy (attempts, backoff, jitter, retry-after cap).
+        sleep: awaited for every retry wait; tests inject a recorder.
+        clock: monotonic clock for latency figures.
+        rng: jitter source.
+    """
+
+    def __init__(
+        self,
+        *,
+        base_url: str,
+        api_key: str | None,
+        model: str,
+        timeout_s: float = 30.0,
+        retry: RetryPolicy | None = None,
+        sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
+        clock: Callable[[], float] = time.monotonic,
+        rng: random.Random | None = None,
+    ):
+        if not api_key:
+            raise LLMNotConfigured("no LLM API key configured (FUZI_LLM_API_KEY)")
+        self.model = model
+        self._sdk = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout_s)
+        self._retrier = Retrier(retry or RetryPolicy(), sleep=sleep, rng=rng)
+        self._clock = clock
+
+    async def aclose(self) -> None:
+        """Close the HTTP connection pool."""
+        await self._sdk.close()
+
+    async def complete(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> Completion:
+        """One completion (text and/or tool calls), retried per the policy.
+
+        Raises:
+            LLMUnavailable: transient failures outlasted the policy.
+            LLMConfigError: the endpoint refused the request (400/401/403/404/422).
+        """
+        request = self._request(messages, tools, temperature, max_tokens, stream=False)
+        call = _CallLog(self.model, "complete", len(tools or ()), self._clock)
+        try:
+            result = await self._retrier.run(lambda: self._complete_once(request), call.stats)
+        except BaseException as exc:
+            call.finish(exc)
+            raise
+        call.finish(None, result.usage)
+        return result
+
+    async def stream(
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict] | None = None,
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """Stream text deltas, then one StreamDone with the reassembled completion.
+
+        Failures before the first text token are retried like :meth:`complete`; after it, a failure
+        raises ``LLMUnavailable`` at once (a retry would repeat text the caller already has).
+        """
+        request = self._request(messages, tools, temperature, max_tokens, stream=True)
+        call = _CallLog(self.model, "stream", len(tools or ()), self._clock)
+        primed: _PrimedStream | None = None
+        try:
+            primed = await self._retrier.run(lambda: self._open_stream(request), call.stats)
+            if primed.first_text:
+                yield StreamDelta(primed.first_text)
+            if not primed.finished:
+                async for piece in self._rest(primed):
+                    yield StreamDelta(piece)
+            done = primed.assembly.completion()
+        except BaseException as exc:
+            call.finish(exc)
+            raise
+        finally:
+            if primed is not None:
+                await _close(primed.sdk_stream)
+        call.finish(None, done.usage)
+        yield StreamDone(done)
+
+    # ------------------------------------------------------------------ attempts
+    def _request(
+        self, messages: list[Message], tools: list[dict] | None, temperature: float | None,
+        max_tokens: int | None, *, stream: bool,
+    ) -> dict[str, Any]:
+        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        if tools:
+            request["tools"] = tools
+        if temperature is not None:
+            request["temperature"] = temperature
+        if max_tokens is not None:
+            request["max_tokens"] = max_tokens
+        if stream:
+            request["stream"] = True
+            request["stream_options"] = {"include_usage": True}
+        return request
+
+    async def _complete_once(self, request: dict[str, Any]) -> Completion:
+        try:
+            response = await self._sdk.chat.completions.create(**request)
+        except Exception as exc:
+            raise map_error(exc) from exc
+        if not response.choices:
+            raise TransientFailure("completion without choices")
+        return _to_completion(response)
+
+    async def _open_stream(self, request: dict[str, Any]) -> _PrimedStream:
+        """One attempt: open the stream and read until the first text token or the end."""
+        sdk_stream = None
+        try:
+            sdk_stream = await self._sdk.chat.completions.create(**request)
+            assembly = StreamAssembly()
+            while (chunk := await _next(sdk_stream)) is not None:
+                if piece := assembly.feed(chunk):
+                    return _PrimedStream(sdk_stream, assembly, piece, finished=False)
+            return _PrimedStream(sdk_stream, assembly, "", finished=True)
+        except BaseException as exc:
+            if sdk_stream is not None:
+                await _close(sdk_stream)
+            if isinstance(exc, Exception):
+                raise map_error(exc) from exc
+            raise
+
+    async def _rest(self, primed: _PrimedStream) -> AsyncIterator[str]:
+        """The stream after its first token: no retries; a transient failure is final."""
+        try:
+            while (chunk := await _next(primed.sdk_stream)) is not None:
+                if piece := primed.assembly.feed(chunk):
+                    yield piece
+        except Exception as exc:
+            mapped = map_error(exc)
+            if isinstance(mapped, TransientFailure):
+                raise LLMUnavailable(f"stream broke after the first token: {mapped}") from exc
+            raise mapped from exc
+
+
+def _to_completion(response: Any) -> Completion:
+    choice = response.choices[0]
+    message = choice.message
+    calls = tuple(
+        ToolCall(id=c.id, name=c.function.name, arguments=c.function.arguments or "")
+        for c in message.tool_calls or ()
+        if getattr(c, "function", None) is not None
+    )
+    usage = response.usage
+    return Completion(
+        text=message.content or "",
+        tool_calls=calls,
+        usage=Usage(usage.prompt_tokens or 0, usage.completion_tokens or 0) if usage else None,
+        model=response.model or "",
+        finish_reason=choice.finish_reason,
+    )
+
+
+async def _next(sdk_stream: Any) -> Any | None:
+    try:
+        return await sdk_stream.__anext__()
+    except StopAsyncIteration:
+        return None
+
+
+async def _close(sdk_stream: Any) -> None:
+    try:
+        await sdk_stream.close()
+    except Exception:  # closing a broken connection may fail again; nothing left to do
+        pass
+
+
+class _CallLog:
+    """One structured log line per call: model, latency, tokens, attempts, outcome (no bodies, no key)."""
+
+    def __init__(self, model: str, op: str, n_tools: int, clock: Callable[[], float]):
+        self.model, self.op, self.n_tools, self._clock = model, op, n_tools, clock
+        self.started = clock()
+        self.stats = CallStats()
+
+    def finish(self, exc: BaseException | None, usage: Usage | None = None) -> None:
+        fields = {
+            "model": self.model,
+            "op": self.op,
+            "tools": self.n_tools,
+            "latency_ms": round((self._clock() - self.started) * 1000, 1),
+            "attempts": self.stats.attempts,
+            "prompt_tokens": usage.prompt_tokens if usage else None,
+            "completion_tokens": usage.completion_tokens if usage else None,
+        }
+        if exc is None:
+            log.info("llm_call", outcome="ok", **fields)
+        elif isinstance(exc, LLMConfigError):
+            log.error("llm_call", outcome="config_error", status=exc.status, **fields)
+        elif isinstance(exc, LLMUnavailable):
+            log.warning("llm_call", outcome="unavailable", error=str(exc), **fields)
+        elif isinstance(exc, (asyncio.CancelledError, GeneratorExit)):
+            log.info("llm_call", outcome="cancelled", **fields)
+        else:
+            log.error("llm_call", outcome="error", error=type(exc).__name__, **fields)
