@@ -6,9 +6,30 @@ from bot.settings.base import Section, section
 
 
 class DiscordSettings(Section):
+    """Discord bot: token, endpoints (tests point them at a local fake), sync target and streaming pace.
+
+    Attributes:
+        bot_token: the bot token (DISCORD_BOT_TOKEN).
+        api_base_url: REST base replacing ``https://discord.com/api/v10`` (DISCORD_API_BASE_URL).
+        gateway_url: gateway replacing ``wss://gateway.discord.gg/`` (DISCORD_GATEWAY_URL).
+        guild_id: sync slash commands to this guild only (instant; for development), else globally.
+        edit_interval_s: least time between two requests (send, edit, typing) to one channel, shared
+            by every reply streaming there: the outbound budget (Discord allows ~5 edits per 5 s).
+        interaction_ttl_s: how long an interaction token is used before the reply moves to a plain
+            channel message (Discord's tokens expire after 15 minutes; a margin is kept).
+        message_content: request the privileged message-content intent; then unaddressed guild
+            messages reach the engine (addressed=False) as channel context.
+        thread_replies: answer a mention in a guild text channel inside a new thread started from the
+            user's message, so the conversation continues there without mentions.
+    """
+
     model_config = section("DISCORD_")
 
     bot_token: SecretStr | None = None
     api_base_url: str | None = None
     gateway_url: str | None = None
     guild_id: int | None = Field(None, validation_alias=AliasChoices("FUZI_DISCORD_GUILD_ID", "DISCORD_GUILD_ID"))
+    edit_interval_s: float = Field(1.2, ge=0.0)
+    interaction_ttl_s: float = Field(14 * 60 + 30, gt=0.0)
+    message_content: bool = False
+    thread_replies: bool = False

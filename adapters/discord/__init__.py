@@ -1,0 +1,1 @@
+"""Discord adapter: slash commands, mentions, DMs and threads, with streamed replies."""

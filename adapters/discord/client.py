@@ -1,0 +1,207 @@
+"""Fuzi's Discord bot: a discord.py client with slash commands, mention/DM/thread triggers and
+streamed replies.
+
+The client only translates. Messages and slash commands become :class:`core.types.Incoming`; the
+engine's events stream into one Discord message through the shared
+:class:`adapters.common.stream.StreamingReply`, paced by one outbound budget per channel, and the
+final text is split into follow-ups. Reconnecting after gateway drops is discord.py's (``reconnect``
+stays on).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from typing import Any, AsyncIterator, Callable, Protocol, Sequence
+
+import discord
+import structlog
+from discord import app_commands
+
+from adapters.common.stream import BudgetRegistry, StreamingReply, StreamStats
+from adapters.discord.commands import CommandSpec, build_commands
+from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.sink import ChannelSink, InteractionSink
+from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
+from bot.settings.discord import DiscordSettings
+from core.events import ReplyEvent
+from core.types import Incoming, new_trace_id
+
+log = structlog.get_logger(__name__)
+
+APOLOGY = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
+THREAD_NAME_LIMIT = 90
+
+
+class Engine(Protocol):
+    """What the adapter needs from the core (``core.service.ChatService``)."""
+
+    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+
+    def skills(self) -> Sequence[tuple[str, str]]: ...
+
+
+class FuziDiscordClient(discord.Client):
+    """The Discord bot.
+
+    Args:
+        settings: the Discord settings section.
+        engine: the chat engine every message and command goes through.
+        clock: monotonic clock for interaction-token age (tests inject one).
+        budgets: per-channel outbound budgets (one registry per client by default).
+        **options: passed to :class:`discord.Client` (e.g. ``guild_ready_timeout``).
+    """
+
+    def __init__(
+        self,
+        settings: DiscordSettings,
+        engine: Engine,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+        budgets: BudgetRegistry | None = None,
+        **options: Any,
+    ) -> None:
+        intents = discord.Intents.default()
+        intents.message_content = settings.message_content
+        options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        super().__init__(intents=intents, **options)
+        self.settings = settings
+        self.engine = engine
+        self.clock = clock
+        self.budgets = budgets or BudgetRegistry()
+        self.tree = app_commands.CommandTree(self)
+        self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
+        self.synced: list[app_commands.AppCommand] = []
+
+    # ------------------------------------------------------------------ lifecycle
+
+    async def setup_hook(self) -> None:
+        """Register the slash commands and sync them (to the dev guild when one is set)."""
+        skills = self.engine.skills()
+        if inspect.isawaitable(skills):
+            skills = await skills
+        guild = discord.Object(id=self.settings.guild_id) if self.settings.guild_id else None
+        for command in build_commands(self._run_command, list(skills)):
+            self.tree.add_command(command, guild=guild)
+        self.synced = await self.tree.sync(guild=guild)
+        log.info("discord_commands_synced", count=len(self.synced), guild=self.settings.guild_id)
+
+    async def on_ready(self) -> None:
+        log.info("discord_ready", user=str(self.user.id) if self.user else "", guilds=len(self.guilds))
+
+    # ------------------------------------------------------------------ messages
+
+    async def on_message(self, message: discord.Message) -> None:
+        """Answer DMs, mentions and messages in Fuzi's threads; pass other text on as context."""
+        if self.user is None:
+            return
+        incoming = incoming_from_message(message, self.user.id, content_intent=self.settings.message_content)
+        if incoming is None:
+            return
+        if not incoming.addressed:
+            await self._observe(incoming)
+            return
+        try:
+            channel, incoming = await self._reply_channel(message, incoming)
+            await self._stream(incoming, ChannelSink(channel, reply_to=message if channel is message.channel else None))
+        except Exception:
+            log.exception("discord_message_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
+            await self._quiet(message.channel.send(APOLOGY.format(trace_id=incoming.trace_id)))
+
+    async def _reply_channel(self, message: discord.Message, incoming: Incoming) -> tuple[Any, Incoming]:
+        """Where to answer: the message's channel, or a new thread when thread replies are on."""
+        starts_thread = (
+            self.settings.thread_replies
+            and isinstance(message.channel, discord.TextChannel)
+            and not is_bot_thread(message.channel, self.user.id if self.user else 0)
+        )
+        if not starts_thread:
+            return message.channel, incoming
+        name = (incoming.text or "夫子").splitlines()[0][:THREAD_NAME_LIMIT]
+        thread = await message.create_thread(name=name)
+        moved = incoming_from_message(message, self.user.id, content_intent=True, chat_id=thread.id)  # type: ignore[union-attr]
+        return thread, moved or incoming
+
+    async def _observe(self, incoming: Incoming) -> None:
+        """Give the engine an unaddressed message (channel context); it may answer nothing."""
+        try:
+            async for _ in self.engine.handle(incoming):
+                pass
+        except Exception:
+            log.exception("discord_observe_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
+
+    # ------------------------------------------------------------------ slash commands
+
+    async def _run_command(self, interaction: discord.Interaction, spec: CommandSpec, text: str) -> None:
+        """Defer ("thinking…"), run the command or question through the engine, stream the answer."""
+        incoming = incoming_from_interaction(interaction, spec.engine_command, text)
+        private = spec.private and interaction.guild_id is not None
+        sink = InteractionSink(interaction, private=private, ttl=self.settings.interaction_ttl_s, clock=self.clock)
+        try:
+            await interaction.response.defer(thinking=True, ephemeral=private)
+            stats = await self._stream(incoming, sink)
+            if not sink.used and stats.outcome == "empty":
+                await interaction.delete_original_response()
+        except Exception:
+            log.exception("discord_command_failed", trace_id=incoming.trace_id, command=spec.name, chat=incoming.chat_key)
+            await self._apologize(interaction, incoming.trace_id)
+
+    async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
+        trace_id = new_trace_id()
+        name = interaction.command.name if interaction.command else ""
+        log.error("discord_command_error", trace_id=trace_id, command=name, error=type(error).__name__, exc_info=error)
+        await self._apologize(interaction, trace_id)
+
+    async def _apologize(self, interaction: discord.Interaction, trace_id: str) -> None:
+        """A short fixed apology with the trace id, ephemeral where Discord allows it."""
+        text = APOLOGY.format(trace_id=trace_id)
+        if interaction.response.is_done():
+            await self._quiet(interaction.followup.send(text, ephemeral=True))
+        else:
+            await self._quiet(interaction.response.send_message(text, ephemeral=True))
+
+    # ------------------------------------------------------------------ streaming
+
+    async def _stream(self, incoming: Incoming, sink: ChannelSink | InteractionSink) -> StreamStats:
+        """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
+        budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
+        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", error_text=APOLOGY)
+        stats = await reply.run(self.engine.handle(incoming))
+        log.info(
+            "discord_reply_done",
+            trace_id=incoming.trace_id,
+            chat=incoming.chat_key,
+            outcome=stats.outcome,
+            sends=stats.sends,
+            edits=stats.edits,
+            first_visible_s=_elapsed(stats.started_at, stats.first_visible_at),
+            total_s=_elapsed(stats.started_at, stats.final_at),
+        )
+        return stats
+
+    async def _quiet(self, request: Any) -> None:
+        """Await a best-effort request (an apology); failures are logged, not raised."""
+        try:
+            await request
+        except discord.HTTPException as exc:
+            log.warning("discord_apology_failed", status=exc.status)
+
+    # ------------------------------------------------------------------ running
+
+    async def start_with_endpoints(self, token: str) -> None:
+        """Log in and run until closed, against the configured endpoints (reconnects on drops)."""
+        with discord_endpoints(self.settings.api_base_url, self.settings.gateway_url):
+            await self.start(token, reconnect=True)
+
+
+def _elapsed(start: float, end: float | None) -> float | None:
+    return None if end is None else round(end - start, 3)
+
+
+async def run_discord(settings: DiscordSettings, engine: Engine) -> None:
+    """Run the Discord bot until it is closed (``fuzi run discord``)."""
+    if settings.bot_token is None:
+        raise ValueError("DISCORD_BOT_TOKEN is not set")
+    client = FuziDiscordClient(settings, engine)
+    async with client:
+        await client.start_with_endpoints(settings.bot_token.get_secret_value())

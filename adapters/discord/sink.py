@@ -1,0 +1,173 @@
+"""Discord's side of a streamed reply: :class:`MessageSink` implementations for the shared streamer.
+
+:class:`ChannelSink` writes into a channel, thread or DM: the first message replies to the user's
+message, later parts follow it. :class:`InteractionSink` fills a deferred slash-command response
+("thinking…") and adds follow-ups; once the interaction token is about to expire (15 minutes, with a
+margin; injectable) or Discord rejects it, the reply continues as a normal message through a
+:class:`ChannelSink` (a DM to the user for private answers, so they stay private).
+
+Discord renders Markdown itself, so final parts go out as written; a preview longer than one message
+shows its start, with an open code fence closed so the preview renders cleanly. Mentions are never
+resolved from the model's text (the client sets ``AllowedMentions.none()``). discord.py retries 429s
+inside each request, so a rate-limited edit simply stays in flight and the streamer adds no other
+request meanwhile.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any, Callable, Mapping
+
+import discord
+import structlog
+
+from adapters.common.render import truncate
+from adapters.common.split import split_text
+
+log = structlog.get_logger(__name__)
+
+MESSAGE_LIMIT = 2000
+_INVALID_TOKEN_CODES = {50027, 10015}  # Invalid Webhook Token, Unknown Webhook
+
+
+def fit_preview(text: str, limit: int = MESSAGE_LIMIT) -> str:
+    """A streaming preview that fits one message, with an unbalanced ``` fence closed."""
+    closer = "\n```" if text.count("```") % 2 else ""
+    return truncate(text, limit - len(closer)) + closer
+
+
+def split_final(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
+    """The final text in parts of at most ``limit`` characters, code fences balanced."""
+    return split_text(text, limit)
+
+
+class ChannelSink:
+    """A reply written as plain messages in a channel, thread or DM.
+
+    Args:
+        channel: where to write (anything with ``send`` and ``typing``).
+        reply_to: the message the first part replies to (no ping), or None.
+    """
+
+    def __init__(self, channel: discord.abc.Messageable, reply_to: discord.abc.Snowflake | None = None) -> None:
+        self.channel = channel
+        self.reply_to = reply_to
+        self.sent: list[discord.Message] = []
+
+    async def typing(self) -> None:
+        await self.channel.typing()
+
+    async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> discord.Message:
+        reference = self.reply_to if not self.sent else None
+        if reference is not None:
+            message = await self.channel.send(text, reference=reference, mention_author=False)
+        else:
+            message = await self.channel.send(text)
+        self.sent.append(message)
+        return message
+
+    async def edit(self, handle: discord.Message, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
+        return await handle.edit(content=text)
+
+    def fit_preview(self, text: str) -> str:
+        return fit_preview(text)
+
+    def split_final(self, text: str) -> list[str]:
+        return split_final(text)
+
+
+class _Original:
+    """Handle for the interaction's original (deferred) response."""
+
+
+ORIGINAL = _Original()
+
+
+class InteractionSink:
+    """A reply to a deferred slash command: the original response, then follow-ups.
+
+    Args:
+        interaction: the deferred interaction.
+        private: the deferral was ephemeral; follow-ups are ephemeral too, and after expiry the
+            reply continues in a DM instead of the channel.
+        ttl: seconds after the interaction's creation when its token is no longer used.
+        clock: monotonic clock in seconds (injectable for tests).
+    """
+
+    def __init__(
+        self,
+        interaction: discord.Interaction,
+        *,
+        private: bool = False,
+        ttl: float = 14 * 60 + 30,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
+        self.interaction = interaction
+        self.private = private
+        self.clock = clock
+        self.deadline = clock() + ttl
+        self.fallback: ChannelSink | None = None
+        self.original_message: discord.Message | None = None
+        self.used = False
+
+    @property
+    def expired(self) -> bool:
+        """True once the reply has moved (or must move) to plain messages."""
+        return self.fallback is not None or self.clock() >= self.deadline
+
+    async def typing(self) -> None:
+        """The deferred response already shows "thinking…"; after expiry, type in the channel."""
+        if self.expired:
+            await self._channel_sink().typing()
+
+    async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
+        self.used = True
+        if not self.expired:
+            try:
+                return await self._send_via_token(text)
+            except discord.HTTPException as exc:
+                self._raise_unless_token_dead(exc)
+        return await self._channel_sink().send(text, final=final)
+
+    async def edit(self, handle: Any, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
+        if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
+            return await handle.edit(content=text)  # already a channel message
+        if not self.expired:
+            try:
+                return await self._edit_via_token(handle, text)
+            except discord.HTTPException as exc:
+                self._raise_unless_token_dead(exc)
+        return await self._channel_sink().send(text, final=final)
+
+    def fit_preview(self, text: str) -> str:
+        return fit_preview(text)
+
+    def split_final(self, text: str) -> list[str]:
+        return split_final(text)
+
+    async def _send_via_token(self, text: str) -> Any:
+        if self.original_message is None:
+            self.original_message = await self.interaction.edit_original_response(content=text)
+            return ORIGINAL
+        return await self.interaction.followup.send(text, ephemeral=self.private, wait=True)
+
+    async def _edit_via_token(self, handle: Any, text: str) -> Any:
+        if handle is ORIGINAL:
+            self.original_message = await self.interaction.edit_original_response(content=text)
+            return ORIGINAL
+        return await handle.edit(content=text)
+
+    def _raise_unless_token_dead(self, exc: discord.HTTPException) -> None:
+        if exc.status == 401 or exc.code in _INVALID_TOKEN_CODES:
+            log.info("discord_interaction_token_dead", interaction=str(self.interaction.id), status=exc.status)
+            self._channel_sink()
+            return
+        raise exc
+
+    def _channel_sink(self) -> ChannelSink:
+        if self.fallback is None:
+            log.info("discord_interaction_expired", interaction=str(self.interaction.id))
+            target: Any = self.interaction.user if self.private else self.interaction.channel
+            reply_to = None if self.private else self.original_message
+            self.fallback = ChannelSink(target, reply_to=reply_to)
+        return self.fallback

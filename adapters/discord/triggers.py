@@ -1,0 +1,84 @@
+"""When Fuzi answers a Discord message, and the :class:`Incoming` the engine sees for it.
+
+Fuzi answers every DM, a mention in a guild channel, and every message in a thread it started.
+With the message-content intent, other guild messages reach the engine unaddressed (channel context);
+without it Discord sends them without content, so they are ignored. Context is per channel, thread
+and DM: ``chat_id`` is that channel's id.
+"""
+
+from __future__ import annotations
+
+import re
+
+import discord
+
+from core.types import Incoming, parse_command
+
+PLATFORM = "discord"
+
+
+def is_bot_thread(channel: object, bot_id: int) -> bool:
+    """True for a thread the bot started."""
+    return isinstance(channel, discord.Thread) and channel.owner_id == bot_id
+
+
+def is_addressed(message: discord.Message, bot_id: int) -> bool:
+    """A DM, a mention of the bot, or a message in a thread the bot started."""
+    if message.guild is None:
+        return True
+    if any(user.id == bot_id for user in message.mentions):
+        return True
+    return is_bot_thread(message.channel, bot_id)
+
+
+def strip_mentions(text: str, bot_id: int) -> str:
+    """The text without ``<@bot>`` / ``<@!bot>`` mentions."""
+    return re.sub(rf"<@!?{bot_id}>", " ", text).strip()
+
+
+def incoming_from_message(
+    message: discord.Message, bot_id: int, *, content_intent: bool, chat_id: int | None = None
+) -> Incoming | None:
+    """The engine's view of ``message``, or None when Fuzi should not see it at all.
+
+    Args:
+        message: the Discord message.
+        bot_id: Fuzi's user id.
+        content_intent: whether the message-content intent is on (unaddressed messages have text).
+        chat_id: the conversation to file it under when not the message's channel (a new thread).
+    """
+    if message.author.bot or message.author.id == bot_id:
+        return None
+    if message.type not in (discord.MessageType.default, discord.MessageType.reply):
+        return None
+    addressed = is_addressed(message, bot_id)
+    text = strip_mentions(message.content, bot_id)
+    if not text or (not addressed and not content_intent):
+        return None
+    command, args = parse_command(text) if addressed else (None, text)
+    return Incoming(
+        platform=PLATFORM,
+        user_id=str(message.author.id),
+        chat_id=str(chat_id or message.channel.id),
+        text=args if command else text,
+        user_name=message.author.display_name,
+        is_group=message.guild is not None,
+        addressed=addressed,
+        command=command,
+        message_id=str(message.id),
+    )
+
+
+def incoming_from_interaction(interaction: discord.Interaction, command: str | None, text: str) -> Incoming:
+    """The engine's view of a slash command: /ask is chat text, the others are commands."""
+    return Incoming(
+        platform=PLATFORM,
+        user_id=str(interaction.user.id),
+        chat_id=str(interaction.channel_id),
+        text=text,
+        user_name=interaction.user.display_name,
+        is_group=interaction.guild_id is not None,
+        addressed=True,
+        command=command,
+        message_id=str(interaction.id),
+    )

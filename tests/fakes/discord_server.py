@@ -1,0 +1,435 @@
+"""A fake Discord (gateway + REST) on 127.0.0.1 that the real discord.py 2.x client talks to.
+
+One aiohttp server serves both: the REST API under ``/api/v10`` and the gateway websocket under
+``/gateway`` (text JSON frames, no compression). Point discord.py at it with ``base_url`` and
+``gateway_url``. The gateway speaks HELLO → IDENTIFY → READY + GUILD_CREATE, answers heartbeats with
+ACKs, accepts RESUME after a drop, and dispatches MESSAGE_CREATE / INTERACTION_CREATE on demand. REST
+covers what Fuzi uses: users/@me, applications/@me, gateway(/bot), command sync (PUT), interaction
+callbacks, webhook edits and follow-ups, channel messages (POST/PATCH), typing and threads.
+
+Every REST request is recorded (:attr:`FakeDiscord.requests`); :meth:`FakeDiscord.fail_next` queues
+error answers, e.g. a rate limit: a 429 carries a ``Via`` header and a JSON ``retry_after`` (without
+them discord.py assumes a Cloudflare ban). JSON answers use ``Content-Type: application/json`` exactly.
+
+Usage::
+
+    async def test_x(fake_discord):
+        fake_discord.fail_next("PATCH", r"/messages/@original", status=429, retry_after=0.3)
+        inter = await fake_discord.slash("ask", {"question": "何为君子"})
+        await fake_discord.wait_for(lambda r: r.method == "POST" and "/webhooks/" in r.path)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import re
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+import pytest_asyncio
+from aiohttp import WSMsgType, web
+
+from tests.fakes import discord_payloads as p
+
+API_PREFIX = "/api/v10"
+
+
+@dataclass
+class Recorded:
+    """One REST request the fake received."""
+
+    method: str
+    path: str  # without the /api/v10 prefix
+    query: dict[str, str]
+    body: Any
+    at: float = field(default_factory=time.monotonic)
+    status: int = 200
+
+
+@dataclass
+class FailRule:
+    """Answer the next ``count`` requests matching ``method`` and ``pattern`` with an error."""
+
+    method: str
+    pattern: re.Pattern
+    status: int
+    retry_after: float
+    count: int
+
+
+@dataclass
+class GatewayLog:
+    """What happened on the gateway: connections, identifies, resumes, heartbeats."""
+
+    connections: int = 0
+    identifies: list[dict] = field(default_factory=list)
+    resumes: list[dict] = field(default_factory=list)
+    heartbeats: int = 0
+
+
+class FakeDiscord:
+    """Fake Discord gateway + REST for one bot, one guild with one text channel, and one human user.
+
+    Attributes:
+        requests: every REST request in arrival order.
+        gateway: the gateway log.
+        messages: channel and webhook messages by id (their current state after edits).
+    """
+
+    def __init__(self, *, heartbeat_interval_ms: int = 100) -> None:
+        self.heartbeat_interval_ms = heartbeat_interval_ms
+        self.app_id = p.snowflake()
+        self.bot_user = p.user(self.app_id, "Fuzi", bot=True)
+        self.human = p.user(p.snowflake(), "yan_hui")
+        self.guild_id = p.snowflake()
+        self.channel = p.text_channel(p.snowflake(), self.guild_id)
+        self.threads: list[dict] = []
+        self.requests: list[Recorded] = []
+        self.gateway = GatewayLog()
+        self.messages: dict[str, dict] = {}
+        self._rules: list[FailRule] = []
+        self._token_channel: dict[str, str] = {}
+        self._pending: list[asyncio.Future] = []
+        self.dm_channel_id = p.snowflake()
+        self._seq = 0
+        self._ws: web.WebSocketResponse | None = None
+        self._changed = asyncio.Condition()
+        self._runner: web.AppRunner | None = None
+        self.port = 0
+
+    # ----------------------------------------------------------------- lifecycle
+
+    @property
+    def base_url(self) -> str:
+        """REST base, the value for ``discord.http.Route.BASE``."""
+        return f"http://127.0.0.1:{self.port}{API_PREFIX}"
+
+    @property
+    def gateway_url(self) -> str:
+        """Gateway websocket URL."""
+        return f"ws://127.0.0.1:{self.port}/gateway"
+
+    async def start(self) -> None:
+        """Bind a free port on 127.0.0.1 and start serving."""
+        app = web.Application()
+        app.router.add_get("/gateway", self._gateway)
+        app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
+        self._runner = web.AppRunner(app, handle_signals=False)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        self.port = site._server.sockets[0].getsockname()[1]  # type: ignore[union-attr]
+
+    async def stop(self) -> None:
+        """Close the gateway and the server."""
+        if self._ws is not None and not self._ws.closed:
+            await self._ws.close()
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+    # ----------------------------------------------------------------- test controls
+
+    def fail_next(self, method: str, pattern: str, *, status: int = 429, retry_after: float = 0.2, count: int = 1) -> None:
+        """Answer the next ``count`` matching requests with ``status`` (429s carry Via + retry_after)."""
+        self._rules.append(FailRule(method.upper(), re.compile(pattern), status, retry_after, count))
+
+    async def wait_for(self, predicate: Callable[[Recorded], bool], *, count: int = 1, timeout: float = 10.0) -> list[Recorded]:
+        """Wait until ``count`` recorded requests match ``predicate``; return them."""
+
+        def matches() -> list[Recorded]:
+            return [r for r in self.requests if predicate(r)]
+
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(lambda: len(matches()) >= count), timeout)
+        return matches()
+
+    async def wait_until(self, condition: Callable[[], bool], *, timeout: float = 10.0) -> None:
+        """Wait until ``condition()`` holds; it is re-checked on every request and gateway frame."""
+        async with self._changed:
+            await asyncio.wait_for(self._changed.wait_for(condition), timeout)
+
+    def calls(self, method: str, pattern: str) -> list[Recorded]:
+        """Recorded requests with this method whose path matches ``pattern``."""
+        rx = re.compile(pattern)
+        return [r for r in self.requests if r.method == method.upper() and rx.search(r.path)]
+
+    def add_thread(self, owner_id: str | None = None) -> dict:
+        """Register a thread under the channel (started by the bot unless ``owner_id``); before READY."""
+        data = p.thread(p.snowflake(), self.guild_id, self.channel["id"], owner_id or self.app_id)
+        self.threads.append(data)
+        return data
+
+    async def dispatch(self, event: str, data: dict) -> None:
+        """Send a DISPATCH frame (op 0) on the current gateway connection."""
+        assert self._ws is not None and not self._ws.closed, "no gateway connection"
+        self._seq += 1
+        await self._ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+
+    async def user_message(
+        self, content: str, *, channel_id: str | None = None, dm: bool = False, mention_bot: bool = False
+    ) -> dict:
+        """Dispatch MESSAGE_CREATE from the human; ``mention_bot`` adds ``<@bot>`` and the mention."""
+        if mention_bot:
+            content = f"<@{self.app_id}> {content}"
+        data = p.message(
+            message_id=p.snowflake(),
+            channel_id=channel_id or (self.dm_channel_id if dm else self.channel["id"]),
+            author=self.human,
+            content=content,
+            guild_id=None if dm else self.guild_id,
+            mentions=[self.bot_user] if mention_bot else [],
+        )
+        await self.dispatch("MESSAGE_CREATE", data)
+        return data
+
+    async def slash(self, name: str, options: dict[str, Any] | None = None, *, dm: bool = False) -> dict:
+        """Dispatch INTERACTION_CREATE for ``/name`` in the guild channel (or a DM)."""
+        channel = {"id": self.dm_channel_id, "type": p.DM_CHANNEL} if dm else self.channel
+        data = p.slash_interaction(
+            interaction_id=p.snowflake(),
+            token=f"tok-{p.snowflake()}",
+            app_id=self.app_id,
+            command_name=name,
+            options=options or {},
+            invoker=self.human,
+            channel=channel,
+            guild_id=None if dm else self.guild_id,
+        )
+        self._token_channel[data["token"]] = channel["id"]
+        await self.dispatch("INTERACTION_CREATE", data)
+        return data
+
+    async def drop_gateway(self, code: int = 4000) -> None:
+        """Close the gateway connection as Discord does on a server-side drop."""
+        assert self._ws is not None
+        await self._ws.close(code=code)
+
+    def original(self, token: str) -> dict | None:
+        """The current original response of an interaction, or None."""
+        return self.messages.get(f"original:{token}")
+
+    def followups(self, token: str) -> list[dict]:
+        """Follow-up messages of an interaction, in creation order."""
+        return [m for m in self.messages.values() if m.get("_token") == token and not m.get("_original")]
+
+    def channel_messages(self, channel_id: str) -> list[dict]:
+        """Bot messages created in a channel (not via webhooks), in creation order."""
+        return [m for m in self.messages.values() if m["channel_id"] == channel_id and "_token" not in m]
+
+    # ----------------------------------------------------------------- gateway
+
+    async def _gateway(self, request: web.Request) -> web.WebSocketResponse:
+        ws = web.WebSocketResponse(autoping=True)
+        await ws.prepare(request)
+        self._ws = ws
+        self.gateway.connections += 1
+        await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}))
+        async for frame in ws:
+            if frame.type is WSMsgType.TEXT:
+                await self._on_gateway_frame(ws, json.loads(frame.data))
+        return ws
+
+    async def _on_gateway_frame(self, ws: web.WebSocketResponse, frame: dict) -> None:
+        op = frame.get("op")
+        if op == 1:
+            self.gateway.heartbeats += 1
+            await ws.send_str(json.dumps({"op": 11}))
+        elif op == 2:
+            self.gateway.identifies.append(frame["d"])
+            await self._send_ready()
+        elif op == 6:
+            self.gateway.resumes.append(frame["d"])
+            await self.dispatch("RESUMED", {})
+        await self._notify()
+
+    async def _send_ready(self) -> None:
+        ready = {
+            "v": 10,
+            "user": self.bot_user,
+            "guilds": [{"id": self.guild_id, "unavailable": True}],
+            "session_id": f"session-{self.gateway.connections}",
+            "resume_gateway_url": self.gateway_url,
+            "application": {"id": self.app_id, "flags": 0},
+            "private_channels": [],
+            "relationships": [],
+        }
+        await self.dispatch("READY", ready)
+        guild = p.guild(self.guild_id, self.bot_user, [self.channel], self.threads)
+        await self.dispatch("GUILD_CREATE", guild)
+
+    # ----------------------------------------------------------------- REST
+
+    async def _rest(self, request: web.Request) -> web.Response:
+        path = "/" + request.match_info["tail"]
+        raw = await request.read()
+        body = json.loads(raw) if raw and request.content_type == "application/json" else None
+        rec = Recorded(request.method, path, dict(request.query), body)
+        self.requests.append(rec)
+        response = self._failure(rec) or self._route(rec)
+        rec.status = response.status
+        await self._notify()
+        return response
+
+    def _failure(self, rec: Recorded) -> web.Response | None:
+        for rule in self._rules:
+            if rule.count > 0 and rule.method == rec.method and rule.pattern.search(rec.path):
+                rule.count -= 1
+                if rule.status == 429:
+                    body = {"message": "You are being rate limited.", "retry_after": rule.retry_after, "global": False}
+                    return _json(body, 429, {"Via": "1.1 google", "Retry-After": str(rule.retry_after)})
+                return _json({"message": "fake failure", "code": 0}, rule.status)
+        return None
+
+    def _route(self, rec: Recorded) -> web.Response:
+        for method, pattern, handler in self._routes():
+            match = re.fullmatch(pattern, rec.path)
+            if method == rec.method and match:
+                return handler(rec, *match.groups())
+        return _json({"message": "404: Not Found", "code": 0}, 404)
+
+    def _routes(self) -> list[tuple[str, str, Callable[..., web.Response]]]:
+        return [
+            ("GET", r"/users/@me", lambda r: _json(self.bot_user)),
+            ("GET", r"/oauth2/applications/@me", lambda r: _json(p.application(self.app_id, self.human))),
+            ("GET", r"/gateway(?:/bot)?", self._get_gateway),
+            ("PUT", r"/applications/(\d+)(?:/guilds/\d+)?/commands", self._put_commands),
+            ("POST", r"/interactions/(\d+)/([^/]+)/callback", self._callback),
+            ("PATCH", r"/webhooks/\d+/([^/]+)/messages/@original", self._edit_original),
+            ("GET", r"/webhooks/\d+/([^/]+)/messages/@original", lambda r, t: _json(self.original(t) or {})),
+            ("POST", r"/webhooks/\d+/([^/]+)", self._followup),
+            ("PATCH", r"/webhooks/\d+/([^/]+)/messages/(\d+)", self._edit_followup),
+            ("POST", r"/channels/(\d+)/messages", self._create_message),
+            ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit_message),
+            ("POST", r"/channels/(\d+)/typing", lambda r, c: web.Response(status=204)),
+            ("POST", r"/channels/(\d+)/messages/(\d+)/threads", self._start_thread),
+            ("POST", r"/users/@me/channels", self._open_dm),
+        ]
+
+    def _get_gateway(self, rec: Recorded) -> web.Response:
+        limit = {"total": 1000, "remaining": 1000, "reset_after": 0, "max_concurrency": 1}
+        return _json({"url": self.gateway_url, "shards": 1, "session_start_limit": limit})
+
+    def _put_commands(self, rec: Recorded, app_id: str) -> web.Response:
+        out = []
+        for cmd in rec.body or []:
+            out.append({**cmd, "id": p.snowflake(), "application_id": app_id, "version": p.snowflake(), "default_member_permissions": None, "dm_permission": True, "nsfw": False})
+        return _json(out)
+
+    def _callback(self, rec: Recorded, interaction_id: str, token: str) -> web.Response:
+        kind = rec.body["type"]
+        data = rec.body.get("data") or {}
+        msg = self._store(token, "", original=True, flags=data.get("flags", 0))
+        if kind == 4:
+            msg["content"] = data.get("content", "")
+        msg["_callback_type"] = kind
+        response = {
+            "interaction": {
+                "id": interaction_id,
+                "type": 2,
+                "response_message_id": msg["id"],
+                "response_message_loading": kind == 5,
+                "response_message_ephemeral": bool(data.get("flags", 0) & 64),
+            },
+            "resource": {"type": kind, "message": _public(msg)},
+        }
+        return _json(response)
+
+    def _edit_original(self, rec: Recorded, token: str) -> web.Response:
+        msg = self.original(token)
+        if msg is None:
+            return _json({"message": "Unknown Webhook", "code": 10015}, 404)
+        return self._apply_edit(msg, rec.body)
+
+    def _followup(self, rec: Recorded, token: str) -> web.Response:
+        flags = (rec.body or {}).get("flags", 0)
+        msg = self._store(token, (rec.body or {}).get("content", ""), original=False, flags=flags)
+        return _json(_public(msg))
+
+    def _edit_followup(self, rec: Recorded, token: str, message_id: str) -> web.Response:
+        return self._apply_edit(self.messages[message_id], rec.body)
+
+    def _create_message(self, rec: Recorded, channel_id: str) -> web.Response:
+        body = rec.body or {}
+        msg = p.message(
+            message_id=p.snowflake(),
+            channel_id=channel_id,
+            author=self.bot_user,
+            content=body.get("content", ""),
+            guild_id=self._guild_of(channel_id),
+            reference=body.get("message_reference"),
+        )
+        self.messages[msg["id"]] = msg
+        return _json(msg)
+
+    def _edit_message(self, rec: Recorded, channel_id: str, message_id: str) -> web.Response:
+        msg = self.messages.get(message_id)
+        if msg is None:
+            return _json({"message": "Unknown Message", "code": 10008}, 404)
+        return self._apply_edit(msg, rec.body)
+
+    def _start_thread(self, rec: Recorded, channel_id: str, message_id: str) -> web.Response:
+        data = p.thread(p.snowflake(), self.guild_id, channel_id, self.app_id, (rec.body or {}).get("name", "fuzi"))
+        self.threads.append(data)
+        self._pending.append(asyncio.ensure_future(self.dispatch("THREAD_CREATE", {**data, "newly_created": True})))
+        return _json(data)
+
+    def _open_dm(self, rec: Recorded) -> web.Response:
+        recipient = self.human if (rec.body or {}).get("recipient_id") == self.human["id"] else self.bot_user
+        return _json({"id": self.dm_channel_id, "type": p.DM_CHANNEL, "recipients": [recipient], "last_message_id": None})
+
+    # ----------------------------------------------------------------- helpers
+
+    def _store(self, token: str, content: str, *, original: bool, flags: int) -> dict:
+        channel_id = self._token_channel.get(token, self.channel["id"])
+        msg = p.message(
+            message_id=p.snowflake(),
+            channel_id=channel_id,
+            author=self.bot_user,
+            content=content,
+            guild_id=self._guild_of(channel_id),
+            webhook_id=self.app_id,
+            flags=flags,
+        )
+        msg["_token"] = token
+        msg["_original"] = original
+        self.messages[f"original:{token}" if original else msg["id"]] = msg
+        return msg
+
+    def _apply_edit(self, msg: dict, body: dict | None) -> web.Response:
+        if body and "content" in body:
+            msg["content"] = body["content"]
+            msg["edited_timestamp"] = p.now_iso()
+        return _json(_public(msg))
+
+    def _guild_of(self, channel_id: str) -> str | None:
+        known = {self.channel["id"], *(t["id"] for t in self.threads)}
+        return self.guild_id if channel_id in known else None
+
+    async def _notify(self) -> None:
+        async with self._changed:
+            self._changed.notify_all()
+
+
+def _public(msg: dict) -> dict:
+    """A stored message without the fake's bookkeeping keys."""
+    return {k: v for k, v in msg.items() if not k.startswith("_")}
+
+
+def _json(obj: Any, status: int = 200, headers: dict[str, str] | None = None) -> web.Response:
+    """A JSON answer with Content-Type exactly ``application/json`` (what discord.py checks)."""
+    response = web.Response(body=json.dumps(obj).encode(), status=status, headers=headers)
+    response.headers["Content-Type"] = "application/json"
+    return response
+
+
+@pytest_asyncio.fixture
+async def fake_discord():
+    """A started :class:`FakeDiscord`; stopped after the test."""
+    server = FakeDiscord()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
