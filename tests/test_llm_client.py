@@ -5,6 +5,7 @@ from __future__ import annotations
 import email.utils
 import json
 import random
+import socket
 import time
 
 import pytest
@@ -230,6 +231,28 @@ async def test_stream_failing_after_first_token_is_not_retried(fake_llm):
             got.append(event)
     assert got == [StreamDelta("有朋"), StreamDelta("自远")]
     assert len(fake_llm.requests) == 1 and fake_llm.pending == 1 and sleeps.waits == []
+
+
+async def test_stream_stalling_after_first_token_times_out_without_retry(fake_llm):
+    fake_llm.stream_text("慎终追远", chunk=2, chunk_delay=2.0).stream_text("duplicate")
+    got = []
+    with pytest.raises(LLMUnavailable, match="after the first token"):
+        async for event in make_client(fake_llm, timeout_s=0.3).stream(USER):
+            got.append(event)
+    assert got == [StreamDelta("慎终")] and len(fake_llm.requests) == 1
+
+
+async def test_endpoint_down_is_unavailable_after_all_attempts():
+    with socket.socket() as sock:  # a port nobody listens on
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    sleeps = Sleeps()
+    client = OpenAIChatClient(
+        base_url=f"http://127.0.0.1:{port}/v1", api_key=API_KEY, model="m", retry=RetryPolicy(), sleep=sleeps
+    )
+    with pytest.raises(LLMUnavailable, match="3 attempt"):
+        await client.complete(USER)
+    assert len(sleeps.waits) == 2
 
 
 async def test_stream_abandoned_early_releases_cleanly(fake_llm):

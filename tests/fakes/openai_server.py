@@ -49,7 +49,7 @@ class Reply:
     usage: tuple[int, int] | None = None  # (prompt, completion); None = estimated
     finish_reason: str | None = None  # None = "tool_calls" if tool calls else "stop"
     delay: float = 0.0  # seconds before the response starts
-    chunk_delay: float = 0.0  # seconds between SSE chunks
+    chunk_delay: float = 0.0  # seconds between SSE content chunks (the first one goes out at once)
     fail_after: int | None = None  # SSE only: drop the connection after this many content chunks
 
 
@@ -272,8 +272,10 @@ class FakeOpenAI:
             if step.fail_after is not None and n > step.fail_after:
                 request.transport.close()
                 return resp
+            if n > 1:  # the role chunk and the first content chunk go out at once
+                await asyncio.sleep(step.chunk_delay)
             await _send(resp, env, delta, None, include_usage)
-            await asyncio.sleep(step.chunk_delay)
+        await asyncio.sleep(step.chunk_delay)
         await _send(resp, env, {}, _finish(step, calls), include_usage)
         if include_usage:
             await _write(resp, {**env, "choices": [], "usage": _usage(body, step, calls)})
