@@ -1,0 +1,171 @@
+"""Commands every adapter shares: a router, the running-reply registry and the built-in commands.
+
+Built-ins: /start, /help, /skill [name], /cancel. Memory and guard parts register theirs on the same
+router. Command replies are bilingual (Chinese, then English): a command carries no language hint.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import re
+from dataclasses import dataclass
+
+import structlog
+
+from core.ports import CommandHandler, CommandResult, Turn
+from core.skills import SkillRegistry
+from core.storage.repos import ChatRepo
+
+log = structlog.get_logger(__name__)
+
+_NAME = re.compile(r"^[a-z0-9_]{1,32}$")  # Telegram's rule for command names; Discord accepts it too
+
+CANCELLED_TEXT = "已停止。Stopped."
+NOTHING_TO_CANCEL_TEXT = "眼下没有正在作答的问题。There is no reply in progress."
+
+
+@dataclass(frozen=True)
+class CommandSpec:
+    """A registered command: name (no slash), handler and one-line summaries."""
+
+    name: str
+    handler: CommandHandler
+    summary_zh: str
+    summary_en: str
+
+
+class CommandRouter:
+    """Maps command names to handlers; adapters list `commands()` in their menus."""
+
+    def __init__(self) -> None:
+        self._specs: dict[str, CommandSpec] = {}
+
+    def register(self, name: str, handler: CommandHandler, *, summary_zh: str, summary_en: str) -> None:
+        """Add a command. Raises ValueError for a malformed or already registered name."""
+        if not _NAME.match(name):
+            raise ValueError(f"bad command name {name!r}: use 1-32 of a-z, 0-9, _")
+        if name in self._specs:
+            raise ValueError(f"command /{name} is already registered")
+        self._specs[name] = CommandSpec(name, handler, summary_zh, summary_en)
+
+    def commands(self) -> list[tuple[str, str, str]]:
+        """(name, summary_zh, summary_en) for every command, in registration order."""
+        return [(s.name, s.summary_zh, s.summary_en) for s in self._specs.values()]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._specs
+
+    async def dispatch(self, turn: Turn, name: str, args: str) -> CommandResult:
+        """Run the command; an unknown name gets a short hint pointing at /help."""
+        spec = self._specs.get(name)
+        if spec is None:
+            return CommandResult(
+                f"未识别的命令 /{name}。发 /help 看看有哪些命令。Unknown command /{name}; try /help.",
+                extra={"unknown": name},
+            )
+        log.info("command", command=name)
+        return await spec.handler(turn, args)
+
+    def help_text(self) -> str:
+        """One line per command, both languages."""
+        lines = ["夫子可应的命令 / Commands:"]
+        lines += [f"/{s.name} — {s.summary_zh} · {s.summary_en}" for s in self._specs.values()]
+        return "\n".join(lines)
+
+
+class RunningReplies:
+    """The reply task running for each person, so /cancel can stop it (at most one per person)."""
+
+    def __init__(self) -> None:
+        self._tasks: dict[int, asyncio.Task | None] = {}
+
+    def reserve(self, person_id: int) -> bool:
+        """Claim the person's slot; False when a reply for them is already running."""
+        if person_id in self._tasks:
+            return False
+        self._tasks[person_id] = None
+        return True
+
+    def attach(self, person_id: int, task: asyncio.Task) -> None:
+        """Record the task that produces the reply for a reserved slot."""
+        self._tasks[person_id] = task
+
+    def release(self, person_id: int) -> None:
+        """Free the slot (the reply finished, failed or was cancelled)."""
+        self._tasks.pop(person_id, None)
+
+    def is_running(self, person_id: int) -> bool:
+        return person_id in self._tasks
+
+    def cancel(self, person_id: int) -> bool:
+        """Cancel the person's running reply; False when none is running."""
+        task = self._tasks.get(person_id)
+        if task is None or task.done():
+            return False
+        task.cancel()
+        log.info("reply_cancel_requested", person=person_id)
+        return True
+
+
+class BuiltinCommands:
+    """/start, /help, /skill and /cancel.
+
+    Args:
+        router: where the commands are registered (its /help lists every command, later ones too).
+        skills: the skill registry.
+        chats: persists each chat's skill.
+        running: the running replies /cancel stops.
+    """
+
+    def __init__(self, router: CommandRouter, skills: SkillRegistry, chats: ChatRepo, running: RunningReplies):
+        self._router = router
+        self._skills = skills
+        self._chats = chats
+        self._running = running
+
+    def register(self) -> None:
+        """Register the four built-ins on the router."""
+        r = self._router
+        r.register("start", self.start, summary_zh="拜见夫子", summary_en="Meet the Master")
+        r.register("help", self.help, summary_zh="命令一览", summary_en="List commands")
+        r.register("skill", self.skill, summary_zh="切换问学方式：教诲、论诗、辩经", summary_en="Switch mode: teaching, poetry, debate")
+        r.register("cancel", self.cancel, summary_zh="停止正在进行的回答", summary_en="Stop the reply in progress")
+
+    async def start(self, turn: Turn, args: str) -> CommandResult:
+        skill = self._skills.get(turn.skill)
+        text = (
+            "有朋自远方来，不亦乐乎！吾乃孔丘。凡为人、为学、读《论语》《诗经》之疑，皆可问我。\n"
+            "Welcome, friend from afar. I am Kong Qiu. Ask me about living well, learning, the Analects "
+            "or the Book of Songs.\n"
+            f"此处现为「{skill.display_zh}」({skill.display_en})；/skill 可换，/help 看全部命令。"
+        )
+        return CommandResult(text, extra={"current": skill.name})
+
+    async def help(self, turn: Turn, args: str) -> CommandResult:
+        return CommandResult(self._router.help_text(), extra={"commands": self._router.commands()})
+
+    async def skill(self, turn: Turn, args: str) -> CommandResult:
+        current = self._skills.get(turn.skill)
+        choices = self._skills.choices()
+        if not args.strip():
+            lines = [f"{'▶' if name == current.name else '·'} {name}: {display}" for name, display in choices]
+            text = "问学之道 / Modes:\n" + "\n".join(lines) + "\n用法 Usage: /skill <name>"
+            return CommandResult(text, extra={"choices": choices, "current": current.name})
+        chosen = self._skills.find(args)
+        if chosen is None:
+            names = ", ".join(name for name, _ in choices)
+            return CommandResult(
+                f"没有「{args.strip()}」这一门。可选：{names}。No such mode; choose one of: {names}.",
+                extra={"choices": choices, "current": current.name},
+            )
+        incoming = turn.incoming
+        await self._chats.set_skill(incoming.chat_key, chosen.name, platform=incoming.platform, is_group=incoming.is_group)
+        log.info("skill_switched", skill_from=current.name, skill_to=chosen.name)
+        return CommandResult(
+            f"好，此后以「{chosen.display_zh}」相谈。Now in {chosen.display_en} mode.",
+            extra={"choices": choices, "current": chosen.name},
+        )
+
+    async def cancel(self, turn: Turn, args: str) -> CommandResult:
+        stopped = self._running.cancel(turn.person_id)
+        return CommandResult(CANCELLED_TEXT if stopped else NOTHING_TO_CANCEL_TEXT, extra={"cancelled": stopped})

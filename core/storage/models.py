@@ -1,0 +1,71 @@
+"""SQLModel tables: people, their platform accounts, chats and every message said in them."""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from sqlalchemy import Index, UniqueConstraint
+from sqlmodel import Field, SQLModel
+
+
+def utcnow() -> datetime:
+    """Timezone-aware now in UTC (the default for every created_at)."""
+    return datetime.now(timezone.utc)
+
+
+class Person(SQLModel, table=True):
+    """A human. Accounts on several platforms that were linked share one person."""
+
+    id: int | None = Field(default=None, primary_key=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Account(SQLModel, table=True):
+    """One platform identity (`platform` + `platform_user_id`) belonging to a person."""
+
+    __table_args__ = (UniqueConstraint("platform", "platform_user_id", name="uq_account_platform_user"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=32)
+    platform_user_id: str = Field(max_length=128)
+    person_id: int = Field(foreign_key="person.id", index=True)
+    display_name: str = Field(default="", max_length=256)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Chat(SQLModel, table=True):
+    """A conversation (`platform:chat_id`) and its per-chat settings."""
+
+    key: str = Field(primary_key=True, max_length=200)
+    platform: str = Field(max_length=32)
+    is_group: bool = False
+    skill: str | None = Field(default=None, max_length=64)
+    no_llm_noticed: bool = False  # the "answering from the texts only" notice was shown once
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class Message(SQLModel, table=True):
+    """One thing said in a chat: a user message or an assistant reply.
+
+    Attributes:
+        role: "user" or "assistant".
+        speaker: display name of who said it (labels speakers in group windows).
+        account: `platform:user_id` of the sender (empty for the assistant).
+        level: fallback level of an assistant reply (0 agent, 1 plain LLM, 2 retrieval-only).
+        status: "ok" for normal messages; for user messages that got no answer the reason
+            ("too_long", "injection", "busy", "rate_limited" …); for replies "cancelled" or "blocked".
+    """
+
+    __table_args__ = (Index("ix_message_chat_key_id", "chat_key", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_key: str = Field(max_length=200)
+    person_id: int | None = Field(default=None, index=True)
+    account: str = Field(default="", max_length=200)
+    speaker: str = Field(default="", max_length=256)
+    role: str = Field(max_length=16)
+    text: str
+    level: int | None = None
+    status: str = Field(default="ok", max_length=32)
+    trace_id: str = Field(default="", max_length=64)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -1,0 +1,244 @@
+"""Small repositories over the tables. Every public method is async and runs its SQL in a worker thread.
+
+Rows come back detached (safe to read after the session closed); callers never see a Session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Collection
+from typing import Callable, TypeVar
+
+import structlog
+from sqlalchemy import Engine, delete, update
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, col, func, select
+
+from core.storage.models import Account, Chat, Message, Person
+
+log = structlog.get_logger(__name__)
+T = TypeVar("T")
+
+
+class _Repo:
+    """Base: owns the engine and runs a function with a fresh session off the event loop."""
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+
+    async def _run(self, fn: Callable[[Session], T]) -> T:
+        return await asyncio.to_thread(self._in_session, fn)
+
+    def _in_session(self, fn: Callable[[Session], T]) -> T:
+        with Session(self._engine, expire_on_commit=False) as session:
+            return fn(session)
+
+
+class IdentityRepo(_Repo):
+    """People and their platform accounts (the memory part links accounts with `set_person`)."""
+
+    async def resolve(self, platform: str, user_id: str, display_name: str = "") -> int:
+        """Return the person id for this account, creating person and account on first sight.
+
+        A changed display name is updated. Two concurrent first sightings end with one account.
+        """
+        return await self._run(lambda s: self._resolve(s, platform, user_id, display_name))
+
+    def _resolve(self, s: Session, platform: str, user_id: str, display_name: str) -> int:
+        account = _account(s, platform, user_id)
+        if account is None:
+            try:
+                person = Person()
+                s.add(person)
+                s.flush()
+                s.add(Account(platform=platform, platform_user_id=user_id, person_id=person.id, display_name=display_name))
+                s.commit()
+                log.info("person_created", person=person.id, platform=platform)
+                return person.id
+            except IntegrityError:  # another worker created it first
+                s.rollback()
+                account = _account(s, platform, user_id)
+                if account is None:
+                    raise
+        if display_name and account.display_name != display_name:
+            account.display_name = display_name
+            s.add(account)
+            s.commit()
+        return account.person_id
+
+    async def find(self, platform: str, user_id: str) -> Account | None:
+        """The account row, or None when this platform user was never seen."""
+        return await self._run(lambda s: _account(s, platform, user_id))
+
+    async def accounts(self, person_id: int) -> list[Account]:
+        """Every account that belongs to `person_id` (one per linked platform identity)."""
+        query = select(Account).where(Account.person_id == person_id).order_by(col(Account.id))
+        return await self._run(lambda s: list(s.exec(query)))
+
+    async def set_person(self, platform: str, user_id: str, person_id: int) -> bool:
+        """Move an account to another person (account linking). False when the account is unknown."""
+
+        def move(s: Session) -> bool:
+            account = _account(s, platform, user_id)
+            if account is None:
+                return False
+            old = account.person_id
+            account.person_id = person_id
+            s.add(account)
+            s.commit()
+            log.info("account_linked", platform=platform, person_from=old, person_to=person_id)
+            return True
+
+        return await self._run(move)
+
+
+def _account(s: Session, platform: str, user_id: str) -> Account | None:
+    query = select(Account).where(Account.platform == platform, Account.platform_user_id == user_id)
+    return s.exec(query).first()
+
+
+class ChatRepo(_Repo):
+    """Chats and their per-chat settings (skill, one-time notices)."""
+
+    async def ensure(self, chat_key: str, platform: str, is_group: bool) -> Chat:
+        """Return the chat row, creating it on first sight."""
+        return await self._run(lambda s: self._ensure(s, chat_key, platform, is_group))
+
+    def _ensure(self, s: Session, chat_key: str, platform: str, is_group: bool) -> Chat:
+        chat = s.get(Chat, chat_key)
+        if chat is not None:
+            return chat
+        try:
+            chat = Chat(key=chat_key, platform=platform, is_group=is_group)
+            s.add(chat)
+            s.commit()
+            return chat
+        except IntegrityError:
+            s.rollback()
+            return s.get(Chat, chat_key)
+
+    async def get_skill(self, chat_key: str) -> str | None:
+        """The skill chosen for this chat, or None when never chosen."""
+        chat = await self._run(lambda s: s.get(Chat, chat_key))
+        return chat.skill if chat else None
+
+    async def set_skill(self, chat_key: str, skill: str, *, platform: str = "", is_group: bool = False) -> None:
+        """Persist the chat's skill (the chat row is created when missing)."""
+
+        def store(s: Session) -> None:
+            chat = s.get(Chat, chat_key) or Chat(key=chat_key, platform=platform or chat_key.split(":")[0], is_group=is_group)
+            chat.skill = skill
+            s.add(chat)
+            s.commit()
+
+        await self._run(store)
+
+    async def claim_no_llm_notice(self, chat_key: str) -> bool:
+        """True exactly once per chat: the caller should show the "no LLM configured" notice."""
+
+        def claim(s: Session) -> bool:
+            stmt = update(Chat).where(Chat.key == chat_key, Chat.no_llm_noticed == False).values(no_llm_noticed=True)  # noqa: E712
+            changed = s.execute(stmt).rowcount
+            s.commit()
+            return changed == 1
+
+        return await self._run(claim)
+
+
+class MessageRepo(_Repo):
+    """Everything said in every chat, in order. General enough for windows, summaries and exports."""
+
+    async def add(
+        self,
+        chat_key: str,
+        role: str,
+        text: str,
+        *,
+        person_id: int | None = None,
+        account: str = "",
+        speaker: str = "",
+        level: int | None = None,
+        status: str = "ok",
+        trace_id: str = "",
+    ) -> int:
+        """Store one message and return its id."""
+        row = Message(
+            chat_key=chat_key, role=role, text=text, person_id=person_id, account=account,
+            speaker=speaker, level=level, status=status, trace_id=trace_id,
+        )
+
+        def store(s: Session) -> int:
+            s.add(row)
+            s.commit()
+            return row.id
+
+        return await self._run(store)
+
+    async def recent(
+        self,
+        chat_key: str,
+        limit: int,
+        *,
+        after_id: int | None = None,
+        before_id: int | None = None,
+        statuses: Collection[str] | None = None,
+    ) -> list[Message]:
+        """The last `limit` messages of a chat, oldest first.
+
+        Args:
+            after_id: only messages with a larger id (e.g. not yet summarised).
+            before_id: only messages with a smaller id (e.g. exclude the message being answered).
+            statuses: only these statuses (e.g. {"ok"}); None keeps all.
+        """
+        query = select(Message).where(Message.chat_key == chat_key)
+        if after_id is not None:
+            query = query.where(col(Message.id) > after_id)
+        if before_id is not None:
+            query = query.where(col(Message.id) < before_id)
+        if statuses is not None:
+            query = query.where(col(Message.status).in_(list(statuses)))
+        query = query.order_by(col(Message.id).desc()).limit(limit)
+        rows = await self._run(lambda s: list(s.exec(query)))
+        return rows[::-1]
+
+    async def get(self, message_id: int) -> Message | None:
+        """One message by id."""
+        return await self._run(lambda s: s.get(Message, message_id))
+
+    async def count(self, chat_key: str, *, role: str | None = None) -> int:
+        """How many messages a chat holds (optionally of one role)."""
+        query = select(func.count()).select_from(Message).where(Message.chat_key == chat_key)
+        if role is not None:
+            query = query.where(Message.role == role)
+        return await self._run(lambda s: s.exec(query).one())
+
+    async def by_person(self, person_id: int, limit: int, *, role: str = "user") -> list[Message]:
+        """A person's last `limit` messages across all chats and linked platforms, oldest first."""
+        query = (
+            select(Message)
+            .where(Message.person_id == person_id, Message.role == role)
+            .order_by(col(Message.id).desc())
+            .limit(limit)
+        )
+        rows = await self._run(lambda s: list(s.exec(query)))
+        return rows[::-1]
+
+    async def delete_chat(self, chat_key: str) -> int:
+        """Delete every message of a chat (a user's explicit /forget); returns how many."""
+
+        def remove(s: Session) -> int:
+            count = s.execute(delete(Message).where(col(Message.chat_key) == chat_key)).rowcount
+            s.commit()
+            return count
+
+        return await self._run(remove)
+
+
+class Storage:
+    """The repositories over one engine, built once in bot/wiring and passed in."""
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self.identities = IdentityRepo(engine)
+        self.chats = ChatRepo(engine)
+        self.messages = MessageRepo(engine)
