@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
+import time
 
 import openai
 import pytest
@@ -99,3 +101,18 @@ async def test_strict_mode_answers_500_when_unscripted(fake_llm):
     fake_llm.strict = True
     with pytest.raises(openai.InternalServerError):
         await sdk(fake_llm).chat.completions.create(model="m", messages=[])
+
+
+async def test_hang_is_released_when_the_server_stops():
+    from tests.fakes.openai_server import FakeOpenAI
+
+    fake = await FakeOpenAI().start()
+    fake.hang()
+    pending = asyncio.create_task(sdk(fake, timeout=30).chat.completions.create(model="m", messages=[]))
+    await asyncio.sleep(0.2)
+    assert not pending.done() and len(fake.requests) == 1
+    started = time.monotonic()
+    await fake.stop()
+    await asyncio.wait([pending], timeout=5)
+    assert pending.done() and time.monotonic() - started < 3
+    pending.exception() if not pending.cancelled() else None

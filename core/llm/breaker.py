@@ -121,6 +121,12 @@ class CircuitBreakerLLM:
         finally:
             record("neutral")
 
+    async def aclose(self) -> None:
+        """Close the inner LLM's resources, if it has any."""
+        aclose = getattr(self._inner, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
     # ------------------------------------------------------------------ state machine
     def _admit(self) -> bool:
         """Admit or reject the caller now; True when the caller is the half-open probe."""

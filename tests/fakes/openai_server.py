@@ -314,9 +314,12 @@ def _content_deltas(step: Reply, calls: list[tuple[str, str, str]]) -> list[dict
         {"index": i, "id": cid, "type": "function", "function": {"name": name, "arguments": ""}}
         for i, (cid, name, _) in enumerate(calls)
     ]
-    bodies = [[{"index": i, "function": {"arguments": p}} for p in _pieces(a, step.chunk)] for i, (_, _, a) in enumerate(calls)]
+    bodies = [
+        [{"index": i, "function": {"arguments": p}} for p in _pieces(args, step.chunk)]
+        for i, (_, _, args) in enumerate(calls)
+    ]
     if step.interleave:
-        order = [h for h in heads]
+        order = list(heads)
         for round_ in range(max((len(b) for b in bodies), default=0)):
             order += [b[round_] for b in bodies if round_ < len(b)]
     else:
