@@ -1,0 +1,238 @@
+"""The fallback ladder: L0 agent with tools → L1 the same prompt without tools → L2 retrieval only.
+
+Only *availability* failures (`LLMUnavailable`: open circuit, 5xx, timeouts) step down a level.
+`LLMConfigError` (400/401/403 …) propagates: degrading would hit the same wall, so the caller tells
+the user in one line and operators in an ERROR log. With no LLM configured the ladder starts at L2.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+from collections.abc import AsyncIterator, Callable, Iterable
+from contextlib import aclosing
+from dataclasses import dataclass, replace
+from typing import Any, Protocol
+
+import structlog
+
+from core.citations import CitationBook, as_passage
+from core.events import Citation, TextDelta, TextReset, ToolStep
+from core.llm.errors import LLMUnavailable
+from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
+from core.skills import Skill, reply_language
+from core.tools.server import ToolContext
+
+log = structlog.get_logger(__name__)
+
+L2_PASSAGE_CHARS = 160  # a passage longer than this is shortened in a retrieval-only answer
+
+L2_PREFACE = {
+    "zh": "今日夫子不能细细论说，只以典籍原文相答。与你所问最相近的是：",
+    "en": "Today I can only answer from the texts themselves. These passages speak to your question:",
+}
+L2_NOTHING = {
+    "zh": "夫子翻检典籍，未得与此相应的章句。今日不能细论，改日再来问我。",
+    "en": "I searched the texts and found nothing that speaks to this. I cannot reason it through today; ask me again another day.",
+}
+
+
+@dataclass(frozen=True)
+class LevelStart:
+    """Internal: the ladder starts trying `level` (the engine tracks it; adapters never see it)."""
+
+    level: int
+    kind: str = "level_start"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """Internal: the ladder's finished answer, citation markers already cleaned."""
+
+    text: str
+    citations: tuple[Citation, ...]
+    level: int
+    usage: Usage | None = None
+    kind: str = "answer"
+
+
+LadderEvent = TextDelta | TextReset | ToolStep | LevelStart | Answer
+
+
+@dataclass(frozen=True)
+class LadderRequest:
+    """One reply to produce.
+
+    Attributes:
+        messages: the model input (hardened system prompt, context, the question).
+        skill: decides the tool filter and the L2 corpus; the agent only sees prompt and tools.
+        question: the user's text, searched for in L2 and used to pick the reply language.
+        ctx: the tool context for this turn.
+    """
+
+    messages: list[Message]
+    skill: Skill
+    question: str
+    ctx: ToolContext
+
+    def with_message(self, message: Message) -> LadderRequest:
+        """The same request with one more message appended (e.g. a reminder before regenerating)."""
+        return replace(self, messages=[*self.messages, message])
+
+
+class AgentRunner(Protocol):
+    """What the ladder needs from the ReAct agent (core/agent)."""
+
+    def run(self, messages: list[Message], *, allowed_tools: Any, ctx: ToolContext, citations: CitationBook) -> AsyncIterator[Any]:
+        ...
+
+
+class PassageSearch(Protocol):
+    """Anything with `search(query, k=…, corpus=…)` returning results with id, ref, text (sync or async)."""
+
+    def search(self, query: str, *, k: int = ..., corpus: str = ...) -> Any: ...
+
+
+class FallbackLadder:
+    """Produces one reply, stepping down a level when the LLM is unavailable.
+
+    Args:
+        agent: the ReAct agent (L0), or None to skip L0.
+        llm: the LLM port used for L1, or None when no key is configured (then L2 only).
+        retriever: searched for L2 answers; None gives the in-persona "nothing found" answer.
+        tool_names: all tool names the agent could offer (filtered by each skill).
+        l2_k: passages in a retrieval-only answer.
+    """
+
+    def __init__(
+        self,
+        *,
+        agent: AgentRunner | None,
+        llm: LLM | None,
+        retriever: PassageSearch | None,
+        tool_names: Callable[[], Iterable[str]] = lambda: (),
+        l2_k: int = 3,
+    ):
+        self._agent = agent
+        self._llm = llm
+        self._retriever = retriever
+        self._tool_names = tool_names
+        self._l2_k = l2_k
+
+    @property
+    def has_llm(self) -> bool:
+        return self._llm is not None
+
+    async def run(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
+        """Yield text, tool steps and resets as they happen, then exactly one Answer."""
+        levels = []
+        if self._llm is not None:
+            levels = [(0, self._level0)] if self._agent is not None else []
+            levels.append((1, self._level1))
+        for level, attempt in levels:
+            streamed = False
+            try:
+                yield LevelStart(level)
+                async with aclosing(attempt(request)) as events:
+                    async for event in events:
+                        streamed = streamed or isinstance(event, TextDelta)
+                        yield event
+                return
+            except LLMUnavailable as exc:
+                log.warning("fallback", from_level=level, to_level=level + 1, error=type(exc).__name__)
+                if streamed:
+                    yield TextReset("fallback")
+        yield LevelStart(2)
+        yield await self._level2(request)
+
+    # ------------------------------------------------------------------ L0
+    async def _level0(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
+        book = CitationBook()
+        allowed = request.skill.allowed(self._tool_names())
+        result = None
+        async with aclosing(self._agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)) as events:
+            async for event in events:
+                if isinstance(event, TextDelta | TextReset | ToolStep):
+                    yield event
+                else:
+                    result = event
+        if result is None:
+            raise RuntimeError("agent stream ended without a result")
+        text, citations = _result_text(result, book)
+        yield Answer(text, citations, 0, getattr(result, "usage", None))
+
+    # ------------------------------------------------------------------ L1
+    async def _level1(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
+        """Plain streamed completion with the same prompt; no passages, so every [n] is removed."""
+        cleaner = CitationBook().stream()
+        shown: list[str] = []
+        usage = None
+        async with aclosing(self._llm.stream(request.messages)) as events:
+            async for event in events:
+                if isinstance(event, StreamDelta):
+                    shown.append(cleaner.feed(event.text))
+                    if shown[-1]:
+                        yield TextDelta(shown[-1])
+                elif isinstance(event, StreamDone):
+                    usage = event.completion.usage
+        shown.append(cleaner.flush())
+        if shown[-1]:
+            yield TextDelta(shown[-1])
+        yield Answer("".join(shown).strip(), (), 1, usage)
+
+    # ------------------------------------------------------------------ L2
+    async def _level2(self, request: LadderRequest) -> Answer:
+        """The best passages for the question, each quoted with its [n], under a persona preface."""
+        lang = reply_language(request.question)
+        passages = await self._passages(request.question, request.skill.corpus)
+        if not passages:
+            return Answer(L2_NOTHING[lang], (), 2)
+        book = CitationBook()
+        lines = [L2_PREFACE[lang], ""]
+        for passage in passages:
+            n = book.number(passage)
+            lines.append(f"「{_shorten(passage.text)}」[{n}]")
+        text, citations = book.finalize("\n".join(lines))
+        return Answer(text, citations, 2)
+
+    async def _passages(self, question: str, corpus: str) -> list:
+        if self._retriever is None or not question.strip():
+            return []
+        for scope in dict.fromkeys([corpus, "all"]):
+            try:
+                response = await _call_search(self._retriever, question, self._l2_k, scope)
+            except Exception:
+                log.exception("l2_search_failed", corpus=scope)
+                return []
+            results = getattr(response, "results", response) or []
+            passages = [as_passage(_as_mapping(r)) for r in results][: self._l2_k]
+            if passages:
+                return passages
+        return []
+
+
+async def _call_search(retriever: PassageSearch, query: str, k: int, corpus: str) -> Any:
+    """Await an async `search`; run a sync one in a worker thread (LanceDB, BM25 are blocking)."""
+    if inspect.iscoroutinefunction(retriever.search):
+        return await retriever.search(query, k=k, corpus=corpus)
+    return await asyncio.to_thread(retriever.search, query, k=k, corpus=corpus)
+
+
+def _as_mapping(result: Any) -> dict:
+    if isinstance(result, dict):
+        return result
+    return {"id": result.id, "ref": getattr(result, "ref", ""), "text": getattr(result, "text", "")}
+
+
+def _shorten(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= L2_PASSAGE_CHARS else text[:L2_PASSAGE_CHARS].rstrip() + "……"
+
+
+def _result_text(result: Any, book: CitationBook) -> tuple[str, tuple[Citation, ...]]:
+    """The agent's final text and footnotes; cleaned with the book when the agent left it raw."""
+    citations = getattr(result, "citations", None)
+    text = getattr(result, "text", "") or ""
+    if citations is None:
+        return book.finalize(text)
+    return text, tuple(citations)
