@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Modules under bot.commands that add subcommands; each exposes register(subparsers).
-_COMMAND_MODULES = ["chat"]
+_COMMAND_MODULES = ["chat", "run"]
 
 
 def build_parser() -> argparse.ArgumentParser:

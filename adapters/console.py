@@ -1,0 +1,114 @@
+"""Terminal adapter: a real adapter over stdin/stdout, and the end-to-end harness for scripts.
+
+Interactive (a TTY): prompts, streams the answer as it is written, then prints the footnotes.
+Piped: one message per input line; prints each final reply (or notice) followed by a blank line,
+and returns at EOF. Every line is addressed to Fuzi, also in `--group` chats: a script plays
+several people by running `fuzi chat --user NAME --chat NAME --group` once per speaker.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from dataclasses import dataclass
+from typing import AsyncIterator, Protocol, TextIO
+
+from adapters.common.render import compose
+from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
+from core.types import Incoming, parse_command
+
+PROMPT = "你> "
+SPEAKER = "夫子> "
+
+
+class Engine(Protocol):
+    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+
+
+@dataclass(frozen=True)
+class ConsoleIdentity:
+    """Who speaks where: user and chat names, and whether the chat is a group."""
+
+    user: str
+    chat: str
+    group: bool = False
+
+
+class ConsoleAdapter:
+    """Drives the engine from text lines and prints what it answers."""
+
+    def __init__(self, engine: Engine, who: ConsoleIdentity, out: TextIO, *, interactive: bool):
+        self._engine = engine
+        self._who = who
+        self._out = out
+        self._interactive = interactive
+
+    def incoming(self, line: str) -> Incoming:
+        """Translate one typed line into the engine's Incoming."""
+        command, args = parse_command(line)
+        return Incoming(
+            platform="console",
+            user_id=self._who.user,
+            chat_id=self._who.chat,
+            text=args if command else line,
+            user_name=self._who.user,
+            is_group=self._who.group,
+            addressed=True,
+            command=command,
+        )
+
+    async def say(self, line: str) -> None:
+        """Send one line to Fuzi and print the reply."""
+        streamed = False
+        async for event in self._engine.handle(self.incoming(line)):
+            streamed = self._show(event, streamed)
+        self._write("\n")
+
+    def _show(self, event: ReplyEvent, streamed: bool) -> bool:
+        if isinstance(event, TextDelta) and self._interactive:
+            self._write(("" if streamed else SPEAKER) + event.text)
+            return True
+        if isinstance(event, TextReset) and streamed:
+            self._write("\n（夫子重新斟酌……）\n")
+            return False
+        if isinstance(event, ToolStep) and self._interactive and event.phase == "start":
+            self._write(f"{'' if not streamed else chr(10)}  …（翻检典籍：{event.name}）\n")
+            return False
+        if isinstance(event, FinalReply):
+            self._show_final(event, streamed)
+        elif isinstance(event, Notice):
+            self._write(("\n" if streamed else "") + f"{SPEAKER if self._interactive else ''}{event.text}\n")
+        return streamed
+
+    def _show_final(self, final: FinalReply, streamed: bool) -> None:
+        if streamed:
+            # The streamed body may differ from the final one (citation numbers are cleaned up),
+            # so an interactive reply ends with the checked final text's footnotes.
+            footer = compose(FinalReply(text="", citations=final.citations)).strip()
+            self._write("\n" + (footer + "\n" if footer else ""))
+            return
+        self._write((SPEAKER if self._interactive else "") + compose(final) + "\n")
+
+    def _write(self, text: str) -> None:
+        self._out.write(text)
+        self._out.flush()
+
+    async def run(self, lines: AsyncIterator[str]) -> int:
+        """Answer every line until the input ends; returns the exit status (0)."""
+        async for line in lines:
+            if line.strip() in {"/quit", "/exit"} and self._interactive:
+                break
+            await self.say(line)
+        return 0
+
+
+async def stdin_lines(prompt: str | None) -> AsyncIterator[str]:
+    """Lines from stdin without blocking the event loop; shows `prompt` before each when given."""
+    while True:
+        if prompt:
+            sys.stdout.write(prompt)
+            sys.stdout.flush()
+        line = await asyncio.to_thread(sys.stdin.readline)
+        if not line:
+            return
+        yield line.rstrip("\r\n")
