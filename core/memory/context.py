@@ -1,0 +1,160 @@
+"""The memory side of a turn: build the model input, and learn from the finished exchange."""
+
+from __future__ import annotations
+
+import asyncio
+import weakref
+
+import structlog
+
+from core.llm.types import Message
+from core.memory.blocks import fact_line, profile_block, summary_message, user_content
+from core.memory.budget import PromptParts, fit_to_budget
+from core.memory.facts import FactStore
+from core.memory.history import ChatHistory, Line
+from core.memory.profile import ProfileExtractor, ProfileStore
+from core.memory.summary import ChatMemoryStore, Summarizer
+from core.ports import Turn
+
+log = structlog.get_logger(__name__)
+
+
+def speaker_of(turn: Turn) -> str:
+    """The name that labels the current speaker in a group window."""
+    return turn.incoming.user_name or turn.incoming.user_id
+
+
+def window_messages(lines: list[Line], *, is_group: bool) -> list[Message]:
+    """Stored lines as chat messages; user lines are data blocks, with speakers in groups."""
+    while lines and lines[0].role != "user":  # never start with a reply whose question is gone
+        lines = lines[1:]
+    out: list[Message] = []
+    for line in lines:
+        if line.role == "assistant":
+            out.append({"role": "assistant", "content": line.text})
+        else:
+            speaker = (line.speaker or line.account or "用户") if is_group else None
+            out.append({"role": "user", "content": user_content(line.text, speaker)})
+    return out
+
+
+class MemoryContextBuilder:
+    """Implements ``core.ports.ContextBuilder`` over the window, summary, facts and profile.
+
+    Args:
+        history: stored-message queries.
+        chats: per-chat summary state.
+        facts: long-term facts.
+        profiles: inferred profiles.
+        summarizer: folds overflow into the summary after a reply; None disables summaries.
+        profiler: extracts the profile after a reply; None disables extraction.
+        window_rounds: rounds (user + reply) kept verbatim.
+        budget_tokens: estimated-token budget for the whole input.
+        reserve_tokens: part of the budget kept free for tool results added by the agent.
+        facts_in_prompt: most facts put into the system prompt (the most relevant ones).
+    """
+
+    def __init__(
+        self,
+        *,
+        history: ChatHistory,
+        chats: ChatMemoryStore,
+        facts: FactStore,
+        profiles: ProfileStore,
+        summarizer: Summarizer | None,
+        profiler: ProfileExtractor | None,
+        window_rounds: int = 5,
+        budget_tokens: int = 6000,
+        reserve_tokens: int = 1500,
+        facts_in_prompt: int = 5,
+    ):
+        self._history, self._chats, self._facts, self._profiles = history, chats, facts, profiles
+        self._summarizer, self._profiler = summarizer, profiler
+        self.window_rounds = window_rounds
+        self.budget_tokens = budget_tokens
+        self.reserve_tokens = reserve_tokens
+        self.facts_in_prompt = facts_in_prompt
+        self._tasks: set[asyncio.Task] = set()
+        self._locks: weakref.WeakValueDictionary[str, asyncio.Lock] = weakref.WeakValueDictionary()
+
+    # ---------------------------------------------------------------- build
+    async def build(self, turn: Turn, system_prompt: str) -> list[Message]:
+        """System rules + profile + facts, then summary, window and the current message, in budget."""
+        inc = turn.incoming
+        state = await asyncio.to_thread(self._chats.get, inc.chat_key)
+        lines = await asyncio.to_thread(
+            self._history.window, inc.chat_key, after_id=state.window_start,
+            limit=2 * self.window_rounds, exclude_trace=inc.trace_id,
+        )
+        facts = await self._facts.recall(turn.person_id, inc.text, self.facts_in_prompt, in_group=inc.is_group)
+        profile = await self._profiles.get(turn.person_id)
+        parts = PromptParts(
+            rules=system_prompt,
+            current={"role": "user", "content": user_content(inc.text, speaker_of(turn) if inc.is_group else None)},
+            profile_block=profile_block(profile),
+            fact_blocks=[fact_line(f.text, f.created_at) for f in facts],
+            summary_message=summary_message(state.summary),
+            window=window_messages(lines, is_group=inc.is_group),
+        )
+        fitted = fit_to_budget(parts, max(0, self.budget_tokens - self.reserve_tokens))
+        log.info(
+            "context_built", chat=inc.chat_key, person=turn.person_id, trace_id=inc.trace_id,
+            window=len(fitted.window), trimmed=len(parts.window) - len(fitted.window),
+            facts=len(fitted.fact_blocks), summary=bool(fitted.summary_message), tokens=fitted.tokens(),
+        )
+        return fitted.messages()
+
+    # ---------------------------------------------------------------- after the reply
+    async def after_reply(self, turn: Turn, reply_text: str) -> None:
+        """Schedule summary folding and profile extraction; returns at once."""
+        if self._summarizer is not None:
+            self._spawn(self._fold(turn), f"fold:{turn.incoming.chat_key}")
+        if self._profiler is not None and reply_text.strip() and turn.incoming.text.strip():
+            self._spawn(self._extract(turn, reply_text), f"profile:{turn.person_id}")
+
+    def _spawn(self, coro, name: str) -> None:
+        task = asyncio.get_running_loop().create_task(coro, name=name)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _lock(self, key: str) -> asyncio.Lock:
+        """One lock per chat / person, alive only while someone holds or awaits it."""
+        lock = self._locks.get(key)
+        if lock is None:
+            lock = asyncio.Lock()
+            self._locks[key] = lock
+        return lock
+
+    async def _fold(self, turn: Turn) -> None:
+        inc = turn.incoming
+        async with self._lock(f"chat:{inc.chat_key}"):
+            try:
+                await self._summarizer.fold(inc.chat_key, is_group=inc.is_group)
+            except Exception as exc:
+                log.warning("summary_failed", chat=inc.chat_key, trace_id=inc.trace_id, error=type(exc).__name__)
+
+    async def _extract(self, turn: Turn, reply_text: str) -> None:
+        async with self._lock(f"person:{turn.person_id}"):
+            try:
+                await self._profiler.update(turn.person_id, turn.incoming.text, reply_text)
+            except Exception as exc:
+                log.warning("profile_failed", person=turn.person_id, trace_id=turn.incoming.trace_id,
+                            error=type(exc).__name__)
+
+    @property
+    def pending(self) -> int:
+        """Background tasks not finished yet."""
+        return len(self._tasks)
+
+    async def drain(self, timeout: float | None = None) -> None:
+        """Wait for scheduled work (tests; shutdown). After ``timeout`` the rest is cancelled."""
+        try:
+            await asyncio.wait_for(self._drain(), timeout)
+        except asyncio.TimeoutError:
+            for task in list(self._tasks):
+                task.cancel()
+            log.warning("memory_drain_timeout", cancelled=len(self._tasks))
+
+    async def _drain(self) -> None:
+        while self._tasks:
+            await asyncio.gather(*list(self._tasks), return_exceptions=True)

@@ -1,0 +1,103 @@
+"""Read-side queries over the stored messages that the window, the summariser and /reset need.
+
+Only user and assistant messages with status "ok" take part: tool traffic is never stored as chat
+messages and unanswered or blocked messages stay out, so the window can never hold half of a tool
+call/result pair. All methods are synchronous; callers run them in a worker thread.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection
+from dataclasses import dataclass
+
+from sqlalchemy import Engine, delete
+from sqlmodel import Session, col, func, select
+
+from core.storage.models import Message
+
+CONVERSATION_ROLES = ("user", "assistant")
+
+
+@dataclass(frozen=True)
+class Line:
+    """One stored conversation message, detached from the database."""
+
+    id: int
+    role: str
+    text: str
+    speaker: str
+    account: str
+    trace_id: str
+
+
+def _line(m: Message) -> Line:
+    return Line(id=m.id, role=m.role, text=m.text, speaker=m.speaker, account=m.account, trace_id=m.trace_id)
+
+
+class ChatHistory:
+    """Queries over ``core.storage`` messages for one purpose: short-term memory.
+
+    Args:
+        engine: the shared SQLAlchemy engine.
+    """
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+
+    def _conversation(self, chat_key: str, after_id: int):
+        return select(Message).where(
+            Message.chat_key == chat_key,
+            col(Message.id) > after_id,
+            col(Message.role).in_(CONVERSATION_ROLES),
+            Message.status == "ok",
+        )
+
+    def window(self, chat_key: str, *, after_id: int, limit: int, exclude_trace: str = "") -> list[Line]:
+        """The last ``limit`` conversation messages newer than ``after_id``, oldest first.
+
+        Messages of ``exclude_trace`` (the turn being answered) are left out.
+        """
+        query = self._conversation(chat_key, after_id)
+        if exclude_trace:
+            query = query.where(Message.trace_id != exclude_trace)
+        query = query.order_by(col(Message.id).desc()).limit(limit)
+        with Session(self._engine) as s:
+            return [_line(m) for m in s.exec(query)][::-1]
+
+    def between(self, chat_key: str, *, after_id: int, before_id: int, limit: int) -> list[Line]:
+        """Up to ``limit`` conversation messages with after_id < id < before_id, oldest first."""
+        query = self._conversation(chat_key, after_id).where(col(Message.id) < before_id)
+        query = query.order_by(col(Message.id)).limit(limit)
+        with Session(self._engine) as s:
+            return [_line(m) for m in s.exec(query)]
+
+    def last_id(self, chat_key: str) -> int:
+        """The id of the chat's newest stored message of any kind (0 when none)."""
+        query = select(func.max(Message.id)).where(Message.chat_key == chat_key)
+        with Session(self._engine) as s:
+            return s.exec(query).one() or 0
+
+    def forget_accounts(self, accounts: Collection[str]) -> tuple[int, list[str]]:
+        """Delete what ``accounts`` said (a person's /forget all).
+
+        In chats where only these accounts ever spoke (their private chats) the replies go too; in
+        shared chats only their own messages are deleted.
+
+        Returns:
+            (messages deleted, keys of the chats touched).
+        """
+        if not accounts:
+            return 0, []
+        owned = col(Message.account).in_(list(accounts))
+        with Session(self._engine) as s:
+            touched = list(s.exec(select(Message.chat_key).where(owned).distinct()))
+            shared = select(Message.chat_key).where(
+                col(Message.chat_key).in_(touched), Message.role == "user", Message.account != "", ~owned
+            )
+            shared_keys = set(s.exec(shared.distinct()))
+            private_keys = [k for k in touched if k not in shared_keys]
+            count = s.execute(delete(Message).where(owned)).rowcount
+            if private_keys:
+                count += s.execute(delete(Message).where(col(Message.chat_key).in_(private_keys))).rowcount
+            s.commit()
+            return count, touched

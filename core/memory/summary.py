@@ -1,0 +1,182 @@
+"""Per-chat short-term state and the incremental summariser.
+
+The window is the last N rounds (2N messages) of a chat. Messages that fell out of the window and
+are not yet in the summary are the *overflow*; only the overflow and the old summary go to the
+LLM, and the answer replaces the summary. ``summarized_upto`` advances only when a new summary was
+stored, so after a failure the same overflow (plus whatever overflowed since) is folded in at the
+next attempt; the messages themselves always stay stored.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+
+import structlog
+from sqlalchemy import Engine
+from sqlmodel import Session, col, update
+
+from core.llm.types import LLM
+from core.memory.blocks import SUMMARY_PREFIX, clean_speaker
+from core.memory.history import ChatHistory, Line
+from core.memory.models import ChatMemory, utcnow
+from core.prompts import TaskPrompt
+
+log = structlog.get_logger(__name__)
+
+
+@dataclass(frozen=True)
+class ChatState:
+    """A chat's summary and the two message-id marks (see models.ChatMemory)."""
+
+    summary: str = ""
+    summarized_upto: int = 0
+    window_start: int = 0
+
+    @property
+    def overflow_after(self) -> int:
+        """Messages with a larger id than this are not yet summarised."""
+        return max(self.summarized_upto, self.window_start)
+
+
+class ChatMemoryStore:
+    """ChatMemory rows (sync methods; callers use worker threads).
+
+    Args:
+        engine: the shared SQLAlchemy engine (memory tables created).
+    """
+
+    def __init__(self, engine: Engine):
+        self._engine = engine
+
+    def get(self, chat_key: str) -> ChatState:
+        with Session(self._engine) as s:
+            row = s.get(ChatMemory, chat_key)
+            return ChatState(row.summary, row.summarized_upto, row.window_start) if row else ChatState()
+
+    def save_summary(self, chat_key: str, summary: str, upto: int, expected: ChatState) -> bool:
+        """Store a new summary unless the state changed meanwhile (e.g. a /reset); True if stored."""
+        with Session(self._engine) as s:
+            row = s.get(ChatMemory, chat_key) or ChatMemory(chat_key=chat_key)
+            if (row.summarized_upto, row.window_start) != (expected.summarized_upto, expected.window_start):
+                return False
+            row.summary, row.summarized_upto, row.updated_at = summary, upto, utcnow()
+            s.add(row)
+            s.commit()
+            return True
+
+    def reset(self, chat_key: str, upto: int) -> ChatState:
+        """Hide every message up to ``upto`` from window and summary; returns the state before."""
+        with Session(self._engine) as s:
+            row = s.get(ChatMemory, chat_key) or ChatMemory(chat_key=chat_key)
+            before = ChatState(row.summary, row.summarized_upto, row.window_start)
+            row.summary, row.summarized_upto, row.window_start = "", upto, max(upto, row.window_start)
+            row.updated_at = utcnow()
+            s.add(row)
+            s.commit()
+            return before
+
+    def clear_summaries(self, chat_keys: list[str]) -> None:
+        """Drop the summaries of these chats (their content may hold forgotten messages)."""
+        if not chat_keys:
+            return
+        with Session(self._engine) as s:
+            s.execute(update(ChatMemory).where(col(ChatMemory.chat_key).in_(chat_keys)).values(summary=""))
+            s.commit()
+
+
+def format_lines(lines: list[Line], *, is_group: bool, max_chars: int) -> str:
+    """Overflow messages as text for the summariser; speakers named in groups."""
+    out = []
+    for line in lines:
+        text = " ".join(line.text.split())[:max_chars]
+        if line.role == "assistant":
+            who = "夫子"
+        else:
+            who = f"用户[{clean_speaker(line.speaker)}]" if is_group else "用户"
+        out.append(f"{who}：{text}")
+    return "\n".join(out)
+
+
+def clean_summary(text: str, max_chars: int) -> str:
+    """The model's summary without an echoed label, cut to ``max_chars``."""
+    text = text.strip()
+    if text.startswith(SUMMARY_PREFIX):
+        text = text[len(SUMMARY_PREFIX):].strip()
+    return text[:max_chars]
+
+
+class Summarizer:
+    """Folds a chat's overflow into its running summary.
+
+    Args:
+        llm: the LLM port.
+        prompt: the "summary" task prompt (data/prompts/summary.yaml).
+        history: stored-message queries.
+        store: chat states.
+        window_messages: messages kept verbatim (2 × window rounds).
+        max_chars: longest summary kept.
+        batch_messages: most overflow messages sent in one call (more are folded in further calls).
+        line_chars: each overflow message is cut to this length.
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        prompt: TaskPrompt,
+        history: ChatHistory,
+        store: ChatMemoryStore,
+        *,
+        window_messages: int,
+        max_chars: int = 300,
+        batch_messages: int = 40,
+        line_chars: int = 300,
+    ):
+        self._llm, self._prompt, self._history, self._store = llm, prompt, history, store
+        self.window_messages = window_messages
+        self.max_chars = max_chars
+        self.batch_messages = batch_messages
+        self.line_chars = line_chars
+
+    async def fold(self, chat_key: str, *, is_group: bool, max_rounds: int = 5) -> int:
+        """Fold pending overflow into the summary; returns how many messages were folded.
+
+        Raises whatever the LLM raises (the caller logs it); the stored state is then unchanged.
+        """
+        folded = 0
+        for _ in range(max_rounds):
+            state = await asyncio.to_thread(self._store.get, chat_key)
+            overflow = await asyncio.to_thread(self._overflow, chat_key, state)
+            if not overflow:
+                break
+            summary = await self._summarise(state.summary, overflow, is_group)
+            stored = await asyncio.to_thread(self._store.save_summary, chat_key, summary, overflow[-1].id, state)
+            if not stored:
+                break
+            folded += len(overflow)
+            log.info("summary_updated", chat=chat_key, folded=len(overflow), chars=len(summary))
+            if len(overflow) < self.batch_messages:
+                break
+        return folded
+
+    def _overflow(self, chat_key: str, state: ChatState) -> list[Line]:
+        window = self._history.window(chat_key, after_id=state.window_start, limit=self.window_messages)
+        if not window:
+            return []
+        return self._history.between(
+            chat_key, after_id=state.overflow_after, before_id=window[0].id, limit=self.batch_messages
+        )
+
+    async def _summarise(self, existing: str, overflow: list[Line], is_group: bool) -> str:
+        messages = self._prompt.render(
+            existing=existing or "（无）",
+            new_messages=format_lines(overflow, is_group=is_group, max_chars=self.line_chars),
+            max_chars=self.max_chars,
+        )
+        completion = await self._llm.complete(
+            messages, temperature=self._prompt.temperature, max_tokens=self._prompt.max_tokens
+        )
+        summary = clean_summary(completion.text, self.max_chars)
+        if not summary:
+            raise ValueError("empty summary")
+        return summary
