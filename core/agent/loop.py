@@ -1,0 +1,258 @@
+"""The ReAct loop: the model decides whether and which tools to call, within hard limits.
+
+Each round streams a completion with the allowed tools. Text with no tool calls is the answer
+(already streamed). Tool calls run concurrently, their observations go back as `role: tool`
+messages, and the next round begins. When a limit is reached (rounds, reply time) or the model
+says nothing, one last completion without tools forces an answer from what was gathered; if even
+that is empty, a fixed in-persona sentence is the reply. LLM errors propagate to the caller.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from dataclasses import dataclass, field
+from typing import AsyncIterator, Callable, Iterable
+
+import structlog
+
+from core.agent.pump import StreamPump
+from core.agent.steps import StepRunner
+from core.agent.types import AgentEvent, AgentResult, AgentStep, LLMRound, ReplyTimeout, StopReason
+from core.citations import CitationBook, CitationStream
+from core.events import TextDelta, TextReset, ToolStep
+from core.llm.types import LLM, Completion, Message, StreamDelta, StreamDone, ToolCall, Usage
+from core.tools.client import ToolClient
+from core.tools.server import ToolContext
+
+log = structlog.get_logger(__name__)
+
+FORCE_ANSWER_NOTE = (
+    "The tools are no longer available for this reply. Answer the user now, from what the tools "
+    "returned above and what you know, citing passages by their [n] numbers where you rely on them."
+)
+CANNED = {
+    "zh": "吾思之再三，今日未能成言。请换个问法再问我。",
+    "en": "I have turned this over and over, yet today the words will not come. Ask me again in other words.",
+}
+
+
+@dataclass
+class _Reply:
+    """Mutable state of one reply."""
+
+    messages: list[Message]
+    citations: CitationBook
+    runner: StepRunner
+    deadline: float
+    usage: list[Usage] = field(default_factory=list)
+    steps: list[AgentStep] = field(default_factory=list)
+    llm_calls: list[LLMRound] = field(default_factory=list)
+    rounds: int = 0
+
+
+@dataclass
+class _Round:
+    """What one streamed completion produced."""
+
+    cleaner: CitationStream
+    shown: list[str] = field(default_factory=list)
+    completion: Completion | None = None
+    timed_out: bool = False
+
+    @property
+    def tool_calls(self) -> tuple[ToolCall, ...]:
+        return self.completion.tool_calls if self.completion else ()
+
+
+class Agent:
+    """A ReAct agent over an LLM port and a tool client.
+
+    Args:
+        llm: any `LLM` (the client, usually behind the circuit breaker).
+        tools: the tool client; `run` filters its tools by `allowed_tools`.
+        max_rounds: tool rounds per reply before the answer is forced.
+        reply_timeout_s: wall time per reply before the answer is forced.
+        tool_timeout_s: time limit per tool call.
+        final_answer_timeout_s: time allowed for the forced, tools-free completion.
+        clock: monotonic clock (seconds) for deadlines and latencies.
+    """
+
+    def __init__(
+        self,
+        llm: LLM,
+        tools: ToolClient,
+        *,
+        max_rounds: int = 5,
+        reply_timeout_s: float = 120.0,
+        tool_timeout_s: float = 15.0,
+        final_answer_timeout_s: float = 30.0,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.llm = llm
+        self.tools = tools
+        self.max_rounds = max_rounds
+        self.reply_timeout_s = reply_timeout_s
+        self.tool_timeout_s = tool_timeout_s
+        self.final_answer_timeout_s = final_answer_timeout_s
+        self._clock = clock
+
+    async def run(
+        self,
+        messages: list[Message],
+        *,
+        allowed_tools: Iterable[str] | None,
+        ctx: ToolContext,
+        citations: CitationBook,
+    ) -> AsyncIterator[AgentEvent]:
+        """Yield text deltas, resets and tool steps as they happen, then one AgentResult.
+
+        Raises:
+            LLMError: from the LLM (the caller runs the fallback ladder); ReplyTimeout when even
+                the forced answer did not come in time.
+        """
+        await self.tools.connect()
+        runner = StepRunner(self.tools, allowed_tools, ctx, citations, self._clock)
+        reply = _Reply(list(messages), citations, runner, self._clock() + self.reply_timeout_s)
+        tools = self.tools.to_openai_tools(runner.allowed) or None
+        try:
+            async for event in self._loop(reply, tools):
+                yield event
+        finally:
+            runner.cancel_pending()
+
+    async def _loop(self, reply: _Reply, tools: list[dict] | None) -> AsyncIterator[AgentEvent]:
+        stop: StopReason = "max_rounds"
+        while reply.rounds < self.max_rounds:
+            current = _Round(reply.citations.stream())
+            async for event in self._stream(reply, current, tools, reply.deadline - self._clock(), False):
+                yield event
+            if current.timed_out or not current.tool_calls:
+                if current.shown and (current.timed_out or not _answer_text(current)):
+                    yield TextReset("timeout" if current.timed_out else "empty")
+                if not current.timed_out and _answer_text(current):
+                    for event in self._finish(reply, current, "answer"):
+                        yield event
+                    return
+                stop = "timeout" if current.timed_out else "empty"
+                break
+            if current.shown:
+                yield TextReset("tool_call")
+            async for event in self._tool_round(reply, current):
+                yield event
+            if reply.deadline - self._clock() <= 0:
+                stop = "timeout"
+                break
+        async for event in self._forced_answer(reply, stop):
+            yield event
+
+    async def _stream(
+        self, reply: _Reply, current: _Round, tools: list[dict] | None, budget_s: float, forced: bool
+    ) -> AsyncIterator[AgentEvent]:
+        """One streamed completion; text goes out through the citation filter as it arrives."""
+        started = self._clock()
+        pump = StreamPump(self.llm.stream(reply.messages, tools=tools))
+        try:
+            while (event := await pump.next(budget_s - (self._clock() - started))) is not None:
+                if isinstance(event, StreamDelta) and (shown := current.cleaner.feed(event.text)):
+                    current.shown.append(shown)
+                    yield TextDelta(shown)
+                elif isinstance(event, StreamDone):
+                    current.completion = event.completion
+        except TimeoutError:
+            current.timed_out = True
+        finally:
+            await pump.close()
+        self._record_call(reply, current, started, forced)
+
+    def _record_call(self, reply: _Reply, current: _Round, started: float, forced: bool) -> None:
+        usage = (current.completion.usage if current.completion else None) or Usage()
+        reply.usage.append(usage)
+        call = LLMRound(
+            round=reply.rounds + 1, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
+            latency_ms=round((self._clock() - started) * 1000, 1), tool_calls=len(current.tool_calls), forced=forced,
+        )
+        reply.llm_calls.append(call)
+        log.info("agent_round", round=call.round, forced=forced, tool_calls=call.tool_calls,
+                 prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
+                 latency_ms=call.latency_ms, timed_out=current.timed_out)
+
+    async def _tool_round(self, reply: _Reply, current: _Round) -> AsyncIterator[AgentEvent]:
+        reply.rounds += 1
+        calls = _with_ids(current.tool_calls, reply.rounds)
+        reply.messages.append(_assistant_message(current.completion.text, calls))
+        for call in calls:
+            yield ToolStep(name=call.name, phase="start")
+        budget = max(0.001, min(self.tool_timeout_s, reply.deadline - self._clock()))
+        outputs = await reply.runner.run_round(calls, reply.rounds, budget)
+        for out in outputs:
+            reply.messages.append(out.message)
+            reply.steps.append(out.step)
+            yield ToolStep(name=out.step.tool, phase="end", ok=out.step.ok, latency_ms=out.step.latency_ms)
+
+    async def _forced_answer(self, reply: _Reply, stop: StopReason) -> AsyncIterator[AgentEvent]:
+        """The last completion, tools removed, so the reply is an answer from what was gathered."""
+        log.info("agent_force_answer", reason=stop, rounds=reply.rounds)
+        reply.messages.append({"role": "system", "content": FORCE_ANSWER_NOTE})
+        current = _Round(reply.citations.stream())
+        async for event in self._stream(reply, current, None, self.final_answer_timeout_s, True):
+            yield event
+        if current.timed_out:
+            raise ReplyTimeout(f"no answer within {self.final_answer_timeout_s:g}s after the {stop} limit")
+        if not _answer_text(current):
+            if current.shown:
+                yield TextReset("empty")
+            canned = CANNED[_language(reply.messages)]
+            yield TextDelta(canned)
+            yield self._result(reply, canned, (), stop, canned=True)
+            return
+        for event in self._finish(reply, current, stop):
+            yield event
+
+    def _finish(self, reply: _Reply, current: _Round, stop: StopReason) -> list[AgentEvent]:
+        """The held-back end of the text (if any), then the result."""
+        tail = current.cleaner.flush()
+        if tail:
+            current.shown.append(tail)
+        result = self._result(reply, "".join(current.shown), current.cleaner.citations(), stop)
+        return [TextDelta(tail), result] if tail else [result]
+
+    def _result(
+        self, reply: _Reply, text: str, citations: tuple, stop: StopReason, *, canned: bool = False
+    ) -> AgentResult:
+        total = Usage(sum(u.prompt_tokens for u in reply.usage), sum(u.completion_tokens for u in reply.usage))
+        log.info("agent_done", stop_reason=stop, rounds=reply.rounds, steps=len(reply.steps),
+                 prompt_tokens=total.prompt_tokens, completion_tokens=total.completion_tokens, canned=canned)
+        return AgentResult(text=text, citations=tuple(citations), usage=total, rounds=reply.rounds,
+                           steps=tuple(reply.steps), llm_calls=tuple(reply.llm_calls), stop_reason=stop,
+                           canned=canned)
+
+
+def _answer_text(current: _Round) -> str:
+    return current.completion.text.strip() if current.completion else ""
+
+
+def _with_ids(calls: tuple[ToolCall, ...], round_no: int) -> list[ToolCall]:
+    """Calls with a tool_call_id each (some providers omit it); the assistant message uses the same."""
+    return [c if c.id else ToolCall(f"call_r{round_no}_{i}", c.name, c.arguments) for i, c in enumerate(calls)]
+
+
+def _assistant_message(text: str, calls: list[ToolCall]) -> Message:
+    return {
+        "role": "assistant",
+        "content": text or None,
+        "tool_calls": [
+            {"id": c.id, "type": "function", "function": {"name": c.name, "arguments": c.arguments or "{}"}}
+            for c in calls
+        ],
+    }
+
+
+def _language(messages: list[Message]) -> str:
+    """"zh" when the user's last message has Chinese characters, else "en"."""
+    for msg in reversed(messages):
+        if msg.get("role") == "user":
+            content = msg.get("content")
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+    return "zh"
