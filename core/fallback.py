@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import inspect
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -81,7 +81,9 @@ class LadderRequest:
 
 
 class AgentRunner(Protocol):
-    """What the ladder needs from the ReAct agent (core/agent)."""
+    """What the ladder needs from the ReAct agent (core/agent.Agent): `tools` (a ToolClient) and `run`."""
+
+    tools: Any
 
     def run(self, messages: list[Message], *, allowed_tools: Any, ctx: ToolContext, citations: CitationBook) -> AsyncIterator[Any]:
         ...
@@ -100,7 +102,6 @@ class FallbackLadder:
         agent: the ReAct agent (L0), or None to skip L0.
         llm: the LLM port used for L1, or None when no key is configured (then L2 only).
         retriever: searched for L2 answers; None gives the in-persona "nothing found" answer.
-        tool_names: all tool names the agent could offer (filtered by each skill).
         l2_k: passages in a retrieval-only answer.
     """
 
@@ -110,13 +111,11 @@ class FallbackLadder:
         agent: AgentRunner | None,
         llm: LLM | None,
         retriever: PassageSearch | None,
-        tool_names: Callable[[], Iterable[str]] = lambda: (),
         l2_k: int = 3,
     ):
         self._agent = agent
         self._llm = llm
         self._retriever = retriever
-        self._tool_names = tool_names
         self._l2_k = l2_k
 
     @property
@@ -148,7 +147,7 @@ class FallbackLadder:
     # ------------------------------------------------------------------ L0
     async def _level0(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
         book = CitationBook()
-        allowed = request.skill.allowed(self._tool_names())
+        allowed = await self._allowed_tools(request.skill)
         result = None
         async with aclosing(self._agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)) as events:
             async for event in events:
@@ -160,6 +159,14 @@ class FallbackLadder:
             raise RuntimeError("agent stream ended without a result")
         text, citations = _result_text(result, book)
         yield Answer(text, citations, 0, getattr(result, "usage", None))
+
+    async def _allowed_tools(self, skill: Skill) -> list[str] | None:
+        """None (every tool) when the skill allows all; else the permitted names of the agent's tools."""
+        if skill.allowed_tools == "all" and not skill.denied_tools:
+            return None
+        tools = self._agent.tools
+        await tools.connect()
+        return skill.allowed(tools.names)
 
     # ------------------------------------------------------------------ L1
     async def _level1(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:

@@ -22,7 +22,7 @@ import structlog
 
 from core.commands import BuiltinCommands, CommandRouter, RunningReplies
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset
-from core.fallback import Answer, FallbackLadder, LadderRequest, LevelStart, PassageSearch
+from core.fallback import AgentRunner, Answer, FallbackLadder, LadderRequest, LevelStart, PassageSearch
 from core.llm.errors import LLMConfigError
 from core.llm.types import LLM, Usage
 from core.logging import bind_trace, current_trace_id
@@ -82,7 +82,6 @@ class ChatService:
         agent: the ReAct agent (L0), or None.
         llm: the LLM port for L1, or None when no key is configured (the engine answers in L2).
         retriever: passage search for L2 answers, or None.
-        tool_names: every tool name the agent can offer; each skill filters it.
         admins: `platform:user_id` accounts marked `is_admin` in turns.
         max_input_chars: longer messages are stored but not answered.
         clock: monotonic clock for latency figures.
@@ -96,10 +95,9 @@ class ChatService:
         router: CommandRouter,
         context: ContextBuilder,
         guard: Guard,
-        agent=None,
+        agent: AgentRunner | None = None,
         llm: LLM | None = None,
         retriever: PassageSearch | None = None,
-        tool_names: Callable[[], list[str]] = lambda: [],
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
         clock: Callable[[], float] = time.monotonic,
@@ -109,7 +107,7 @@ class ChatService:
         self._router = router
         self._context = context
         self._guard = guard
-        self._ladder = FallbackLadder(agent=agent, llm=llm, retriever=retriever, tool_names=tool_names)
+        self._ladder = FallbackLadder(agent=agent, llm=llm, retriever=retriever)
         self._admins = admins
         self._max_chars = max_input_chars
         self._clock = clock

@@ -156,16 +156,15 @@ class SkillRegistry:
 
 
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN = re.compile(r"[A-Za-z]")
+_LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
 
 
 def reply_language(text: str) -> Literal["zh", "en"]:
-    """The language to answer `text` in: "en" when Latin letters clearly dominate, else "zh".
+    """The language to answer `text` in: "en" when English words outweigh Chinese characters, else "zh".
 
-    "What does 仁 mean?" is English; "学而时习之是什么意思" is Chinese.
+    An English word counts as two Chinese characters: "What is 学而时习之 about?" is English,
+    "请解释 the golden rule 的意思" and "学而时习之是什么意思" are Chinese.
     """
     cjk = len(_CJK.findall(text))
-    latin = len(_LATIN.findall(text))
-    if latin and cjk * 3 < latin:
-        return "en"
-    return "zh"
+    words = len(_LATIN_WORD.findall(text))
+    return "en" if words and words * 2 > cjk else "zh"
