@@ -19,7 +19,13 @@ from core.events import FinalReply, ReplyEvent
 from core.types import Incoming
 from tests.fakes.discord_server import FakeDiscord
 
-SKILLS = (("teacher", "夫子讲学"), ("poetry", "诗经吟咏"), ("debate", "论辩"))
+SKILLS = (("teaching", "夫子教诲 (Teaching)"), ("poetry", "诗词赏析 (Poetry)"), ("debate", "经学辩论 (Debate)"))
+ENGINE_COMMANDS = (
+    ("start", "开始", "Start"),
+    ("help", "用法", "Help"),
+    ("skill", "技能", "Skill"),
+    ("cancel", "停止作答", "Stop the reply in progress"),
+)
 
 
 @dataclass
@@ -44,6 +50,9 @@ class ScriptedEngine:
 
     def skills(self) -> list[tuple[str, str]]:
         return list(SKILLS)
+
+    def commands(self) -> list[tuple[str, str, str]]:
+        return list(ENGINE_COMMANDS)
 
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         self.incomings.append(incoming)

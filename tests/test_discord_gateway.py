@@ -22,9 +22,10 @@ async def test_commands_sync_globally(fake_discord: FakeDiscord):
         (put,) = fake_discord.calls("PUT", r"/commands$")
     assert put.path == f"/applications/{fake_discord.app_id}/commands"
     by_name = {c["name"]: c for c in put.body}
-    assert set(by_name) == {"ask", "skill", "remember", "memories", "forget", "profile", "reset", "link", "help"}
+    assert set(by_name) == {"ask", "skill", "remember", "memories", "forget", "profile", "reset", "link", "help", "cancel"}
     (question,) = by_name["ask"]["options"]
     assert question["name"] == "question" and question["required"] is True
+    assert by_name["cancel"]["description"] == "停止作答 · Stop the reply in progress"
     (skill,) = by_name["skill"]["options"]
     assert [(c["value"], c["name"]) for c in skill["choices"]] == list(SKILLS)
 
@@ -33,7 +34,7 @@ async def test_commands_sync_to_dev_guild(fake_discord: FakeDiscord):
     async with running_bot(fake_discord, ScriptedEngine(), guild_id=int(fake_discord.guild_id)):
         (put,) = fake_discord.calls("PUT", r"/commands$")
     assert put.path == f"/applications/{fake_discord.app_id}/guilds/{fake_discord.guild_id}/commands"
-    assert len(put.body) == 9
+    assert len(put.body) == 10
 
 
 async def test_reconnects_and_resumes_after_gateway_drop(fake_discord: FakeDiscord):

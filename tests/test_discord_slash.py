@@ -154,3 +154,24 @@ async def test_handler_error_answers_ephemeral_apology(fake_discord: FakeDiscord
     apology = calls[1].body
     assert apology["type"] == 4 and apology["data"]["flags"] == 64
     assert re.search(r"trace [0-9a-f]{16}", apology["data"]["content"])
+
+
+async def test_engine_registered_command_reaches_engine(fake_discord: FakeDiscord):
+    engine = ScriptedEngine()
+    engine.then(Notice("已停止。Stopped.", reason="command", extra={"cancelled": True}))
+    async with running_bot(fake_discord, engine):
+        inter = await fake_discord.slash("cancel")
+        await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content"))
+    (incoming,) = engine.incomings
+    assert (incoming.command, incoming.text) == ("cancel", "")
+    assert fake_discord.original(inter["token"])["content"] == "已停止。Stopped."
+
+
+async def test_unknown_command_gets_ephemeral_apology(fake_discord: FakeDiscord):
+    engine = ScriptedEngine()
+    async with running_bot(fake_discord, engine):
+        await fake_discord.slash("vanished")  # e.g. a stale command Discord still shows
+        (callback,) = await fake_discord.wait_for(lambda r: r.path.endswith("/callback"))
+    assert callback.body["type"] == 4 and callback.body["data"]["flags"] == 64
+    assert re.search(r"trace [0-9a-f]{16}", callback.body["data"]["content"])
+    assert engine.incomings == []

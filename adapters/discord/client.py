@@ -40,6 +40,8 @@ class Engine(Protocol):
 
     def skills(self) -> Sequence[tuple[str, str]]: ...
 
+    def commands(self) -> Sequence[tuple[str, str, str]]: ...
+
 
 class FuziDiscordClient(discord.Client):
     """The Discord bot.
@@ -77,11 +79,11 @@ class FuziDiscordClient(discord.Client):
 
     async def setup_hook(self) -> None:
         """Register the slash commands and sync them (to the dev guild when one is set)."""
-        skills = self.engine.skills()
-        if inspect.isawaitable(skills):
-            skills = await skills
+        skills, extra = await _maybe_await(self.engine.skills()), await _maybe_await(self.engine.commands())
         guild = discord.Object(id=self.settings.guild_id) if self.settings.guild_id else None
-        for command in build_commands(self._run_command, list(skills)):
+        if self.settings.thread_replies and not self.settings.message_content:
+            log.warning("discord_threads_need_message_content", hint="replies in threads need a mention without it")
+        for command in build_commands(self._run_command, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
         self.synced = await self.tree.sync(guild=guild)
         log.info("discord_commands_synced", count=len(self.synced), guild=self.settings.guild_id)
@@ -192,6 +194,10 @@ class FuziDiscordClient(discord.Client):
         """Log in and run until closed, against the configured endpoints (reconnects on drops)."""
         with discord_endpoints(self.settings.api_base_url, self.settings.gateway_url):
             await self.start(token, reconnect=True)
+
+
+async def _maybe_await(value: Any) -> Any:
+    return await value if inspect.isawaitable(value) else value
 
 
 def _elapsed(start: float, end: float | None) -> float | None:

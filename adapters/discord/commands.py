@@ -1,5 +1,9 @@
 """Fuzi's slash commands, built for a discord.py ``app_commands.CommandTree``.
 
+The fixed set (/ask, /skill, /remember, /memories, /forget, /profile, /reset, /link, /help) has
+Discord-specific options and privacy; any other command the engine registers (``engine.commands()``,
+e.g. /cancel) is added with one optional text option and the engine's summaries.
+
 Every command only translates: it hands the interaction, the engine command name (None for /ask,
 which is plain chat text), the argument text and whether the answer is private to a
 :data:`CommandRunner`, which defers, drives the engine and renders what it answers.
@@ -53,11 +57,29 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("help", "用法 · How to talk with Fuzi", private=True),
 )
 SKILL = CommandSpec("skill", "选择夫子的技能 · Choose Fuzi's skill for this channel", "skill", "技能")
+NOT_ON_DISCORD = {"start"}  # Telegram's greeting; Discord shows the command list instead
 
 
-def build_commands(run: CommandRunner, skills: Sequence[tuple[str, str]]) -> list[app_commands.Command]:
-    """All of Fuzi's slash commands; ``skills`` are (name, display_name) pairs for /skill's choices."""
-    return [_text_command(spec, run) for spec in COMMANDS] + [_skill_command(run, skills)]
+def build_commands(
+    run: CommandRunner,
+    skills: Sequence[tuple[str, str]],
+    engine_commands: Sequence[tuple[str, str, str]] = (),
+) -> list[app_commands.Command]:
+    """All of Fuzi's slash commands.
+
+    Args:
+        run: what every command calls.
+        skills: (name, display_name) pairs, /skill's choices.
+        engine_commands: (name, summary_zh, summary_en) the engine knows; the ones not in the fixed
+            set become commands with one optional text option.
+    """
+    known = {spec.name for spec in COMMANDS} | {SKILL.name} | NOT_ON_DISCORD
+    extras = [
+        CommandSpec(name, f"{zh} · {en}"[:100], "text", "参数（可留空）")
+        for name, zh, en in engine_commands
+        if name not in known
+    ]
+    return [_text_command(spec, run) for spec in (*COMMANDS, *extras)] + [_skill_command(run, skills)]
 
 
 def _text_command(spec: CommandSpec, run: CommandRunner) -> app_commands.Command:
