@@ -1,0 +1,56 @@
+"""Prompt-injection detector for Chinese and English user text.
+
+Pattern families live in core/guards/patterns.py; this module normalises the text (see
+core/guards/normalize.py) and runs every rule against the view it was written for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from core.guards.normalize import Views, views
+from core.guards.patterns import ALL_RULES, Rule
+
+
+@dataclass(frozen=True)
+class Detection:
+    """Result of `InjectionDetector.detect`.
+
+    Attributes:
+        flagged: True when some rule matched.
+        style: the matching rule's style ("goal_hijack", "role_reassign", "prompt_extract",
+            "jailbreak"), None when not flagged.
+        rule: the matching rule's name, for logs and evaluation.
+    """
+
+    flagged: bool
+    style: str | None = None
+    rule: str | None = None
+
+
+class InjectionDetector:
+    """Flags messages that try to hijack the goal, reassign the role or extract the prompt.
+
+    Args:
+        rules: the rules to run; defaults to every rule in core/guards/patterns.py.
+    """
+
+    def __init__(self, rules: tuple[Rule, ...] = ALL_RULES) -> None:
+        self._rules = rules
+
+    def detect(self, text: str) -> Detection:
+        """Return the first matching rule's verdict for `text`."""
+        v = views(text)
+        for rule in self._rules:
+            if rule.pattern.search(_view(v, rule.view)):
+                return Detection(True, rule.style, rule.name)
+        return Detection(False)
+
+    def matches(self, text: str) -> list[str]:
+        """Names of every rule that matches (for evaluation and debugging)."""
+        v = views(text)
+        return [r.name for r in self._rules if r.pattern.search(_view(v, r.view))]
+
+
+def _view(v: Views, name: str) -> str:
+    return getattr(v, name)

@@ -1,0 +1,132 @@
+"""Text normalisation that undoes the cheap tricks used to slip past pattern checks.
+
+Produces several *views* of one message:
+
+- ``words``: NFKC (full-width → half-width), case-folded, zero-width/control/combining marks
+  removed, look-alike Cyrillic/Greek letters mapped to Latin, common traditional characters mapped
+  to simplified, leetspeak inside words undone (``1gn0r3`` → ``ignore``), letter-spaced words
+  joined (``i g n o r e`` / ``i.g.n.o.r.e`` → ``ignore``), every run of punctuation/space → one space.
+- ``compact``: ``words`` with every space removed (``忽 略 之 前`` → ``忽略之前``).
+- ``raw``: NFKC with invisible characters removed, case kept (for case-sensitive names like DAN).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass
+
+_HOMOGLYPHS = str.maketrans(
+    {
+        "а": "a", "в": "b", "е": "e", "ё": "e", "к": "k", "м": "m", "н": "h", "о": "o", "р": "p",
+        "с": "c", "т": "t", "у": "y", "х": "x", "і": "i", "ї": "i", "ј": "j", "ѕ": "s", "ԁ": "d",
+        "ɡ": "g", "ո": "n", "ս": "u", "ο": "o", "α": "a", "ε": "e", "ι": "i", "ν": "v", "ρ": "p",
+        "τ": "t", "κ": "k", "υ": "u", "ß": "ss", "ı": "i", "ł": "l", "ø": "o", "đ": "d",
+    }
+)
+
+# Traditional → simplified for the characters that the injection patterns use.
+_TRAD = str.maketrans(
+    {
+        "從": "从", "現": "现", "開": "开", "請": "请", "輸": "输", "說": "说", "規": "规", "則": "则", "設": "设",
+        "對": "对", "話": "话", "統": "统", "詞": "词", "無": "无", "視": "视", "讓": "让", "發": "发", "複": "复",
+        "內": "内", "顯": "显", "訴": "诉", "寫": "写", "將": "将", "這": "这", "們": "们", "為": "为", "麼": "么",
+        "後": "后", "別": "别", "當": "当", "記": "记", "憶": "忆", "應": "应", "問": "问", "題": "题", "執": "执",
+        "務": "务", "條": "条", "試": "试", "調": "调", "權": "权", "機": "机", "範": "范", "圍": "围", "約": "约",
+        "長": "长", "輩": "辈", "聽": "听", "覆": "复", "蓋": "盖", "棄": "弃", "過": "过", "繞": "绕", "讀": "读",
+        "誦": "诵", "錄": "录", "個": "个", "級": "级", "絕": "绝", "麽": "么", "給": "给", "變": "变", "僅": "仅",
+        "號": "号", "預": "预", "認": "认", "導": "导", "實": "实", "際": "际", "測": "测", "驗": "验", "貓": "猫",
+        "廢": "废", "嗎": "吗", "啟": "启", "動": "动", "戲": "戏", "遊": "游", "裝": "装", "離": "离", "經": "经",
+        "歷": "历", "學": "学", "習": "习", "態": "态", "處": "处", "於": "于", "關": "关", "閉": "闭", "謊": "谎",
+        "稱": "称", "隱": "隐", "藏": "藏", "洩": "泄", "漏": "漏", "頭": "头", "戶": "户", "準": "准", "擬": "拟",
+        "護": "护", "歲": "岁", "遺": "遗", "囑": "嘱", "憑": "凭",
+    }
+)
+
+_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
+_LEET_TOKEN = re.compile(r"[a-z0-9@$]*[a-z][a-z0-9@$]*")
+_LEET_DIGITS = re.compile(r"(?<![\w.,])[013457]{1,4}(?![\w.,])")
+_SPLIT = re.compile(r"([^\W_]+)", re.UNICODE)
+_SCRIPT_EDGE = re.compile(r"(?<=[\u3400-\u9fff])(?=[a-z0-9])|(?<=[a-z0-9])(?=[\u3400-\u9fff])")
+
+
+@dataclass(frozen=True)
+class Views:
+    """The views of one message that the detector matches against."""
+
+    raw: str
+    words: str
+    compact: str
+
+
+def strip_invisible(text: str) -> str:
+    """Remove control (Cc, except newline and tab), format (Cf: zero-width …) and private-use chars."""
+    out = []
+    for ch in text:
+        cat = unicodedata.category(ch)
+        if cat in ("Cf", "Co", "Cs") or (cat == "Cc" and ch not in "\n\t"):
+            continue
+        out.append(ch)
+    return "".join(out)
+
+
+def _drop_marks(text: str) -> str:
+    decomposed = unicodedata.normalize("NFD", text)
+    kept = "".join(ch for ch in decomposed if unicodedata.category(ch) != "Mn")
+    return unicodedata.normalize("NFC", kept)
+
+
+def _unleet(token: str) -> str:
+    if token.isalpha() or not any(c.isalpha() for c in token):
+        return token
+    return token.translate(_LEET)
+
+
+def _join_spelled(text: str) -> list[str]:
+    """Split into words, joining letter-spaced runs: "i g n o r e  a l l" → ["ignore", "all"].
+
+    Single characters separated by exactly one separator character form a run (three or more are
+    joined); a longer separator (two spaces, " : ") ends the run, so word breaks survive.
+    """
+    parts = _SPLIT.split(text)  # [sep, tok, sep, tok, ..., sep]
+    out: list[str] = []
+    run: list[str] = []
+    run_sep = ""  # the separator before the current run
+
+    def flush(after: str) -> None:
+        # Two letters join only when set apart by wide gaps on both sides ("a s" in "b e  a s  i f").
+        wide = len(run_sep) != 1 and len(after) != 1
+        out.extend(["".join(run)] if len(run) >= 3 or (len(run) == 2 and wide) else run)
+        run.clear()
+
+    for i in range(1, len(parts), 2):
+        tok, before = parts[i], parts[i - 1]
+        if run and (len(tok) != 1 or len(before) != 1):
+            flush(before)
+        if len(tok) == 1:
+            if not run:
+                run_sep = before
+            run.append(tok)
+        else:
+            out.append(tok)
+    if run:
+        flush(parts[-1])
+    return out
+
+
+def _unleet_all(text: str) -> str:
+    """Undo leetspeak inside words; when several words were leet, short digit runs too ("45" → "as")."""
+    mixed = [m for m in _LEET_TOKEN.finditer(text) if not m.group(0).isalpha()]
+    text = _LEET_TOKEN.sub(lambda m: _unleet(m.group(0)), text)
+    if len(mixed) >= 2:
+        text = _LEET_DIGITS.sub(lambda m: m.group(0).translate(_LEET), text)
+    return text
+
+
+def views(text: str) -> Views:
+    """Build every view of `text` (see the module docstring)."""
+    raw = strip_invisible(unicodedata.normalize("NFKC", text))
+    folded = _drop_marks(raw).casefold().translate(_HOMOGLYPHS).translate(_TRAD)
+    folded = _unleet_all(folded)
+    words = _SCRIPT_EDGE.sub(" ", " ".join(_join_spelled(folded)))
+    return Views(raw=raw, words=words, compact=words.replace(" ", ""))
