@@ -243,3 +243,25 @@ async def test_tool_needs_description():
 async def test_to_openai_tools_requires_connect():
     with pytest.raises(RuntimeError, match="connect"):
         ToolClient([make_server()]).to_openai_tools()
+
+
+async def test_client_refuses_a_second_server_with_the_same_name():
+    first, second = make_server(), ToolServer("classics")
+    second.add_tool(_other_search, name="only_in_second")
+    client = ToolClient([first])
+    with structlog.testing.capture_logs() as logs:
+        client.add_server(second)
+    assert any(e["event"] == "tool_server_duplicate_refused" for e in logs)
+    await client.connect()
+    assert "only_in_second" not in client.names
+
+
+async def test_servers_added_after_connect_are_discovered_on_next_connect():
+    client = ToolClient([make_server()])
+    await client.connect()
+    late = ToolServer("late")
+    late.add_tool(_other_search, name="late_tool")
+    client.add_server(late)
+    outcome = await client.call("late_tool", {"query": "x"}, CTX)  # call() reconnects
+    assert outcome.ok and outcome.content == "second"
+    assert client.names[-1] == "late_tool"

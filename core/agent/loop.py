@@ -127,22 +127,23 @@ class Agent:
             current = _Round(reply.citations.stream())
             async for event in self._stream(reply, current, tools, reply.deadline - self._clock(), False):
                 yield event
-            if current.timed_out or not current.tool_calls:
-                if current.shown and (current.timed_out or not _answer_text(current)):
-                    yield TextReset("timeout" if current.timed_out else "empty")
-                if not current.timed_out and _answer_text(current):
-                    for event in self._finish(reply, current, "answer"):
-                        yield event
-                    return
-                stop = "timeout" if current.timed_out else "empty"
-                break
+            if current.tool_calls and not current.timed_out:
+                if current.shown:
+                    yield TextReset("tool_call")  # the text was a preamble to tool calls, not the answer
+                async for event in self._tool_round(reply, current):
+                    yield event
+                if reply.deadline <= self._clock():
+                    stop = "timeout"
+                    break
+                continue
+            if _answer_text(current) and not current.timed_out:
+                for event in self._finish(reply, current, "answer"):
+                    yield event
+                return
+            stop = "timeout" if current.timed_out else "empty"
             if current.shown:
-                yield TextReset("tool_call")
-            async for event in self._tool_round(reply, current):
-                yield event
-            if reply.deadline - self._clock() <= 0:
-                stop = "timeout"
-                break
+                yield TextReset(stop)
+            break
         async for event in self._forced_answer(reply, stop):
             yield event
 

@@ -13,7 +13,7 @@ import re
 from dataclasses import dataclass
 from typing import Any, Callable, get_type_hints
 
-from pydantic import BaseModel, ConfigDict, ValidationError, create_model
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
 
 _ARGS_HEADER = re.compile(r"^\s*(Args|Arguments|Parameters):\s*$")
 _SECTION_HEADER = re.compile(r"^\s*[A-Z][A-Za-z ]*:\s*$")
@@ -99,8 +99,6 @@ def build_arguments_model(fn: Callable[..., Any], tool_name: str, skip: str | No
 
 
 def _field(default: Any, description: str | None) -> Any:
-    from pydantic import Field
-
     return Field(default, description=description) if description else Field(default)
 
 
