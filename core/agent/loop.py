@@ -9,6 +9,7 @@ that is empty, a fixed in-persona sentence is the reply. LLM errors propagate to
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
 from dataclasses import dataclass, field
@@ -179,17 +180,24 @@ class Agent:
                  latency_ms=call.latency_ms, timed_out=current.timed_out)
 
     async def _tool_round(self, reply: _Reply, current: _Round) -> AsyncIterator[AgentEvent]:
+        """Run the round's calls concurrently; report each end as it happens, append results in call order."""
         reply.rounds += 1
         calls = _with_ids(current.tool_calls, reply.rounds)
         reply.messages.append(_assistant_message(current.completion.text, calls))
-        for call in calls:
-            yield ToolStep(name=call.name, phase="start")
         budget = max(0.001, min(self.tool_timeout_s, reply.deadline - self._clock()))
-        outputs = await reply.runner.run_round(calls, reply.rounds, budget)
-        for out in outputs:
-            reply.messages.append(out.message)
-            reply.steps.append(out.step)
-            yield ToolStep(name=out.step.tool, phase="end", ok=out.step.ok, latency_ms=out.step.latency_ms)
+        tasks = [asyncio.ensure_future(reply.runner.run_one(c, reply.rounds, budget)) for c in calls]
+        try:
+            for call in calls:
+                yield ToolStep(name=call.name, phase="start")
+            for finished in asyncio.as_completed(tasks):
+                step = (await finished).step
+                yield ToolStep(name=step.tool, phase="end", ok=step.ok, latency_ms=step.latency_ms)
+        finally:
+            for task in tasks:
+                task.cancel()
+        for task in tasks:
+            reply.messages.append(task.result().message)
+            reply.steps.append(task.result().step)
 
     async def _forced_answer(self, reply: _Reply, stop: StopReason) -> AsyncIterator[AgentEvent]:
         """The last completion, tools removed, so the reply is an answer from what was gathered."""

@@ -74,10 +74,10 @@ class StepRunner:
 
     async def run_round(self, calls: Iterable[ToolCall], round_no: int, timeout_s: float) -> list[StepOutput]:
         """Run the calls concurrently; return their outputs in call order."""
-        jobs = [self._one(call, round_no, timeout_s) for call in calls]
-        return list(await asyncio.gather(*jobs))
+        return list(await asyncio.gather(*(self.run_one(c, round_no, timeout_s) for c in calls)))
 
-    async def _one(self, call: ToolCall, round_no: int, timeout_s: float) -> StepOutput:
+    async def run_one(self, call: ToolCall, round_no: int, timeout_s: float) -> StepOutput:
+        """Run one call (or answer it from an earlier identical call, or refuse it); never raises."""
         started = self._clock()
         args, parse_error = parse_arguments(call.arguments)
         repeat = 0
