@@ -11,6 +11,7 @@ pauses between them) that the next ``handle`` call yields, and reads back what t
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import heapq
 import itertools
 from dataclasses import dataclass, field
@@ -155,3 +156,24 @@ class ScriptedEngine:
         if self._default is not None:
             return list(self._default)
         return [Notice(f"echo: {incoming.command or ''} {incoming.text}".strip(), reason="command")]
+
+
+# ---------------------------------------------------------------------- Telegram bot under test
+
+
+@contextlib.asynccontextmanager
+async def running_bot(fake, engine, **overrides):
+    """Start the real PTB application against ``fake`` (a FakeTelegram); stop it afterwards."""
+    from adapters.telegram.app import build_application, start, stop
+    from bot.settings.telegram import TelegramSettings
+    from tests.fakes.telegram_api import TOKEN
+
+    values = dict(bot_token=TOKEN, api_base_url=fake.base_url, edit_interval_private_s=0.2, edit_interval_group_s=0.4, poll_timeout_s=1)
+    values.update(overrides)
+    settings = TelegramSettings(**values)
+    app = build_application(settings, engine)
+    await start(app, settings)
+    try:
+        yield app
+    finally:
+        await stop(app)

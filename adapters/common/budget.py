@@ -23,7 +23,7 @@ class OutboundBudget:
     """Outbound request pacing for one chat: a minimum interval between requests, and pauses.
 
     Every request to the chat (send, edit, typing) takes a slot with :meth:`acquire` or
-    :meth:`try_acquire`. After a 429, :meth:`pause_until` blocks all slots until the deadline.
+    :meth:`try_acquire` and calls :meth:`finished` when its answer came back. After a 429, :meth:`pause_until` blocks all slots until the deadline.
 
     Args:
         min_interval: seconds between two requests to this chat.
@@ -56,6 +56,14 @@ class OutboundBudget:
             return False
         self._next = self.clock() + self.min_interval
         return True
+
+    def finished(self) -> None:
+        """Mark the end of a request: the next one starts at least ``min_interval`` from now.
+
+        Counting from the end as well as the start keeps requests spaced at the server even when
+        a request waited in a queue (e.g. a global rate limiter) before it went out.
+        """
+        self._next = max(self._next, self.clock() + self.min_interval)
 
     async def acquire(self) -> None:
         """Wait for a free slot and take it."""

@@ -276,6 +276,8 @@ class StreamingReply:
         except Exception as exc:
             self.stats.failures += 1
             log.warning("preview_failed", trace=self.trace_id, error=type(exc).__name__)
+        finally:
+            self.budget.finished()
         return _FAILED
 
     async def _wait(self, event: asyncio.Event, timeout: float | None) -> bool:
@@ -322,6 +324,8 @@ class StreamingReply:
                 self.stats.rate_limited += 1
                 self.budget.pause_for(exc.retry_after)
                 log.warning("rate_limited_final", trace=self.trace_id, retry_after=exc.retry_after)
+            finally:
+                self.budget.finished()
         raise RateLimited(self.budget.delay())
 
 

@@ -1,0 +1,116 @@
+"""Build and run the Telegram bot (python-telegram-bot v22 ``Application``).
+
+Rate limiting is two-layered. PTB's :class:`AIORateLimiter` caps the whole bot at
+``max_requests_per_s`` (a smooth 1-request bucket, so no burst can exceed Telegram's 30/s) and is
+configured with ``max_retries=0``: a ``RetryAfter`` reaches our streaming code, which pauses only the
+chat concerned and coalesces its edits, instead of the limiter halting every chat while it sleeps.
+The per-chat and per-group limits are kept by our :class:`OutboundBudget` (1 s / 3 s between
+requests to a chat, shared by sends, edits and typing), so the limiter's own group bucket is off.
+"""
+
+from __future__ import annotations
+
+import asyncio
+
+import structlog
+from telegram import BotCommand, Update
+from telegram.ext import AIORateLimiter, Application, CallbackQueryHandler, MessageHandler, filters
+
+from adapters.common.budget import BudgetRegistry
+from adapters.telegram.handlers import Engine, TelegramHandlers
+from bot.settings.telegram import TelegramSettings
+
+log = structlog.get_logger(__name__)
+
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+
+
+def build_application(settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None) -> Application:
+    """A configured, not yet started PTB application for ``engine``.
+
+    Args:
+        settings: TELEGRAM_* settings; ``bot_token`` is required.
+        engine: the chat engine (``handle``, ``commands``).
+        budgets: per-chat outbound budgets (tests pass one with a fake clock).
+    """
+    if settings.bot_token is None:
+        raise ValueError("TELEGRAM_BOT_TOKEN is not set")
+    limiter = AIORateLimiter(overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0)
+    handlers = TelegramHandlers(engine, settings, budgets)
+
+    async def post_init(app: Application) -> None:
+        await register_commands(app, engine)
+
+    app = (
+        Application.builder()
+        .token(settings.bot_token.get_secret_value())
+        .base_url(settings.api_base_url)
+        .base_file_url(_file_url(settings.api_base_url))
+        .rate_limiter(limiter)
+        .concurrent_updates(True)
+        .connection_pool_size(512)
+        .pool_timeout(30.0)
+        .post_init(post_init)
+        .build()
+    )
+    app.bot_data["handlers"] = handlers
+    app.add_handler(CallbackQueryHandler(handlers.on_callback))
+    app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
+    app.add_error_handler(handlers.on_error)
+    return app
+
+
+def _file_url(api_base_url: str) -> str:
+    base = api_base_url.rstrip("/")
+    return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
+
+
+async def register_commands(app: Application, engine: Engine) -> None:
+    """``setMyCommands`` with Chinese descriptions by default and for ``zh``, English for ``en``."""
+    commands = list(engine.commands())
+    zh = [BotCommand(name, summary_zh[:256] or name) for name, summary_zh, _ in commands]
+    en = [BotCommand(name, summary_en[:256] or name) for name, _, summary_en in commands]
+    await app.bot.set_my_commands(zh)
+    await app.bot.set_my_commands(zh, language_code="zh")
+    await app.bot.set_my_commands(en, language_code="en")
+    log.info("telegram_commands_registered", count=len(commands))
+
+
+async def start(app: Application, settings: TelegramSettings) -> None:
+    """Initialize, start and begin receiving updates (polling or webhook)."""
+    await app.initialize()
+    if app.post_init:
+        await app.post_init(app)
+    await app.start()
+    if settings.mode == "webhook":
+        secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
+        await app.updater.start_webhook(
+            listen=settings.webhook_listen,
+            port=settings.webhook_port,
+            url_path=settings.webhook_path,
+            webhook_url=settings.webhook_url,
+            secret_token=secret,
+            allowed_updates=ALLOWED_UPDATES,
+        )
+    else:
+        await app.updater.start_polling(timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False)
+    log.info("telegram_started", mode=settings.mode, bot=app.bot.username)
+
+
+async def stop(app: Application) -> None:
+    """Stop receiving, let running handlers finish, and shut down."""
+    if app.updater and app.updater.running:
+        await app.updater.stop()
+    if app.running:
+        await app.stop()
+    await app.shutdown()
+
+
+async def run_telegram(settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None) -> None:
+    """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
+    app = build_application(settings, engine)
+    await start(app, settings)
+    try:
+        await (stop_event or asyncio.Event()).wait()
+    finally:
+        await stop(app)

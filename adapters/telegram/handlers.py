@@ -1,0 +1,123 @@
+"""PTB handlers: route updates to the engine and stream its answer back.
+
+The adapter translates; the engine decides. Every addressed message becomes one
+``engine.handle(Incoming)`` call whose events are streamed by :class:`StreamingReply` into a
+:class:`TelegramSink`, paced by the chat's :class:`OutboundBudget`. One reply at a time per user is
+the engine's rule (it answers ``Notice(reason="busy")``); ``/cancel`` goes to the engine, which stops
+the running reply; that reply then ends with what was shown plus "（已停止）".
+"""
+
+from __future__ import annotations
+
+import asyncio
+from typing import Any, AsyncIterator, Protocol
+
+import structlog
+from telegram import Message, Update
+from telegram.constants import ChatType
+from telegram.ext import ContextTypes
+
+from adapters.common.budget import BudgetRegistry
+from adapters.common.stream import StreamingReply
+from adapters.telegram.routing import Route, incoming_for, route
+from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
+from bot.settings.telegram import TelegramSettings
+from core.events import Notice, ReplyEvent
+from core.types import Incoming
+
+log = structlog.get_logger(__name__)
+
+NON_TEXT_NOTICE = "我目前只读得懂文字消息，请用文字提问。(I can only read text messages for now.)"
+APOLOGY = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
+
+
+class Engine(Protocol):
+    """What the adapter needs from ``core.service.ChatService``."""
+
+    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+
+    def commands(self) -> list[tuple[str, str, str]]: ...
+
+
+class TelegramHandlers:
+    """The callbacks registered on the PTB application.
+
+    Args:
+        engine: the chat engine.
+        settings: Telegram settings (pacing intervals).
+        budgets: per-chat outbound budgets, shared by every reply in a chat.
+    """
+
+    def __init__(self, engine: Engine, settings: TelegramSettings, budgets: BudgetRegistry | None = None) -> None:
+        self.engine, self.settings = engine, settings
+        self.budgets = budgets or BudgetRegistry()
+        self.replies: list[Any] = []  # StreamStats of finished replies (benchmarks read them)
+        self.keep_stats = False
+
+    # ------------------------------------------------------------------ updates
+
+    async def on_message(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        message = update.effective_message
+        if message is None or update.edited_message is not None:
+            return
+        r = route(message, context.bot.id, context.bot.username)
+        if r is None:
+            return
+        incoming = incoming_for(message, r)
+        if r.kind == "non_text":
+            await self._reply(context, message, incoming, _one(Notice(NON_TEXT_NOTICE, reason="bad_input", trace_id=incoming.trace_id)))
+            return
+        await self._answer(context, message, incoming)
+
+    async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        query = update.callback_query
+        if query is None:
+            return
+        data = query.data or ""
+        await query.answer()
+        message = query.message if isinstance(query.message, Message) else None
+        if not data.startswith(SKILL_CALLBACK_PREFIX) or message is None:
+            return
+        r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
+        incoming = incoming_for(message, r, user=query.from_user)
+        await self._answer(context, message, incoming, reply_to=None)
+
+    async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """Errors PTB caught outside our own try blocks (e.g. while reading an update)."""
+        log.error("telegram_update_failed", error=type(context.error).__name__, exc_info=context.error)
+
+    # ------------------------------------------------------------------ replies
+
+    async def _answer(self, context, message: Message, incoming: Incoming, reply_to: int | None = -1) -> None:
+        log.info("telegram_incoming", trace=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, command=incoming.command)
+        await self._reply(context, message, incoming, self.engine.handle(incoming), reply_to)
+
+    async def _reply(self, context, message: Message, incoming: Incoming, events, reply_to: int | None = -1) -> None:
+        group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
+        if reply_to == -1:
+            reply_to = message.message_id if group else None
+        sink = TelegramSink(context.bot, message.chat.id, reply_to=reply_to, thread_id=message.message_thread_id if message.is_topic_message else None)
+        interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
+        budget = self.budgets.get(str(message.chat.id), interval)
+        streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, typing_every=self.settings.typing_refresh_s, clock=budget.clock, sleep=budget.sleep)
+        try:
+            stats = await streaming.run(events)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            log.exception("telegram_reply_failed", trace=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, error=type(exc).__name__)
+            await self._apologize(context, message, incoming.trace_id)
+            return
+        log.info("telegram_replied", trace=incoming.trace_id, chat=incoming.chat_id, outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
+        if self.keep_stats:
+            self.replies.append(stats)
+
+    async def _apologize(self, context, message: Message, trace_id: str) -> None:
+        try:
+            await context.bot.send_message(chat_id=message.chat.id, text=APOLOGY.format(trace_id=trace_id), message_thread_id=message.message_thread_id if message.is_topic_message else None)
+        except Exception as exc:  # the chat may be gone or flooded; the log line above has the trace
+            log.warning("telegram_apology_failed", trace=trace_id, error=type(exc).__name__)
+
+
+async def _one(event: ReplyEvent) -> AsyncIterator[ReplyEvent]:
+    yield event

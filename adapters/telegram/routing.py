@@ -1,0 +1,92 @@
+"""Decide whether a Telegram message is for Fuzi, and turn it into an :class:`Incoming`.
+
+Private chats: every message. Groups and supergroups: only when the bot is mentioned (an
+``@username`` entity or a text mention of the bot), when the message replies to one of the bot's
+messages, or on a command (``/cmd`` or ``/cmd@botname``; ``/cmd@otherbot`` is not ours).
+Channels and messages from bots are ignored.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from telegram import Message, MessageEntity
+from telegram.constants import ChatType
+
+from core.types import Incoming, parse_command
+
+
+@dataclass(frozen=True)
+class Route:
+    """What to do with a message.
+
+    kind: "text" (a question or chat for the engine), "command" (command + args) or "non_text"
+    (a sticker, photo, voice … that is addressed to the bot).
+    """
+
+    kind: str
+    text: str = ""
+    command: str | None = None
+
+
+def _mentions_bot(message: Message, bot_id: int, username: str) -> bool:
+    entities = message.parse_entities() if message.text else message.parse_caption_entities()
+    handle = f"@{username}".lower()
+    for entity, text in entities.items():
+        if entity.type == MessageEntity.MENTION and text.lower() == handle:
+            return True
+        if entity.type == MessageEntity.TEXT_MENTION and entity.user and entity.user.id == bot_id:
+            return True
+    return False
+
+
+def _replies_to_bot(message: Message, bot_id: int) -> bool:
+    original = message.reply_to_message
+    return bool(original and original.from_user and original.from_user.id == bot_id)
+
+
+def strip_mention(text: str, username: str) -> str:
+    """Remove ``@username`` (any case) from a message and tidy the spaces it leaves."""
+    cleaned = re.sub(rf"@{re.escape(username)}\b", " ", text, flags=re.IGNORECASE)
+    return re.sub(r"[ \t]{2,}", " ", cleaned).strip()
+
+
+def route(message: Message, bot_id: int, username: str) -> Route | None:
+    """The route for ``message``, or None when Fuzi should stay quiet."""
+    if message.from_user is None or message.from_user.is_bot or message.chat.type == ChatType.CHANNEL:
+        return None
+    private = message.chat.type == ChatType.PRIVATE
+    if message.text:
+        command, args = parse_command(message.text, username)
+        if command:
+            return Route("command", strip_mention(args, username), command)
+    addressed = private or _mentions_bot(message, bot_id, username) or _replies_to_bot(message, bot_id)
+    if not addressed:
+        return None
+    if not message.text:
+        return Route("non_text")
+    return Route("text", strip_mention(message.text, username))
+
+
+def conversation_id(message: Message) -> str:
+    """The chat id the core sees: a forum topic is its own conversation."""
+    if message.is_topic_message and message.message_thread_id:
+        return f"{message.chat.id}/{message.message_thread_id}"
+    return str(message.chat.id)
+
+
+def incoming_for(message: Message, r: Route, user=None) -> Incoming:
+    """Build the core's view of a routed message (``user`` overrides the sender, for buttons)."""
+    sender = user or message.from_user
+    return Incoming(
+        platform="telegram",
+        user_id=str(sender.id),
+        chat_id=conversation_id(message),
+        text=r.text,
+        user_name=sender.full_name or sender.username or "",
+        is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP),
+        addressed=True,
+        command=r.command,
+        message_id=str(message.message_id),
+    )

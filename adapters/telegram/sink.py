@@ -1,0 +1,125 @@
+"""The Telegram side of one streamed reply: a :class:`adapters.common.stream.MessageSink`.
+
+Previews are plain text. Final parts are rendered to HTML (see :mod:`adapters.telegram.markdown`);
+if Telegram rejects the entities, the same part is re-sent as plain text. "Message is not modified"
+is not an error; an edit whose message vanished becomes a new message. ``RetryAfter`` becomes
+:class:`RateLimited` so the streaming logic pauses the chat.
+"""
+
+from __future__ import annotations
+
+import warnings
+from datetime import timedelta
+from typing import Any, Mapping
+
+import structlog
+from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, ReplyParameters
+from telegram.constants import ChatAction, MessageLimit, ParseMode
+from telegram.error import BadRequest, RetryAfter
+
+from adapters.common.render import truncate
+from adapters.common.split import split_text
+from adapters.common.stream import RateLimited
+from adapters.telegram.markdown import to_html, utf16_len
+
+log = structlog.get_logger(__name__)
+
+SKILL_CALLBACK_PREFIX = "skill:"
+_NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
+
+
+def rendered_length(markdown: str) -> int:
+    """Length of a Markdown part once converted to HTML (an upper bound of what Telegram counts)."""
+    return utf16_len(to_html(markdown))
+
+
+def choices_keyboard(extra: Mapping | None) -> InlineKeyboardMarkup | None:
+    """Inline keyboard for a notice offering choices (``/skill``): one button per choice."""
+    choices = (extra or {}).get("choices") or []
+    if not choices:
+        return None
+    current = (extra or {}).get("current")
+    rows = []
+    for choice in choices:
+        name, label = (choice[0], choice[1]) if isinstance(choice, (list, tuple)) else (choice, choice)
+        mark = "✓ " if name == current else ""
+        data = f"{SKILL_CALLBACK_PREFIX}{name}"[:64]
+        rows.append([InlineKeyboardButton(f"{mark}{label}", callback_data=data)])
+    return InlineKeyboardMarkup(rows)
+
+
+def _is_parse_error(exc: BadRequest) -> bool:
+    text = exc.message.lower()
+    return "can't parse entities" in text or "can't find end" in text or "unsupported start tag" in text
+
+
+def _retry_seconds(exc: RetryAfter) -> float:
+    with warnings.catch_warnings():  # PTB 22 warns that the int form becomes a timedelta later
+        warnings.simplefilter("ignore")
+        value = exc.retry_after
+    return value.total_seconds() if isinstance(value, timedelta) else float(value)
+
+
+class TelegramSink:
+    """Messages of one reply in one Telegram chat (and forum topic).
+
+    Args:
+        bot: the PTB bot (its rate limiter applies the global cap).
+        chat_id: Telegram chat id.
+        reply_to: message id the first message replies to (used in groups), or None.
+        thread_id: forum topic id, or None.
+        limit: maximum message length (Telegram: 4096).
+    """
+
+    def __init__(self, bot: Bot, chat_id: int, *, reply_to: int | None = None, thread_id: int | None = None, limit: int = MessageLimit.MAX_TEXT_LENGTH) -> None:
+        self.bot, self.chat_id, self.reply_to, self.thread_id, self.limit = bot, chat_id, reply_to, thread_id, limit
+        self.fallbacks = 0
+
+    def fit_preview(self, text: str) -> str:
+        return truncate(text, self.limit, utf16_len)
+
+    def split_final(self, text: str) -> list[str]:
+        return split_text(text, self.limit, rendered_length)
+
+    async def typing(self) -> None:
+        await self._call(self.bot.send_chat_action, chat_id=self.chat_id, action=ChatAction.TYPING, message_thread_id=self.thread_id)
+
+    async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
+        markup = choices_keyboard(extra)
+        reply = ReplyParameters(self.reply_to, allow_sending_without_reply=True) if self.reply_to else None
+        kwargs: dict[str, Any] = dict(chat_id=self.chat_id, message_thread_id=self.thread_id, reply_parameters=reply, reply_markup=markup, link_preview_options=_NO_PREVIEW)
+        message = await self._formatted(self.bot.send_message, text, final, kwargs)
+        self.reply_to = None  # only the first message of a reply quotes the question
+        return message.message_id
+
+    async def edit(self, handle: int, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
+        kwargs: dict[str, Any] = dict(chat_id=self.chat_id, message_id=handle, reply_markup=choices_keyboard(extra), link_preview_options=_NO_PREVIEW)
+        try:
+            await self._formatted(self.bot.edit_message_text, text, final, kwargs)
+        except BadRequest as exc:
+            message = exc.message.lower()
+            if "not modified" in message:
+                return handle
+            if "message to edit not found" in message or "message can't be edited" in message:
+                log.info("edit_target_gone", chat=self.chat_id, message=handle)
+                return await self.send(text, final=final, extra=extra)
+            raise
+        return handle
+
+    async def _formatted(self, method, text: str, final: bool, kwargs: dict) -> Any:
+        if not final:
+            return await self._call(method, text=text, **kwargs)
+        try:
+            return await self._call(method, text=to_html(text), parse_mode=ParseMode.HTML, **kwargs)
+        except BadRequest as exc:
+            if not _is_parse_error(exc):
+                raise
+            self.fallbacks += 1
+            log.warning("parse_rejected_resending_plain", chat=self.chat_id, error=exc.message[:120])
+            return await self._call(method, text=text, **kwargs)
+
+    async def _call(self, method, **kwargs) -> Any:
+        try:
+            return await method(**kwargs)
+        except RetryAfter as exc:
+            raise RateLimited(_retry_seconds(exc)) from exc
