@@ -67,6 +67,9 @@ class OutputVerdict:
     action: Literal["ok", "block", "regenerate"]
     replacement: str | None = None
     reason: str | None = None
+    # While streaming (final=False) with action "ok": when set, show only text[:safe_len]; the rest
+    # may be the start of a leak (e.g. the first characters of the canary) and is held back.
+    safe_len: int | None = None
 
 
 class Lease(Protocol):
