@@ -175,3 +175,25 @@ async def test_unknown_command_gets_ephemeral_apology(fake_discord: FakeDiscord)
     assert callback.body["type"] == 4 and callback.body["data"]["flags"] == 64
     assert re.search(r"trace [0-9a-f]{16}", callback.body["data"]["content"])
     assert engine.incomings == []
+
+
+async def test_ask_in_dm_is_a_private_chat(fake_discord: FakeDiscord):
+    engine = ScriptedEngine()
+    async with running_bot(fake_discord, engine):
+        inter = await fake_discord.slash("memories", dm=True)
+        await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content"))
+    (incoming,) = engine.incomings
+    assert (incoming.chat_id, incoming.is_group, incoming.command) == (fake_discord.dm_channel_id, False, "memories")
+    (callback,) = fake_discord.calls("POST", r"/callback$")
+    assert callback.body == {"type": 5}  # a DM is private anyway: no ephemeral flag
+
+
+async def test_expired_private_answer_continues_in_dm(fake_discord: FakeDiscord):
+    clock, engine = FakeClock(), ScriptedEngine()
+    engine.then(lambda: clock.advance(3600), Notice("我记得：你住在鲁国。", reason="command"))
+    async with running_bot(fake_discord, engine, clock=clock, interaction_ttl_s=60):
+        inter = await fake_discord.slash("memories")
+        (post,) = await fake_discord.wait_for(lambda r: r.path == f"/channels/{fake_discord.dm_channel_id}/messages")
+    assert post.body["content"] == "我记得：你住在鲁国。"
+    assert fake_discord.calls("POST", rf"/channels/{fake_discord.channel['id']}/messages$") == []
+    assert _patches(fake_discord) == [] and fake_discord.original(inter["token"])["content"] == ""
