@@ -18,8 +18,11 @@ from structlog.typing import Processor
 
 _HANDLER_MARK = "_fuzi_handler"
 
-# Loggers that print request URLs at INFO; Telegram's Bot API puts the bot token in the URL.
-QUIET_LOGGERS = ("httpx", "httpx2", "httpcore", "hpack", "aiohttp.access", "websockets", "discord.gateway")
+# Held at WARNING or above: httpx logs request URLs at INFO (Telegram's Bot API puts the bot token in
+# the URL); openai logs request bodies (what users wrote) at DEBUG; the rest is transport chatter.
+QUIET_LOGGERS = (
+    "httpx", "httpx2", "httpcore", "httpcore2", "hpack", "openai", "aiohttp.access", "websockets", "discord.gateway",
+)
 
 
 def configure_logging(
@@ -90,4 +93,6 @@ def reset_logging() -> None:
     root = logging.getLogger()
     for old in [h for h in root.handlers if getattr(h, _HANDLER_MARK, False)]:
         root.removeHandler(old)
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.NOTSET)
     structlog.reset_defaults()

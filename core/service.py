@@ -152,8 +152,9 @@ class ChatService:
             reason = "unknown_command" if "unknown" in result.extra else "command"
             yield Notice(result.text, reason, incoming.trace_id, dict(result.extra))
             return
-        async for event in self._answer(turn, skill):
-            yield event
+        async with aclosing(self._answer(turn, skill)) as events:
+            async for event in events:
+                yield event
 
     # ------------------------------------------------------------------ admission
     async def _answer(self, turn: Turn, skill: Skill) -> AsyncIterator[ReplyEvent]:
@@ -176,8 +177,9 @@ class ChatService:
             yield self._notice(BUSY_TEXT, "busy")
             return
         try:
-            async for event in self._admitted(turn, skill, verdict.text):
-                yield event
+            async with aclosing(self._admitted(turn, skill, verdict.text)) as events:
+                async for event in events:
+                    yield event
         finally:
             self.running.release(turn.person_id)
 
@@ -191,8 +193,9 @@ class ChatService:
         try:
             await self._store_user(turn, "ok")
             turn = replace(turn, incoming=replace(turn.incoming, text=text))
-            async for event in self._in_task(turn, skill):
-                yield event
+            async with aclosing(self._in_task(turn, skill)) as events:
+                async for event in events:
+                    yield event
         finally:
             lease.release()
 
@@ -206,7 +209,7 @@ class ChatService:
         task = asyncio.create_task(self._produce(turn, skill, queue))
         self.running.attach(turn.person_id, task)
         try:
-            while (event := await queue.get()) is not _END:
+            while (event := await queue.get()) is not _END and not task.cancelling():
                 yield event
             await asyncio.wait({task})
         finally:
@@ -219,10 +222,11 @@ class ChatService:
     async def _produce(self, turn: Turn, skill: Skill, queue: asyncio.Queue) -> None:
         progress = _Progress()
         try:
-            async for event in self._reply(turn, skill, progress):
-                progress.see(event)
-                if not isinstance(event, LevelStart):
-                    queue.put_nowait(event)
+            async with aclosing(self._reply(turn, skill, progress)) as events:
+                async for event in events:
+                    progress.see(event)
+                    if not isinstance(event, LevelStart):
+                        queue.put_nowait(event)
         except asyncio.CancelledError:
             if not progress.finished:
                 log.info("reply_cancelled", fallback_level=progress.level, chars=len(progress.text))
@@ -239,11 +243,12 @@ class ChatService:
         request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn))
         try:
             outcome = None
-            async for event in self._guarded(request, progress):
-                if isinstance(event, _Outcome):
-                    outcome = event
-                else:
-                    yield event
+            async with aclosing(self._guarded(request, progress)) as events:
+                async for event in events:
+                    if isinstance(event, _Outcome):
+                        outcome = event
+                    else:
+                        yield event
         except LLMConfigError as exc:
             log.error("llm_config_error", status=exc.status, error=type(exc).__name__)
             if progress.text:
@@ -273,13 +278,14 @@ class ChatService:
         usage = None
         for attempt in (1, 2):
             answer, verdict = None, None
-            async for event in self._checked(request):
-                if isinstance(event, _Stopped):
-                    verdict = event.verdict
-                elif isinstance(event, Answer):
-                    answer = event
-                else:
-                    yield event
+            async with aclosing(self._checked(request)) as events:
+                async for event in events:
+                    if isinstance(event, _Stopped):
+                        verdict = event.verdict
+                    elif isinstance(event, Answer):
+                        answer = event
+                    else:
+                        yield event
             usage = _add(usage, answer.usage if answer else None)
             verdict = verdict or self._guard.check_output(answer.text, final=True)
             if verdict.action == "ok":
