@@ -24,12 +24,12 @@ async def test_ask_defers_streams_edits_and_ends_with_footnotes(fake_discord: Fa
         (callback,) = await fake_discord.wait_for(lambda r: r.path.endswith("/callback"))
         await fake_discord.wait_for(lambda r: r.method == "PATCH" and r.body["content"] == "子曰：")
         hold.gate.set()
-        await fake_discord.wait_until(lambda: "[1] 《" in (fake_discord.original(inter["token"]) or {}).get("content", ""))
+        await fake_discord.wait_until(lambda: "《" in (fake_discord.original(inter["token"]) or {}).get("content", ""))
     assert callback.body == {"type": 5}  # deferred, "thinking…"
     assert callback.path == f"/interactions/{inter['id']}/{inter['token']}/callback"
     contents = [r.body["content"] for r in _patches(fake_discord)]
     assert contents[0] == "子曰："
-    assert contents[-1] == "子曰：君子不器。[1]\n\n[1] 《论语·为政》第12章"
+    assert contents[-1] == "子曰：君子不器。[1]\n\n-# [1] 《论语·为政》第12章"  # footnotes as Discord subtext
     assert fake_discord.followups(inter["token"]) == []
     (incoming,) = engine.incomings
     assert (incoming.command, incoming.text, incoming.addressed, incoming.is_group) == (None, "何为君子", True, True)

@@ -6,8 +6,9 @@ message, later parts follow it. :class:`InteractionSink` fills a deferred slash-
 margin; injectable) or Discord rejects it, the reply continues as a normal message through a
 :class:`ChannelSink` (a DM to the user for private answers, so they stay private).
 
-Discord renders Markdown itself, so final parts go out as written; a preview longer than one message
-shows its start, with an open code fence closed so the preview renders cleanly. Mentions are never
+Discord renders Markdown itself, so final parts go out as written, except that the footnote block
+(``[1] 《论语·为政》第12章`` lines ending the reply) becomes Discord subtext (``-# …``); a preview
+longer than one message shows its start, with an open code fence closed so it renders cleanly. Mentions are never
 resolved from the model's text (the client sets ``AllowedMentions.none()``). discord.py retries 429s
 inside each request, so a rate-limited edit simply stays in flight and the streamer adds no other
 request meanwhile.
@@ -15,6 +16,7 @@ request meanwhile.
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any, Callable, Mapping
 
@@ -28,6 +30,7 @@ log = structlog.get_logger(__name__)
 
 MESSAGE_LIMIT = 2000
 _INVALID_TOKEN_CODES = {50027, 10015}  # Invalid Webhook Token, Unknown Webhook
+_FOOTNOTE = re.compile(r"^\[\d+\] \S")
 
 
 def fit_preview(text: str, limit: int = MESSAGE_LIMIT) -> str:
@@ -36,9 +39,18 @@ def fit_preview(text: str, limit: int = MESSAGE_LIMIT) -> str:
     return truncate(text, limit - len(closer)) + closer
 
 
+def footnotes_as_subtext(text: str) -> str:
+    """Render the trailing footnote block (every line ``[n] ref``) as Discord subtext lines."""
+    body, sep, block = text.rpartition("\n\n")
+    lines = block.split("\n")
+    if not all(_FOOTNOTE.match(line) for line in lines):
+        return text
+    return body + sep + "\n".join(f"-# {line}" for line in lines)
+
+
 def split_final(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
-    """The final text in parts of at most ``limit`` characters, code fences balanced."""
-    return split_text(text, limit)
+    """The final text, footnotes as subtext, in parts of at most ``limit`` characters, fences balanced."""
+    return split_text(footnotes_as_subtext(text), limit)
 
 
 class ChannelSink:
