@@ -116,12 +116,13 @@ class AccountLinker:
                 return LinkResult("invalid", person_id, tries_left=self.max_failures - len(failures) - 1)
             if match.person_id == person_id:
                 return LinkResult("same_person", person_id)
+            target = match.person_id
             match.used = True
             s.add(match)
-            self._merge_person(s, source=person_id, target=match.person_id)
+            self._merge_person(s, source=person_id, target=target)
             s.commit()
-        log.info("accounts_linked", person_from=person_id, person_to=match.person_id, platform=platform)
-        return LinkResult("linked", match.person_id)
+        log.info("accounts_linked", person_from=person_id, person_to=target, platform=platform)
+        return LinkResult("linked", target)
 
     def _recent_failures(self, s: Session, person_id: int, now: datetime) -> list[datetime]:
         query = select(LinkAttempt.at).where(LinkAttempt.person_id == person_id, LinkAttempt.at > now - self.failure_window)
