@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 from typing import Annotated
 
 import pytest
@@ -265,3 +266,12 @@ async def test_servers_added_after_connect_are_discovered_on_next_connect():
     outcome = await client.call("late_tool", {"query": "x"}, CTX)  # call() reconnects
     assert outcome.ok and outcome.content == "second"
     assert client.names[-1] == "late_tool"
+
+
+async def test_text_transport_parse_error_and_round_trip():
+    server = make_server()
+    broken = json.loads(await server.handle_json('{"jsonrpc": "2.0", "id": 1, "method": '))
+    assert broken == {"jsonrpc": "2.0", "id": None, "error": {"code": rpc.PARSE_ERROR, "message": broken["error"]["message"]}}
+    reply = json.loads(await server.handle_json(json.dumps(call("plain", {"word": "ren"}, request_id=9)), CTX))
+    assert reply["id"] == 9 and reply["result"]["content"][0]["text"] == "REN"
+    assert await server.handle_json(json.dumps(rpc.request(None, "notifications/initialized"))) is None

@@ -165,6 +165,16 @@ class ToolServer:
             return rpc.error_response(request_id, err) if _expects_reply(message) else None
         return rpc.result_response(request_id, result) if _expects_reply(message) else None
 
+    async def handle_json(self, text: str | bytes, ctx: ToolContext | None = None) -> str | None:
+        """The same over a text transport: a JSON request in, a JSON response out (-32700 if unparsable)."""
+        try:
+            message = json.loads(text)
+        except (ValueError, UnicodeDecodeError):
+            err = rpc.RpcError(rpc.PARSE_ERROR, "parse error: the request is not valid JSON")
+            return json.dumps(rpc.error_response(None, err))
+        response = await self.handle(message, ctx)
+        return None if response is None else json.dumps(response, ensure_ascii=False, default=str)
+
     async def _dispatch(self, message: Any, ctx: ToolContext | None) -> Any:
         if not isinstance(message, dict) or message.get("jsonrpc") != rpc.JSONRPC or not isinstance(
             message.get("method"), str
