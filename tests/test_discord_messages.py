@@ -103,3 +103,19 @@ async def test_bots_are_ignored(fake_discord: FakeDiscord):
         await fake_discord.user_message("人来了", dm=True)  # handled after the two above
         await fake_discord.wait_for(lambda r: r.method == "POST" and r.path.endswith("/messages"))
     assert [i.text for i in engine.incomings] == ["人来了"]
+
+
+async def test_bot_role_mention_and_reply_to_bot_are_addressed(fake_discord: FakeDiscord):
+    engine = ScriptedEngine()
+    channel_id = fake_discord.channel["id"]
+    async with running_bot(fake_discord, engine):
+        await fake_discord.user_message("以角色相呼", mention_role=True)
+        await fake_discord.wait_until(lambda: len(fake_discord.channel_messages(channel_id)) == 1)
+        answer = fake_discord.channel_messages(channel_id)[0]
+        await fake_discord.user_message("回复夫子", reply_to=answer)
+        await fake_discord.wait_until(lambda: len(fake_discord.channel_messages(channel_id)) == 2)
+        other = await fake_discord.user_message("回复别人")  # not addressed, nor is a reply to it
+        await fake_discord.user_message("回复那条", reply_to=other)
+        await fake_discord.user_message("收尾", mention_bot=True)
+        await fake_discord.wait_until(lambda: len(fake_discord.channel_messages(channel_id)) == 3)
+    assert [i.text for i in engine.incomings] == ["以角色相呼", "回复夫子", "收尾"]

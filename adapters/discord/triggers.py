@@ -1,6 +1,8 @@
 """When Fuzi answers a Discord message, and the :class:`Incoming` the engine sees for it.
 
-Fuzi answers every DM, a mention in a guild channel, and every message in a thread it started.
+Fuzi answers every DM, a mention in a guild channel (of the bot or of its managed role, which
+Discord's autocomplete often picks), a reply to one of its messages, and every message in a thread
+it started.
 With the message-content intent, other guild messages reach the engine unaddressed (channel context);
 without it Discord sends them without content, so they are ignored. Context is per channel, thread
 and DM: ``chat_id`` is that channel's id.
@@ -22,18 +24,32 @@ def is_bot_thread(channel: object, bot_id: int) -> bool:
     return isinstance(channel, discord.Thread) and channel.owner_id == bot_id
 
 
+def bot_role_ids(message: discord.Message, bot_id: int) -> set[int]:
+    """Ids of the bot's own managed roles mentioned in ``message``."""
+    return {r.id for r in message.role_mentions if r.tags is not None and r.tags.bot_id == bot_id}
+
+
+def replies_to_bot(message: discord.Message, bot_id: int) -> bool:
+    """True when ``message`` is a reply to one of the bot's messages."""
+    resolved = message.reference.resolved if message.reference is not None else None
+    return isinstance(resolved, discord.Message) and resolved.author.id == bot_id
+
+
 def is_addressed(message: discord.Message, bot_id: int) -> bool:
-    """A DM, a mention of the bot, or a message in a thread the bot started."""
+    """A DM, a mention of the bot or its role, a reply to the bot, or a message in the bot's thread."""
     if message.guild is None:
         return True
-    if any(user.id == bot_id for user in message.mentions):
+    if any(user.id == bot_id for user in message.mentions) or bot_role_ids(message, bot_id):
         return True
-    return is_bot_thread(message.channel, bot_id)
+    return replies_to_bot(message, bot_id) or is_bot_thread(message.channel, bot_id)
 
 
-def strip_mentions(text: str, bot_id: int) -> str:
-    """The text without ``<@bot>`` / ``<@!bot>`` mentions."""
-    return re.sub(rf"<@!?{bot_id}>", " ", text).strip()
+def strip_mentions(text: str, bot_id: int, role_ids: set[int] = frozenset()) -> str:  # type: ignore[assignment]
+    """The text without mentions of the bot (``<@id>``, ``<@!id>``) or of its roles (``<@&id>``)."""
+    text = re.sub(rf"<@!?{bot_id}>", " ", text)
+    for role_id in role_ids:
+        text = text.replace(f"<@&{role_id}>", " ")
+    return text.strip()
 
 
 def incoming_from_message(
@@ -52,7 +68,7 @@ def incoming_from_message(
     if message.type not in (discord.MessageType.default, discord.MessageType.reply):
         return None
     addressed = is_addressed(message, bot_id)
-    text = strip_mentions(message.content, bot_id)
+    text = strip_mentions(message.content, bot_id, bot_role_ids(message, bot_id))
     if not text or (not addressed and not content_intent):
         return None
     command, args = parse_command(text) if addressed else (None, text)

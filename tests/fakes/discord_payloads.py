@@ -123,20 +123,27 @@ def thread(thread_id: str, guild_id: str, parent_id: str, owner_id: str, name: s
     }
 
 
-def guild(guild_id: str, bot_user: dict[str, Any], channels: list[dict], threads: list[dict]) -> dict[str, Any]:
-    """A full GUILD_CREATE payload with the bot as the only member."""
-    everyone = {
-        "id": guild_id,
-        "name": "@everyone",
+def role(role_id: str, name: str, *, position: int = 0, bot_id: str | None = None) -> dict[str, Any]:
+    """A guild role; with ``bot_id`` the bot's managed integration role."""
+    data: dict[str, Any] = {
+        "id": role_id,
+        "name": name,
         "color": 0,
         "colors": {"primary_color": 0, "secondary_color": None, "tertiary_color": None},
         "hoist": False,
-        "position": 0,
+        "position": position,
         "permissions": ALL_PERMISSIONS,
-        "managed": False,
+        "managed": bot_id is not None,
         "mentionable": False,
         "flags": 0,
     }
+    if bot_id is not None:
+        data["tags"] = {"bot_id": bot_id}
+    return data
+
+
+def guild(guild_id: str, bot_user: dict[str, Any], channels: list[dict], threads: list[dict], roles: list[dict]) -> dict[str, Any]:
+    """A full GUILD_CREATE payload with the bot as the only member; ``roles`` after @everyone."""
     return {
         "id": guild_id,
         "name": "Fuzi test guild",
@@ -146,7 +153,7 @@ def guild(guild_id: str, bot_user: dict[str, Any], channels: list[dict], threads
         "member_count": 1,
         "large": False,
         "features": [],
-        "roles": [everyone],
+        "roles": [role(guild_id, "@everyone"), *roles],
         "emojis": [],
         "stickers": [],
         "channels": channels,
@@ -178,6 +185,8 @@ def message(
     guild_id: str | None = None,
     mentions: list[dict[str, Any]] | None = None,
     reference: dict[str, Any] | None = None,
+    referenced: dict[str, Any] | None = None,
+    mention_roles: list[str] | None = None,
     webhook_id: str | None = None,
     flags: int = 0,
 ) -> dict[str, Any]:
@@ -193,7 +202,7 @@ def message(
         "tts": False,
         "mention_everyone": False,
         "mentions": mentions or [],
-        "mention_roles": [],
+        "mention_roles": mention_roles or [],
         "attachments": [],
         "embeds": [],
         "reactions": [],
@@ -206,6 +215,10 @@ def message(
         data["member"] = {k: v for k, v in member(author).items() if k != "user"}
     if reference is not None:
         data["message_reference"] = reference
+    if referenced is not None:
+        data["message_reference"] = {"message_id": referenced["id"], "channel_id": channel_id, "guild_id": guild_id}
+        data["referenced_message"] = referenced
+        data["type"] = 19
     if webhook_id is not None:
         data["webhook_id"] = webhook_id
     return data

@@ -86,6 +86,7 @@ class FakeDiscord:
         self.guild_id = p.snowflake()
         self.channel = p.text_channel(p.snowflake(), self.guild_id)
         self.threads: list[dict] = []
+        self.bot_role = p.role(p.snowflake(), "Fuzi", position=1, bot_id=self.app_id)
         self.requests: list[Recorded] = []
         self.gateway = GatewayLog()
         self.messages: dict[str, dict] = {}
@@ -168,11 +169,24 @@ class FakeDiscord:
         await self._ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
 
     async def user_message(
-        self, content: str, *, channel_id: str | None = None, dm: bool = False, mention_bot: bool = False
+        self,
+        content: str,
+        *,
+        channel_id: str | None = None,
+        dm: bool = False,
+        mention_bot: bool = False,
+        mention_role: bool = False,
+        reply_to: dict | None = None,
     ) -> dict:
-        """Dispatch MESSAGE_CREATE from the human; ``mention_bot`` adds ``<@bot>`` and the mention."""
+        """Dispatch MESSAGE_CREATE from the human.
+
+        ``mention_bot`` / ``mention_role`` prefix ``<@bot>`` / ``<@&bot role>`` and list the mention;
+        ``reply_to`` (a message dict) makes it a reply without a ping.
+        """
         if mention_bot:
             content = f"<@{self.app_id}> {content}"
+        if mention_role:
+            content = f"<@&{self.bot_role['id']}> {content}"
         data = p.message(
             message_id=p.snowflake(),
             channel_id=channel_id or (self.dm_channel_id if dm else self.channel["id"]),
@@ -180,6 +194,8 @@ class FakeDiscord:
             content=content,
             guild_id=None if dm else self.guild_id,
             mentions=[self.bot_user] if mention_bot else [],
+            mention_roles=[self.bot_role["id"]] if mention_role else [],
+            referenced=_public(reply_to) if reply_to else None,
         )
         await self.dispatch("MESSAGE_CREATE", data)
         return data
@@ -256,7 +272,7 @@ class FakeDiscord:
             "relationships": [],
         }
         await self.dispatch("READY", ready)
-        guild = p.guild(self.guild_id, self.bot_user, [self.channel], self.threads)
+        guild = p.guild(self.guild_id, self.bot_user, [self.channel], self.threads, [self.bot_role])
         await self.dispatch("GUILD_CREATE", guild)
 
     # ----------------------------------------------------------------- REST
