@@ -64,3 +64,11 @@ async def test_builder_respects_the_budget_end_to_end(make_engine, script, fake_
     assert "第0轮" not in text and "第4轮" in text  # oldest gone, newest kept
     assert messages[0]["content"].startswith(SYSTEM) and "最后的问题" in messages[-1]["content"]
     assert messages[1]["role"] == "user"  # window starts with a whole round
+
+
+def test_trim_to_tokens_for_tool_results():
+    from core.memory.budget import trim_to_tokens
+
+    assert trim_to_tokens("短文", 10) == "短文"
+    cut = trim_to_tokens("字" * 100 + "a" * 400, 50)
+    assert cut.endswith("…（已截断）") and estimate_tokens(cut) <= 50 and cut.startswith("字" * 40)

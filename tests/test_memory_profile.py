@@ -77,3 +77,15 @@ def test_parse_and_merge_rules():
     merged = merge_profile(old, {"interests": ["i0", "new"], "language": "en"})
     assert merged["addressing"] == "老师" and merged["language"] == "en"
     assert merged["interests"][-2:] == ["i0", "new"] and len(merged["interests"]) == 8
+
+
+async def test_group_prompts_leave_out_inferred_interests(make_engine, script, fake_llm):
+    from tests.test_memory_fixtures import group
+
+    eng = make_engine()
+    script.profiles.append(profile_json(addressing="夫子", interests=["婚姻烦恼"]))
+    await eng.say(dm("a", "夫子，我最近为婚姻烦恼"))
+    messages, _ = await eng.say(group("a", "大家好"))
+    assert "称呼: 夫子" in messages[0]["content"] and "婚姻" not in messages[0]["content"]
+    messages, _ = await eng.say(dm("a", "再说说"))
+    assert "兴趣: 婚姻烦恼" in messages[0]["content"]

@@ -27,6 +27,8 @@ MEMORY_RULES = (
 )
 
 _PROFILE_KEYS = (("addressing", "称呼"), ("level", "水平"), ("interests", "兴趣"), ("language", "语言"))
+GROUP_PROFILE_KEYS = frozenset({"addressing", "level", "language"})
+"""Profile keys used in groups: interests may have been inferred in private chats, so they stay out."""
 
 
 def neutralise(text: str) -> str:
@@ -58,8 +60,13 @@ def profile_lines(profile: dict[str, Any]) -> list[str]:
     return lines
 
 
-def profile_block(profile: dict[str, Any]) -> str:
-    """The inferred profile for the system prompt, labelled lower trust ("" when empty)."""
+def profile_block(profile: dict[str, Any], *, in_group: bool = False) -> str:
+    """The inferred profile for the system prompt, labelled lower trust ("" when empty).
+
+    In groups only the keys in GROUP_PROFILE_KEYS are used.
+    """
+    if in_group:
+        profile = {k: v for k, v in profile.items() if k in GROUP_PROFILE_KEYS}
     lines = profile_lines(profile)
     if not lines:
         return ""

@@ -101,3 +101,18 @@ def fit_to_budget(parts: PromptParts, budget_tokens: int) -> PromptParts:
     if parts.tokens() > budget_tokens:
         parts.profile_block = ""
     return parts
+
+
+def trim_to_tokens(text: str, max_tokens: int, marker: str = "…（已截断）") -> str:
+    """``text`` cut so its estimate fits ``max_tokens`` (e.g. a long tool result); marked when cut."""
+    if estimate_tokens(text) <= max_tokens:
+        return text
+    room = max(0, max_tokens - estimate_tokens(marker))
+    lo, hi = 0, len(text)
+    while lo < hi:  # the longest prefix that fits
+        mid = (lo + hi + 1) // 2
+        if estimate_tokens(text[:mid]) <= room:
+            lo = mid
+        else:
+            hi = mid - 1
+    return text[:lo] + marker

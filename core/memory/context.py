@@ -91,7 +91,7 @@ class MemoryContextBuilder:
         parts = PromptParts(
             rules=system_prompt,
             current={"role": "user", "content": user_content(inc.text, speaker_of(turn) if inc.is_group else None)},
-            profile_block=profile_block(profile),
+            profile_block=profile_block(profile, in_group=inc.is_group),
             fact_blocks=[fact_line(f.text, f.created_at) for f in facts],
             summary_message=summary_message(state.summary),
             window=window_messages(lines, is_group=inc.is_group),

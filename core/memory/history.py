@@ -71,6 +71,14 @@ class ChatHistory:
         with Session(self._engine) as s:
             return [_line(m) for m in s.exec(query)]
 
+    def user_text(self, chat_key: str, trace_id: str) -> str | None:
+        """The user message of ``trace_id`` in this chat (None when none is stored)."""
+        query = select(Message.text).where(
+            Message.chat_key == chat_key, Message.role == "user", Message.trace_id == trace_id
+        ).order_by(col(Message.id).desc()).limit(1)
+        with Session(self._engine) as s:
+            return s.exec(query).first()
+
     def last_id(self, chat_key: str) -> int:
         """The id of the chat's newest stored message of any kind (0 when none)."""
         query = select(func.max(Message.id)).where(Message.chat_key == chat_key)

@@ -115,7 +115,7 @@ def build_memory(
         facts=facts, profiles=profiles, chats=chats, history=history, linker=linker,
         window_rounds=cfg.window_rounds, link_ttl_s=cfg.link_code_ttl_s,
     )
-    return Memory(context, commands, build_memory_server(facts), facts, profiles, linker)
+    return Memory(context, commands, build_memory_server(facts, history), facts, profiles, linker)
 
 
 def register_memory(memory: Memory, *, router: Any = None, tool_client: Any = None) -> None:

@@ -2,23 +2,57 @@
 
 Both act only for the person of the turn (``ctx.person_id``) and respect scope: in a group only
 facts remembered in groups are searched, and a fact remembered in a group is group-scoped.
+
+``remember`` is also enforced, not only described: when the user message of the turn is stored and
+does not ask to remember anything (记住 / 别忘 / remember / note that …), the call is refused, so
+text the model read elsewhere (a passage, a web page) cannot plant memories.
 """
 
 from __future__ import annotations
 
+import asyncio
+import re
+
 import structlog
 
 from core.memory.facts import FactLimitReached, FactStore
+from core.memory.history import ChatHistory
 from core.tools.server import ToolContext, ToolError, ToolServer
 
 log = structlog.get_logger(__name__)
 
 MAX_RECALL = 10
+REMEMBER_INTENT = re.compile(
+    r"记住|记下|记一下|记着|记好|帮我记|替我记|别忘|不要忘|勿忘|牢记|"
+    r"remember|memori[sz]e|don'?t forget|keep in mind|note (?:that|down)|make a note",
+    re.IGNORECASE,
+)
 
 
-def build_memory_server(facts: FactStore) -> ToolServer:
-    """A ToolServer("memory") with ``remember`` and ``recall`` over ``facts``."""
+def asked_to_remember(text: str) -> bool:
+    """True when the user's message asks Fuzi to remember something."""
+    return bool(REMEMBER_INTENT.search(text))
+
+
+def build_memory_server(facts: FactStore, history: ChatHistory | None = None) -> ToolServer:
+    """A ToolServer("memory") with ``remember`` and ``recall`` over ``facts``.
+
+    Args:
+        facts: the fact store.
+        history: stored messages, to check that the user asked to remember (None: no check).
+    """
     server = ToolServer("memory")
+
+    async def check_intent(ctx: ToolContext) -> None:
+        if history is None:
+            return
+        text = await asyncio.to_thread(history.user_text, f"{ctx.platform}:{ctx.chat_id}", ctx.trace_id)
+        if text is not None and not asked_to_remember(text):
+            log.warning("tool_remember_refused", person=ctx.person_id, trace_id=ctx.trace_id)
+            raise ToolError(
+                "the user did not ask to remember anything",
+                hint="Call remember only when the user explicitly asks you to remember something.",
+            )
 
     @server.tool
     async def remember(ctx: ToolContext, fact: str) -> dict:
@@ -27,6 +61,7 @@ def build_memory_server(facts: FactStore) -> ToolServer:
         Args:
             fact: the fact in the user's own words, one short sentence (e.g. "我下周要考《论语》").
         """
+        await check_intent(ctx)
         account = str(ctx.extra.get("account", ""))
         chat_key = f"{ctx.platform}:{ctx.chat_id}"
         try:
