@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Modules under bot.commands that add subcommands; each exposes register(subparsers).
-_COMMAND_MODULES = ["chat", "run"]
+_COMMAND_MODULES = ["chat", "run", "guard"]
 
 
 def build_parser() -> argparse.ArgumentParser:

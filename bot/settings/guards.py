@@ -1,12 +1,36 @@
 """Rate limits, input/output checks, usage budgets (FUZI_GUARD_*)."""
 
-from pydantic import Field
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from pydantic import Field, field_validator
 
 from bot.settings.base import Section, section
 
 
 class GuardSettings(Section):
+    """Guard settings; every limit is per canonical person (linked accounts count as one)."""
+
     model_config = section("FUZI_GUARD_")
 
-    per_minute: int = Field(15, ge=1)
-    per_day: int = Field(150, ge=1)
+    per_minute: int = Field(15, ge=1)  # answers per person in any 60 s window
+    per_day: int = Field(150, ge=1)  # answers per person in any 24 h window
+    max_in_flight: int = Field(1, ge=1)  # replies generated at once per person
+    per_group_per_minute: int | None = Field(30, ge=1)  # answers per group chat per 60 s; empty: no limit
+    daily_token_budget: int | None = Field(None, ge=1)  # tokens per person per day; empty: no budget
+    max_input_chars: int | None = Field(None, ge=1)  # empty: FUZI_ENGINE_MAX_INPUT_CHARS
+    usage_timezone: str = "UTC"  # the calendar day for usage and budgets
+    verbatim_min_chars: int = Field(40, ge=12)  # a reply repeating this many system-prompt chars is blocked
+
+    @field_validator("per_group_per_minute", "daily_token_budget", "max_input_chars", mode="before")
+    @classmethod
+    def _empty_is_none(cls, v: object) -> object:
+        return None if isinstance(v, str) and v.strip().lower() in ("", "none", "off") else v
+
+    @field_validator("usage_timezone")
+    @classmethod
+    def _known_zone(cls, v: str) -> str:
+        try:
+            ZoneInfo(v)
+        except (ZoneInfoNotFoundError, ValueError) as exc:
+            raise ValueError(f"unknown time zone {v!r}") from exc
+        return v

@@ -1,0 +1,66 @@
+"""`fuzi guard-eval FILE.jsonl [--json]`: detection and false-positive rates of the input guard."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Any
+
+CONTRACT_KEYS = ("n", "tp", "fp", "tn", "fn", "detection_rate", "false_positive_rate")
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    """Add the `guard-eval` subcommand."""
+    p = sub.add_parser("guard-eval", help="score the prompt-injection input guard on labelled messages")
+    p.add_argument("file", type=Path, help='JSONL lines {"text": str, "attack": bool} (optional "style")')
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--misses", action="store_true", help="also list misclassified messages")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.guards.evaluation import EvalFileError, evaluate, load_examples
+    from core.guards.guard import FuziGuard
+    from core.guards.limits import InMemoryRateLimiter, Quota
+
+    try:
+        examples = load_examples(args.file)
+    except (OSError, EvalFileError) as exc:
+        print(f"fuzi guard-eval: {exc}", file=sys.stderr)
+        return 2
+    # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
+    guard = FuziGuard(InMemoryRateLimiter(Quota()), max_input_chars=10**9)
+    report = evaluate(examples, lambda text: guard.screen_input(text)[0].reason == "injection")
+    if not args.misses:
+        report.pop("misses")
+    if args.json:
+        print(json.dumps(report, ensure_ascii=False))
+    else:
+        print(_table(report))
+    return 0
+
+
+def _pct(x: float | None) -> str:
+    return "—" if x is None else f"{100 * x:.1f}%"
+
+
+def _row(name: str, c: dict[str, Any]) -> str:
+    return (
+        f"{name:<24} {c['n']:>5} {c['tp']:>5} {c['fn']:>5} {c['fp']:>5} {c['tn']:>5} "
+        f"{_pct(c['detection_rate']):>8} {_pct(c['false_positive_rate']):>8}"
+    )
+
+
+def _table(report: dict[str, Any]) -> str:
+    header = f"{'':<24} {'n':>5} {'tp':>5} {'fn':>5} {'fp':>5} {'tn':>5} {'detect':>8} {'fp rate':>8}"
+    lines = [header, _row("all", report)]
+    for label in ("style", "lang", "variant"):
+        for name, counts in report.get(f"by_{label}", {}).items():
+            lines.append(_row(f"{label}:{name}", counts))
+    lines.append(f"mean {report['mean_us']} µs per message")
+    for miss in report.get("misses", []):
+        kind = "missed attack" if miss["attack"] else "false positive"
+        lines.append(f"  {kind}: {miss['text']}")
+    return "\n".join(lines)

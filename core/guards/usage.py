@@ -1,0 +1,119 @@
+"""Token usage per person per day, stored in SQL through SQLModel.
+
+All SQL runs in a worker thread (`asyncio.to_thread`) so the event loop never blocks.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone, tzinfo
+from typing import Callable
+
+from sqlalchemy import func, update
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import IntegrityError
+from sqlmodel import Session, select
+
+from core.guards.models import GuardUsage
+
+Now = Callable[[], datetime]
+
+
+@dataclass(frozen=True)
+class UsageFigures:
+    """Summed usage: requests and tokens, and for totals how many people."""
+
+    requests: int = 0
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    people: int = 0
+
+    @property
+    def total_tokens(self) -> int:
+        return self.prompt_tokens + self.completion_tokens
+
+
+class UsageStore:
+    """Reads and adds token usage per person per day.
+
+    Args:
+        engine: the SQLAlchemy engine (built once in bot/).
+        tz: the time zone whose calendar day a "day" is.
+        now: wall clock returning an aware datetime; tests pass a fixed one.
+    """
+
+    def __init__(self, engine: Engine, *, tz: tzinfo = timezone.utc, now: Now | None = None) -> None:
+        self._engine = engine
+        self._tz = tz
+        self._now = now or (lambda: datetime.now(timezone.utc))
+
+    def create_table(self) -> None:
+        """Create the usage table when missing (wiring may instead create all of SQLModel.metadata)."""
+        GuardUsage.__table__.create(self._engine, checkfirst=True)  # type: ignore[attr-defined]
+
+    def today(self) -> str:
+        """Today's date (YYYY-MM-DD) in the store's time zone."""
+        return self._now().astimezone(self._tz).date().isoformat()
+
+    def seconds_until_tomorrow(self) -> float:
+        """Seconds until the next day starts in the store's time zone."""
+        now = self._now().astimezone(self._tz)
+        midnight = datetime.combine(now.date() + timedelta(days=1), datetime.min.time(), tzinfo=self._tz)
+        return max((midnight - now).total_seconds(), 1.0)
+
+    async def add(self, person_id: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """Add one request's tokens to today's row for `person_id`."""
+        await asyncio.to_thread(self._add, person_id, self.today(), prompt_tokens, completion_tokens)
+
+    async def for_person(self, person_id: int, day: str | None = None) -> UsageFigures:
+        """One person's usage on `day` (default today)."""
+        return await asyncio.to_thread(self._sum, day or self.today(), person_id)
+
+    async def totals(self, day: str | None = None) -> UsageFigures:
+        """Everyone's usage on `day` (default today), with the number of people."""
+        return await asyncio.to_thread(self._sum, day or self.today(), None)
+
+    def _add(self, person_id: int, day: str, prompt: int, completion: int) -> None:
+        for _ in range(3):
+            with Session(self._engine) as session:
+                if self._bump(session, person_id, day, prompt, completion):
+                    session.commit()
+                    return
+                session.add(
+                    GuardUsage(
+                        person_id=person_id, day=day, requests=1, prompt_tokens=prompt, completion_tokens=completion
+                    )
+                )
+                try:
+                    session.commit()
+                    return
+                except IntegrityError:  # another writer created the row first: update it instead
+                    session.rollback()
+        raise RuntimeError("could not record usage")
+
+    @staticmethod
+    def _bump(session: Session, person_id: int, day: str, prompt: int, completion: int) -> bool:
+        stmt = (
+            update(GuardUsage)
+            .where(GuardUsage.person_id == person_id, GuardUsage.day == day)  # type: ignore[arg-type]
+            .values(
+                requests=GuardUsage.requests + 1,
+                prompt_tokens=GuardUsage.prompt_tokens + prompt,
+                completion_tokens=GuardUsage.completion_tokens + completion,
+            )
+        )
+        return session.execute(stmt).rowcount > 0
+
+    def _sum(self, day: str, person_id: int | None) -> UsageFigures:
+        stmt = select(
+            func.coalesce(func.sum(GuardUsage.requests), 0),
+            func.coalesce(func.sum(GuardUsage.prompt_tokens), 0),
+            func.coalesce(func.sum(GuardUsage.completion_tokens), 0),
+            func.count(GuardUsage.id),
+        ).where(GuardUsage.day == day)
+        if person_id is not None:
+            stmt = stmt.where(GuardUsage.person_id == person_id)
+        with Session(self._engine) as session:
+            requests, prompt, completion, people = session.exec(stmt).one()
+        return UsageFigures(int(requests), int(prompt), int(completion), int(people))
