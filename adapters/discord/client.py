@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import inspect
 import time
+from dataclasses import replace
 from typing import Any, AsyncIterator, Callable, Protocol, Sequence
 
 import discord
 import structlog
 from discord import app_commands
 
-from adapters.common.stream import BudgetRegistry, StreamingReply, StreamStats
+from adapters.common.budget import BudgetRegistry
+from adapters.common.stream import StreamingReply, StreamStats
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
 from adapters.discord.sink import ChannelSink, InteractionSink
@@ -121,8 +123,7 @@ class FuziDiscordClient(discord.Client):
             return message.channel, incoming
         name = (incoming.text or "夫子").splitlines()[0][:THREAD_NAME_LIMIT]
         thread = await message.create_thread(name=name)
-        moved = incoming_from_message(message, self.user.id, content_intent=True, chat_id=thread.id)  # type: ignore[union-attr]
-        return thread, moved or incoming
+        return thread, replace(incoming, chat_id=str(thread.id))
 
     async def _observe(self, incoming: Incoming) -> None:
         """Give the engine an unaddressed message (channel context); it may answer nothing."""

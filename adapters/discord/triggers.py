@@ -52,16 +52,13 @@ def strip_mentions(text: str, bot_id: int, role_ids: set[int] = frozenset()) -> 
     return text.strip()
 
 
-def incoming_from_message(
-    message: discord.Message, bot_id: int, *, content_intent: bool, chat_id: int | None = None
-) -> Incoming | None:
+def incoming_from_message(message: discord.Message, bot_id: int, *, content_intent: bool) -> Incoming | None:
     """The engine's view of ``message``, or None when Fuzi should not see it at all.
 
     Args:
         message: the Discord message.
         bot_id: Fuzi's user id.
         content_intent: whether the message-content intent is on (unaddressed messages have text).
-        chat_id: the conversation to file it under when not the message's channel (a new thread).
     """
     if message.author.bot or message.author.id == bot_id:
         return None
@@ -75,7 +72,7 @@ def incoming_from_message(
     return Incoming(
         platform=PLATFORM,
         user_id=str(message.author.id),
-        chat_id=str(chat_id or message.channel.id),
+        chat_id=str(message.channel.id),
         text=args if command else text,
         user_name=message.author.display_name,
         is_group=message.guild is not None,
