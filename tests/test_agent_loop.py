@@ -6,6 +6,7 @@ import asyncio
 import json
 
 import pytest
+import pytest_asyncio
 from structlog.testing import capture_logs
 
 from core.agent import Agent, AgentResult, ReplyTimeout
@@ -16,7 +17,7 @@ from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMConfigError, LLMUnavailable
 from core.llm.retry import RetryPolicy
 from core.tools import ToolClient, ToolContext, ToolServer
-from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 
 CTX = ToolContext(person_id=3, platform="console", chat_id="c", is_group=False, trace_id="trace-a")
 USER = [{"role": "system", "content": "你是孔子。"}, {"role": "user", "content": "孔子怎么看管仲？"}]
@@ -78,10 +79,20 @@ async def _no_sleep(_: float) -> None:
     return None
 
 
-def make_agent(fake, tools: Tools, **limits) -> Agent:
-    llm = OpenAIChatClient(base_url=fake.base_url, api_key="sk-test", model="fuzi-test", timeout_s=5,
-                           retry=RetryPolicy(attempts=1), sleep=_no_sleep)
-    return Agent(llm, tools.client(), **{"tool_timeout_s": 2.0, **limits})
+@pytest_asyncio.fixture
+async def make_agent(fake_llm):
+    """Build agents over the fake endpoint; their HTTP clients are closed after the test."""
+    clients: list[OpenAIChatClient] = []
+
+    def build(tools: Tools, **limits) -> Agent:
+        llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fuzi-test", timeout_s=5,
+                               retry=RetryPolicy(attempts=1), sleep=_no_sleep)
+        clients.append(llm)
+        return Agent(llm, tools.client(), **{"tool_timeout_s": 2.0, **limits})
+
+    yield build
+    for client in clients:
+        await client.aclose()
 
 
 async def run(agent: Agent, allowed=None, book: CitationBook | None = None, messages=USER):
@@ -108,11 +119,11 @@ def tool_messages(request: dict) -> list[dict]:
     return [m for m in request["messages"] if m["role"] == "tool"]
 
 
-async def test_tool_call_then_streamed_cited_answer(fake_llm):
+async def test_tool_call_then_streamed_cited_answer(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("search_classics", {"query": "管仲"})], usage=(100, 10))
     fake_llm.stream_text("管仲器小[1]，然其功在天下[2]。又[9]。", chunk=3, usage=(200, 20))
     tools = Tools()
-    events, result = await run(make_agent(fake_llm, tools))
+    events, result = await run(make_agent(tools))
 
     assert [t["function"]["name"] for t in fake_llm.requests[0]["tools"]] == [
         "search_classics", "wait_a", "wait_b", "slow", "web_search"]
@@ -136,20 +147,20 @@ async def test_tool_call_then_streamed_cited_answer(fake_llm):
     assert [c.prompt_tokens for c in result.llm_calls] == [100, 200]
 
 
-async def test_no_tool_call_means_the_streamed_text_is_the_answer(fake_llm):
+async def test_no_tool_call_means_the_streamed_text_is_the_answer(fake_llm, make_agent):
     fake_llm.stream_text("学而时习之，不亦说乎。", chunk=2)
-    events, result = await run(make_agent(fake_llm, Tools()))
+    events, result = await run(make_agent(Tools()))
     assert len(fake_llm.requests) == 1
     assert result.text == "学而时习之，不亦说乎。" and result.rounds == 0 and result.steps == ()
     assert len([e for e in events if isinstance(e, TextDelta)]) > 3  # really streamed
     assert result.citations == ()
 
 
-async def test_two_tool_calls_in_one_round_run_concurrently(fake_llm):
+async def test_two_tool_calls_in_one_round_run_concurrently(fake_llm, make_agent):
     # Each tool waits for the other to start: run one after the other, the first would time out.
     fake_llm.stream_tool_calls([("wait_a", {}), ("wait_b", {})])
     fake_llm.stream_text("两事皆成。")
-    events, result = await run(make_agent(fake_llm, Tools(), tool_timeout_s=2.0))
+    events, result = await run(make_agent(Tools(), tool_timeout_s=2.0))
     assert [(s.tool, s.ok) for s in result.steps] == [("wait_a", True), ("wait_b", True)]
     observations = tool_messages(fake_llm.requests[1])
     assert [o["content"] for o in observations] == ["a done", "b done"]
@@ -160,10 +171,10 @@ async def test_two_tool_calls_in_one_round_run_concurrently(fake_llm):
     assert sorted(phases[2:]) == [("wait_a", "end"), ("wait_b", "end")]
 
 
-async def test_unknown_and_filtered_out_tools_get_a_hint(fake_llm):
+async def test_unknown_and_filtered_out_tools_get_a_hint(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("web_search", {"query": "管仲"}), ("summon_sage", {})])
     fake_llm.stream_text("吾只以经典答之。")
-    _, result = await run(make_agent(fake_llm, Tools()), allowed=["search_classics", "slow"])
+    _, result = await run(make_agent(Tools()), allowed=["search_classics", "slow"])
     assert [t["function"]["name"] for t in fake_llm.requests[0]["tools"]] == ["search_classics", "slow"]
     for observation in tool_messages(fake_llm.requests[1]):
         body = json.loads(observation["content"])
@@ -173,7 +184,7 @@ async def test_unknown_and_filtered_out_tools_get_a_hint(fake_llm):
     assert result.text == "吾只以经典答之。"
 
 
-async def test_bad_arguments_coerced_or_refused_with_clear_messages(fake_llm):
+async def test_bad_arguments_coerced_or_refused_with_clear_messages(fake_llm, make_agent):
     fake_llm.stream_tool_calls([
         ("search_classics", {"query": "仁", "k": "1"}),
         ("search_classics", {"k": "many"}),
@@ -181,7 +192,7 @@ async def test_bad_arguments_coerced_or_refused_with_clear_messages(fake_llm):
     ])
     fake_llm.stream_text("仁者爱人[1]。")
     tools = Tools()
-    _, result = await run(make_agent(fake_llm, tools))
+    _, result = await run(make_agent(tools))
     good, refused, broken = tool_messages(fake_llm.requests[1])
     assert "[1] 《论语·颜渊》第22章" in good["content"]
     assert tools.calls == [("search_classics", {"query": "仁", "k": 1})]  # "1" became 1; the others never ran
@@ -195,13 +206,13 @@ async def test_bad_arguments_coerced_or_refused_with_clear_messages(fake_llm):
     assert result.citations[0].id == "lunyu:12.22"
 
 
-async def test_repeated_call_returns_earlier_result_then_is_refused(fake_llm):
+async def test_repeated_call_returns_earlier_result_then_is_refused(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("search_classics", {"query": "仁", "k": 1})])
     fake_llm.stream_tool_calls([("search_classics", {"k": 1, "query": "仁"})])  # same call, keys reordered
     fake_llm.stream_tool_calls([("search_classics", {"query": "仁", "k": 1})])
     fake_llm.stream_text("爱人[1]。")
     tools = Tools()
-    _, result = await run(make_agent(fake_llm, tools))
+    _, result = await run(make_agent(tools))
     assert len(tools.calls) == 1  # the handler ran once
     first = tool_messages(fake_llm.requests[1])[0]["content"]
     second = tool_messages(fake_llm.requests[2])[1]["content"]
@@ -212,10 +223,10 @@ async def test_repeated_call_returns_earlier_result_then_is_refused(fake_llm):
     assert result.text == "爱人[1]。"
 
 
-async def test_round_limit_forces_a_final_answer_without_tools(fake_llm):
+async def test_round_limit_forces_a_final_answer_without_tools(fake_llm, make_agent):
     queries = iter(["仁", "管仲", "礼", "乐"])
     fake_llm.set_default(lambda body: [("search_classics", {"query": next(queries)})] if body.get("tools") else "依所得而答[2]。")
-    _, result = await run(make_agent(fake_llm, Tools(), max_rounds=2))
+    _, result = await run(make_agent(Tools(), max_rounds=2))
     assert len(fake_llm.requests) == 3
     assert all("tools" in r for r in fake_llm.requests[:2])
     last = fake_llm.requests[-1]
@@ -226,10 +237,10 @@ async def test_round_limit_forces_a_final_answer_without_tools(fake_llm):
     assert result.llm_calls[-1].forced is True
 
 
-async def test_tool_timeout_becomes_an_observation_and_the_loop_continues(fake_llm):
+async def test_tool_timeout_becomes_an_observation_and_the_loop_continues(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("slow", {}), ("search_classics", {"query": "仁"})])
     fake_llm.stream_text("虽一事未成，仁者爱人[1]。")
-    events, result = await run(make_agent(fake_llm, Tools(), tool_timeout_s=0.05))
+    events, result = await run(make_agent(Tools(), tool_timeout_s=0.05))
     slow_obs = json.loads(tool_messages(fake_llm.requests[1])[0]["content"])
     assert slow_obs["ok"] is False and "timed out" in slow_obs["error"] and slow_obs["hint"]
     assert [(s.tool, s.ok) for s in result.steps] == [("slow", False), ("search_classics", True)]
@@ -237,94 +248,99 @@ async def test_tool_timeout_becomes_an_observation_and_the_loop_continues(fake_l
     assert [e.ok for e in events if isinstance(e, ToolStep) and e.phase == "end"] == [True, False]
 
 
-class StepClock:
-    """A fake monotonic clock: every reading is `step` seconds after the previous one."""
+class ManualClock:
+    """A fake monotonic clock that moves only when a test (or the fake server) advances it."""
 
-    def __init__(self, step: float) -> None:
-        self.now, self.step = 1000.0, step
+    def __init__(self) -> None:
+        self.now = 1000.0
 
     def __call__(self) -> float:
-        self.now += self.step
         return self.now
 
-
-async def test_reply_deadline_forces_the_answer(fake_llm):
-    fake_llm.set_default(lambda body: [("search_classics", {"query": "仁"})] if body.get("tools") else "时不我待[1]。")
-    agent = make_agent(fake_llm, Tools(), reply_timeout_s=30.0)
-    agent._clock = StepClock(step=5.0)  # each reading advances 5 s; the deadline passes after a round
-    _, result = await run(agent)
-    assert result.stop_reason == "timeout"
-    assert result.rounds == 1
-    assert "tools" not in fake_llm.requests[-1]
-    assert result.text == "时不我待[1]。"
+    def advance(self, seconds: float, then):
+        self.now += seconds
+        return then
 
 
-async def test_slow_model_round_times_out_then_forced_answer(fake_llm):
-    fake_llm.stream_text("吾当……", chunk=2, chunk_delay=0.3)
+async def test_reply_deadline_after_a_tool_round_forces_the_answer(fake_llm, make_agent):
+    clock = ManualClock()
+    # The first model call "takes" 31 s of the 30 s budget: after its tool round the answer is forced.
+    fake_llm.handler(lambda body: clock.advance(31, [("search_classics", {"query": "仁"})]))
+    fake_llm.stream_text("时不我待[1]。")
+    _, result = await run(make_agent(Tools(), reply_timeout_s=30.0, clock=clock))
+    assert result.stop_reason == "timeout" and result.rounds == 1
+    assert len(fake_llm.requests) == 2 and "tools" not in fake_llm.requests[-1]
+    assert result.text == "时不我待[1]。" and result.citations[0].id == "lunyu:12.22"
+
+
+async def test_deadline_inside_a_streaming_round_resets_the_text_and_forces_the_answer(fake_llm, make_agent):
+    clock = ManualClock()
+    fake_llm.handler(lambda body: clock.advance(200, Reply(text="吾当细细道来，先说其一……", chunk=2)))
     fake_llm.stream_text("简言之：仁者爱人。")
-    events, result = await run(make_agent(fake_llm, Tools(), reply_timeout_s=0.4))
+    events, result = await run(make_agent(Tools(), reply_timeout_s=120.0, clock=clock))
     assert result.stop_reason == "timeout" and result.text == "简言之：仁者爱人。"
-    assert any(isinstance(e, TextReset) for e in events)
+    assert any(isinstance(e, TextReset) and e.reason == "timeout" for e in events)
     assert streamed_text(events) == result.text
+    assert "tools" not in fake_llm.requests[1]
 
 
-async def test_forced_answer_that_never_comes_raises_reply_timeout(fake_llm):
+async def test_forced_answer_that_never_comes_raises_reply_timeout(fake_llm, make_agent):
     fake_llm.hang().hang()
-    agent = make_agent(fake_llm, Tools(), reply_timeout_s=0.1, final_answer_timeout_s=0.1)
+    agent = make_agent(Tools(), reply_timeout_s=0.1, final_answer_timeout_s=0.1)
     with pytest.raises(ReplyTimeout) as info:
         await run(agent)
     assert isinstance(info.value, LLMUnavailable)  # the fallback ladder steps down on it
 
 
-async def test_empty_answers_end_in_the_fixed_in_persona_sentence(fake_llm):
+async def test_empty_answers_end_in_the_fixed_in_persona_sentence(fake_llm, make_agent):
     fake_llm.stream_text("")
     fake_llm.stream_text("  ")
-    events, result = await run(make_agent(fake_llm, Tools()))
+    events, result = await run(make_agent(Tools()))
     assert "tools" not in fake_llm.requests[1]
     assert result.text == CANNED["zh"] and result.canned and result.stop_reason == "empty"
     assert streamed_text(events) == CANNED["zh"]
     english = [{"role": "user", "content": "What is benevolence?"}]
     fake_llm.stream_text("").stream_text("")
-    _, result = await run(make_agent(fake_llm, Tools()), messages=english)
+    _, result = await run(make_agent(Tools()), messages=english)
     assert result.text == CANNED["en"]
 
 
-async def test_text_before_tool_calls_is_reset(fake_llm):
+async def test_text_before_tool_calls_is_reset(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("search_classics", {"query": "仁"})], text="吾当查证原文。")
     fake_llm.stream_text("仁者爱人[1]。")
-    events, result = await run(make_agent(fake_llm, Tools()))
+    events, result = await run(make_agent(Tools()))
     kinds = [e.kind for e in events]
     assert kinds.index("text_reset") < kinds.index("tool_step")
     assert streamed_text(events) == result.text == "仁者爱人[1]。"
     assert fake_llm.requests[1]["messages"][2]["content"] == "吾当查证原文。"
 
 
-async def test_no_allowed_tools_sends_no_tools(fake_llm):
+async def test_no_allowed_tools_sends_no_tools(fake_llm, make_agent):
     fake_llm.stream_text("子曰：温故而知新。")
-    _, result = await run(make_agent(fake_llm, Tools()), allowed=[])
+    _, result = await run(make_agent(Tools()), allowed=[])
     assert "tools" not in fake_llm.requests[0]
     assert result.text == "子曰：温故而知新。"
 
 
 @pytest.mark.parametrize(("status", "error"), [(401, LLMConfigError), (503, LLMUnavailable)])
-async def test_llm_errors_propagate(fake_llm, status, error):
+async def test_llm_errors_propagate(fake_llm, status, error, make_agent):
     fake_llm.error(status)
     with pytest.raises(error):
-        await run(make_agent(fake_llm, Tools()))
+        await run(make_agent(Tools()))
 
 
-async def test_llm_error_after_a_tool_round_propagates(fake_llm):
+async def test_llm_error_after_a_tool_round_propagates(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("search_classics", {"query": "仁"})]).error(500)
     with pytest.raises(LLMUnavailable):
-        await run(make_agent(fake_llm, Tools()))
+        await run(make_agent(Tools()))
 
 
-async def test_steps_are_logged_with_short_args(fake_llm):
+async def test_steps_are_logged_with_short_args(fake_llm, make_agent):
     long_query = "仁" * 200
     fake_llm.stream_tool_calls([("search_classics", {"query": long_query, "k": 2})])
     fake_llm.stream_text("答。")
     with capture_logs() as logs:
-        await run(make_agent(fake_llm, Tools()))
+        await run(make_agent(Tools()))
     (step,) = [e for e in logs if e["event"] == "agent_tool_step"]
     assert step["tool"] == "search_classics" and step["ok"] is True and step["round"] == 1
     assert step["args"]["k"] == 2 and step["args"]["query"] == "仁" * 80 + "…"
@@ -334,38 +350,38 @@ async def test_steps_are_logged_with_short_args(fake_llm):
     assert not any(long_query in json.dumps(e, ensure_ascii=False) for e in logs)
 
 
-async def test_same_book_numbers_across_rounds(fake_llm):
+async def test_same_book_numbers_across_rounds(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("search_classics", {"query": "仁"})])
     fake_llm.stream_tool_calls([("search_classics", {"query": "管仲"})])
     fake_llm.stream_text("爱人[1]；器小[2]；左衽[3]。")
     book = CitationBook()
-    _, result = await run(make_agent(fake_llm, Tools()), book=book)
+    _, result = await run(make_agent(Tools()), book=book)
     assert "[2] 《论语·八佾》第22章" in tool_messages(fake_llm.requests[2])[1]["content"]
     assert [c.id for c in result.citations] == ["lunyu:12.22", "lunyu:3.22", "lunyu:14.17"]
     assert len(book) == 3
 
 
-async def test_each_tool_end_is_reported_when_that_tool_finishes(fake_llm):
+async def test_each_tool_end_is_reported_when_that_tool_finishes(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("slow", {}), ("search_classics", {"query": "仁"})])
     fake_llm.stream_text("答。")
-    events, _ = await run(make_agent(fake_llm, Tools(), tool_timeout_s=0.2))
+    events, _ = await run(make_agent(Tools(), tool_timeout_s=0.2))
     ends = [e.name for e in events if isinstance(e, ToolStep) and e.phase == "end"]
     assert ends == ["search_classics", "slow"]  # the quick one first; results still in call order
     assert [m["content"][:5] for m in tool_messages(fake_llm.requests[1])][0].startswith("{")
 
 
-async def test_identical_calls_in_one_round_run_once(fake_llm):
+async def test_identical_calls_in_one_round_run_once(fake_llm, make_agent):
     fake_llm.stream_tool_calls([("search_classics", {"query": "仁"}), ("search_classics", {"query": "仁"})])
     fake_llm.stream_text("答[1]。")
     tools = Tools()
-    _, result = await run(make_agent(fake_llm, tools))
+    _, result = await run(make_agent(tools))
     first, second = tool_messages(fake_llm.requests[1])
     assert len(tools.calls) == 1
     assert second["content"].startswith(first["content"]) and "already called" in second["content"]
     assert [s.repeat for s in result.steps] == [0, 1]
 
 
-async def test_closing_the_reply_mid_tool_round_cancels_running_tools(fake_llm):
+async def test_closing_the_reply_mid_tool_round_cancels_running_tools(fake_llm, make_agent):
     cancelled = asyncio.Event()
     tools = Tools()
 
@@ -379,7 +395,7 @@ async def test_closing_the_reply_mid_tool_round_cancels_running_tools(fake_llm):
         return ""
 
     fake_llm.stream_tool_calls([("hang_until_cancelled", {})])
-    agent = make_agent(fake_llm, tools, tool_timeout_s=30)
+    agent = make_agent(tools, tool_timeout_s=30)
     events = agent.run(USER, allowed_tools=None, ctx=CTX, citations=CitationBook())
     async for event in events:
         if isinstance(event, ToolStep) and event.phase == "start":

@@ -161,6 +161,7 @@ class Agent:
                     yield TextDelta(shown)
                 elif isinstance(event, StreamDone):
                     current.completion = event.completion
+                    break  # the last event of a stream
         except TimeoutError:
             current.timed_out = True
         finally:
