@@ -151,6 +151,7 @@ class DiscordRestRoutes:
         recipient = self.human if (rec.body or {}).get("recipient_id") == self.human["id"] else self.bot_user
         return json_response({"id": self.dm_channel_id, "type": p.DM_CHANNEL, "recipients": [recipient], "last_message_id": None})
 
+    # ----------------------------------------------------------------- message store
 
     def _store(self, token: str, content: str, *, original: bool, flags: int) -> dict:
         channel_id = self._token_channel.get(token, self.channel["id"])

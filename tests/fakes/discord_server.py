@@ -252,7 +252,8 @@ class FakeDiscord(DiscordRestRoutes):
         guild = p.guild(self.guild_id, self.bot_user, [self.channel], self.threads, [self.bot_role])
         await self.dispatch("GUILD_CREATE", guild)
 
-    # ----------------------------------------------------------------- REST entry
+    # ----------------------------------------------------------------- REST entry (handlers: discord_rest)
+
     async def _rest(self, request: web.Request) -> web.Response:
         path = "/" + request.match_info["tail"]
         raw = await request.read()
@@ -264,12 +265,9 @@ class FakeDiscord(DiscordRestRoutes):
         await self._notify()
         return response
 
-
     async def _notify(self) -> None:
         async with self._changed:
             self._changed.notify_all()
-
-
 
 
 @pytest_asyncio.fixture
