@@ -87,6 +87,8 @@ class OpenGuard:
             return OutputVerdict("block", replacement="夫子不言此事。", reason="canary")
         if final and self.regenerate_on and self.regenerate_on in text:
             return OutputVerdict("regenerate", reason="persona")
+        if not final and (held := _canary_prefix(text)):
+            return HeldVerdict("ok", safe_len=len(text) - held)
         return OutputVerdict("ok")
 
     def harden(self, system_prompt: str) -> str:
@@ -94,6 +96,21 @@ class OpenGuard:
 
     async def record_usage(self, turn: Turn, usage: Usage) -> None:
         self.usage.append(usage)
+
+
+@dataclass(frozen=True)
+class HeldVerdict(OutputVerdict):
+    """"ok", but show only text[:safe_len] (the end might be the start of the canary)."""
+
+    safe_len: int | None = None
+
+
+def _canary_prefix(text: str) -> int:
+    """Length of the longest end of `text` that is a start of the canary (2+ characters)."""
+    for n in range(min(len(CANARY) - 1, len(text)), 1, -1):
+        if text.endswith(CANARY[:n]):
+            return n
+    return 0
 
 
 @dataclass(frozen=True)

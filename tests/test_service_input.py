@@ -7,7 +7,7 @@ import pytest
 from core.llm.client import OpenAIChatClient
 from core.ports import Refusal
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.helpers_engine import OpenGuard, collect, final_of, incoming, make_service, notices, sqlite_storage
+from tests.helpers_engine import OpenGuard, collect, final_of, incoming, make_service, sqlite_storage
 
 
 def client(fake) -> OpenAIChatClient:

@@ -6,12 +6,15 @@ Rows come back detached (safe to read after the session closed); callers never s
 from __future__ import annotations
 
 import asyncio
+import threading
 from collections.abc import Collection
+from contextlib import nullcontext
 from typing import Callable, TypeVar
 
 import structlog
 from sqlalchemy import Engine, delete, update
 from sqlalchemy.exc import IntegrityError
+from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, func, select
 
 from core.storage.models import Account, Chat, Message, Person
@@ -21,17 +24,29 @@ T = TypeVar("T")
 
 
 class _Repo:
-    """Base: owns the engine and runs a function with a fresh session off the event loop."""
+    """Base: owns the engine and runs a function with a fresh session off the event loop.
 
-    def __init__(self, engine: Engine):
+    Args:
+        engine: the SQLAlchemy engine.
+        lock: serialises sessions; needed when every thread shares one connection (in-memory
+            SQLite, StaticPool). None picks that automatically.
+    """
+
+    def __init__(self, engine: Engine, lock: threading.Lock | None = None):
         self._engine = engine
+        self._lock = lock or (threading.Lock() if shares_one_connection(engine) else nullcontext())
 
     async def _run(self, fn: Callable[[Session], T]) -> T:
         return await asyncio.to_thread(self._in_session, fn)
 
     def _in_session(self, fn: Callable[[Session], T]) -> T:
-        with Session(self._engine, expire_on_commit=False) as session:
+        with self._lock, Session(self._engine, expire_on_commit=False) as session:
             return fn(session)
+
+
+def shares_one_connection(engine: Engine) -> bool:
+    """True when the engine hands every thread the same connection (in-memory SQLite)."""
+    return isinstance(engine.pool, StaticPool)
 
 
 class IdentityRepo(_Repo):
@@ -239,6 +254,7 @@ class Storage:
 
     def __init__(self, engine: Engine):
         self.engine = engine
-        self.identities = IdentityRepo(engine)
-        self.chats = ChatRepo(engine)
-        self.messages = MessageRepo(engine)
+        lock = threading.Lock() if shares_one_connection(engine) else None
+        self.identities = IdentityRepo(engine, lock)
+        self.chats = ChatRepo(engine, lock)
+        self.messages = MessageRepo(engine, lock)
