@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 from typing import AsyncIterator
 
+from core.llm.errors import LLMUnavailable
 from core.llm.types import StreamEvent
 
 _END = object()
@@ -43,6 +44,8 @@ class StreamPump:
         item = await asyncio.wait_for(self._queue.get(), timeout_s)
         if item is _END:
             return None
+        if isinstance(item, TimeoutError):  # the stream's own timeout, not our deadline
+            raise LLMUnavailable("LLM stream timed out") from item
         if isinstance(item, BaseException):
             raise item
         return item
