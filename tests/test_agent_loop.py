@@ -69,7 +69,7 @@ class Tools:
         @self.server.tool
         async def web_search(ctx: ToolContext, query: str) -> str:
             """Search the web."""
-            return "web"
+            return "web " * 5000
 
     def client(self) -> ToolClient:
         return ToolClient([self.server])
@@ -403,3 +403,11 @@ async def test_closing_the_reply_mid_tool_round_cancels_running_tools(fake_llm, 
             break
     await events.aclose()
     await asyncio.wait_for(cancelled.wait(), 2)
+
+
+async def test_long_observations_are_cut(fake_llm, make_agent):
+    fake_llm.stream_tool_calls([("web_search", {"query": "x"})])
+    fake_llm.stream_text("答。")
+    await run(make_agent(Tools(), max_observation_chars=1000))
+    (observation,) = tool_messages(fake_llm.requests[1])
+    assert len(observation["content"]) < 1100 and "more characters not shown" in observation["content"]

@@ -76,6 +76,7 @@ class Agent:
         reply_timeout_s: wall time per reply before the answer is forced.
         tool_timeout_s: time limit per tool call.
         final_answer_timeout_s: time allowed for the forced, tools-free completion.
+        max_observation_chars: a tool result longer than this is cut before the model sees it.
         clock: monotonic clock (seconds) for deadlines and latencies.
     """
 
@@ -88,6 +89,7 @@ class Agent:
         reply_timeout_s: float = 120.0,
         tool_timeout_s: float = 15.0,
         final_answer_timeout_s: float = 30.0,
+        max_observation_chars: int = 8000,
         clock: Callable[[], float] = time.monotonic,
     ):
         self.llm = llm
@@ -96,6 +98,7 @@ class Agent:
         self.reply_timeout_s = reply_timeout_s
         self.tool_timeout_s = tool_timeout_s
         self.final_answer_timeout_s = final_answer_timeout_s
+        self.max_observation_chars = max_observation_chars
         self._clock = clock
 
     async def run(
@@ -113,7 +116,7 @@ class Agent:
                 the forced answer did not come in time.
         """
         await self.tools.connect()
-        runner = StepRunner(self.tools, allowed_tools, ctx, citations, self._clock)
+        runner = StepRunner(self.tools, allowed_tools, ctx, citations, self._clock, self.max_observation_chars)
         reply = _Reply(list(messages), citations, runner, self._clock() + self.reply_timeout_s)
         tools = self.tools.to_openai_tools(runner.allowed) or None
         try:

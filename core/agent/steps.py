@@ -49,6 +49,7 @@ class StepRunner:
         ctx: handed to every tool.
         citations: numbers the passages in tool results.
         clock: monotonic clock for latencies.
+        max_observation_chars: longer observations are cut (with a note) to protect the context.
     """
 
     def __init__(
@@ -58,6 +59,7 @@ class StepRunner:
         ctx: ToolContext,
         citations: CitationBook,
         clock: Callable[[], float],
+        max_observation_chars: int = 8000,
     ):
         self._tools = tools
         wanted = None if allowed is None else set(allowed)
@@ -65,6 +67,7 @@ class StepRunner:
         self._ctx = ctx
         self._citations = citations
         self._clock = clock
+        self._max_chars = max_observation_chars
         self._calls: dict[str, asyncio.Task[ToolOutcome]] = {}
         self._counts: dict[str, int] = {}
 
@@ -113,13 +116,19 @@ class StepRunner:
             if note:
                 body["note"] = note
             return json.dumps(body, ensure_ascii=False)
-        text = self._citations.render(outcome.content)
+        text = _cut(self._citations.render(outcome.content), self._max_chars)
         return f"{text}\n\n({note})" if note else text
 
     def cancel_pending(self) -> None:
         """Cancel tool calls still running (the reply is being abandoned)."""
         for task in self._calls.values():
             task.cancel()
+
+
+def _cut(text: str, limit: int) -> str:
+    if len(text) <= limit:
+        return text
+    return text[:limit].rstrip() + f"\n…(cut: {len(text) - limit} more characters not shown)"
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
