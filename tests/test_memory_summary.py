@@ -123,9 +123,9 @@ async def test_group_window_labels_speakers(make_engine, script, fake_llm):
     eng = make_engine()
     await eng.say(group("a", "我先问：何为仁？", name="Alice"))
     messages, _ = await eng.say(group("b", "我再问：何为礼？", name="Bob"))
-    assert 'speaker="Alice"' in messages[1]["content"] and "何为仁" in messages[1]["content"]
+    assert '<speaker name="Alice">' in messages[1]["content"] and "何为仁" in messages[1]["content"]
     assert messages[2]["role"] == "assistant"
-    assert 'speaker="Bob"' in messages[-1]["content"]
+    assert '<speaker name="Bob">' in messages[-1]["content"]
 
 
 async def test_reset_clears_window_and_summary_but_keeps_history(make_engine, script, fake_llm):
