@@ -5,7 +5,7 @@ Per message: resolve who and where → commands → input checks → admission �
 the output guard before it is shown → store the reply → usage → memory update in the background.
 
 Stored statuses of user messages that got no answer: "too_long", the input guard's reason (e.g.
-"injection"), "busy", "rate_limited". Replies: "ok", "blocked" (output guard replaced it),
+"injection"), "busy", "rate_limited"; "context" for group messages not addressed to Fuzi. Replies: "ok", "blocked" (output guard replaced it),
 "cancelled" (the partial text shown before /cancel). Empty messages say nothing and are not stored;
 commands are not stored.
 """
@@ -117,6 +117,14 @@ class ChatService:
                     yield TextReset("error")
                 yield Notice(ERROR_TEXT.format(trace=incoming.trace_id), "error", incoming.trace_id)
 
+    def commands(self) -> list[tuple[str, str, str]]:
+        """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
+        return self._router.commands()
+
+    def skills(self) -> list[tuple[str, str]]:
+        """(name, display) of every skill, for /skill choices and buttons."""
+        return self._skills.choices()
+
     async def aclose(self, timeout_s: float = 5.0) -> None:
         """Wait (bounded) for background memory updates to finish; call on shutdown."""
         if self._background:
@@ -125,7 +133,9 @@ class ChatService:
     async def _handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         person_id = await self._storage.identities.resolve(incoming.platform, incoming.user_id, incoming.user_name)
         chat = await self._storage.chats.ensure(incoming.chat_key, incoming.platform, incoming.is_group)
-        if not incoming.addressed:
+        if not incoming.addressed:  # group chatter: kept as context, never answered
+            if incoming.text.strip():
+                await self._store_user(Turn(incoming, person_id, chat.skill or ""), "context")
             return
         skill = self._skills.get(chat.skill)
         turn = Turn(incoming, person_id, skill.name, is_admin=incoming.account in self._admins)
@@ -212,7 +222,8 @@ class ChatService:
         except asyncio.CancelledError:
             if not progress.finished:
                 log.info("reply_cancelled", fallback_level=progress.level, chars=len(progress.text))
-                await asyncio.shield(self._store_reply(turn, progress.text, progress.level, "cancelled"))
+                if progress.text:
+                    await asyncio.shield(self._store_reply(turn, progress.text, progress.level, "cancelled"))
             raise
         finally:
             queue.put_nowait(_END)
@@ -248,7 +259,7 @@ class ChatService:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
         log.info(
-            "reply", fallback_level=answer.level, status=status, citations=len(answer.citations),
+            "reply", fallback_level=answer.level, status=status, skill=turn.skill, citations=len(answer.citations),
             latency_ms=round((self._clock() - started) * 1000, 1),
             prompt_tokens=answer.usage.prompt_tokens if answer.usage else None,
             completion_tokens=answer.usage.completion_tokens if answer.usage else None,

@@ -63,8 +63,15 @@ async def test_cancel_with_nothing_running(tmp_path):
     assert notice.extra == {"cancelled": False}
 
 
-async def test_unaddressed_group_message_yields_nothing(tmp_path):
+async def test_unaddressed_group_message_yields_nothing_and_is_kept_as_context(tmp_path):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage)
     assert await collect(service, incoming("大家好", is_group=True, addressed=False)) == []
-    assert await storage.messages.count("console:c1") == 0
+    [row] = await storage.messages.recent("console:c1", 5)
+    assert (row.text, row.status, row.speaker) == ("大家好", "context", "alice")
+
+
+async def test_menus_for_adapters(tmp_path):
+    service = make_service(sqlite_storage(tmp_path))
+    assert [name for name, _, _ in service.commands()] == ["start", "help", "skill", "cancel"]
+    assert service.skills()[1] == ("poetry", "诗词赏析 (Poetry)")

@@ -1,14 +1,23 @@
 """Engine-wide behaviour (FUZI_ENGINE_*)."""
 
-from pydantic import Field
+from pydantic import Field, field_validator
 
 from bot.settings.base import Section, section
+from core.skills import BUILTIN_SKILLS
 
 
 class EngineSettings(Section):
     model_config = section("FUZI_ENGINE_")
 
     max_input_chars: int = Field(4000, ge=1)  # longer messages are stored but not answered
-    default_skill: str = "teaching"  # teaching, poetry or debate
+    default_skill: str = "teaching"  # the skill a new chat starts with
     l2_passages: int = Field(3, ge=1, le=10)  # passages quoted in a retrieval-only (L2) answer
     shutdown_timeout_s: float = Field(5.0, gt=0)  # how long shutdown waits for background memory updates
+
+    @field_validator("default_skill")
+    @classmethod
+    def _known_skill(cls, v: str) -> str:
+        names = [s.name for s in BUILTIN_SKILLS]
+        if v not in names:
+            raise ValueError(f"must be one of {', '.join(names)}")
+        return v
