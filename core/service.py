@@ -164,6 +164,10 @@ class ChatService:
             await self._store_user(turn, verdict.reason or "refused")
             yield self._notice(verdict.refusal, _INPUT_REASON.get(verdict.reason or "", verdict.reason or "refused"))
             return
+        if not verdict.text.strip():  # only invisible or control characters
+            await self._store_user(turn, "empty")
+            yield self._notice(EMPTY_TEXT, "bad_input")
+            return
         if not self.running.reserve(turn.person_id):
             await self._store_user(turn, "busy")
             yield self._notice(BUSY_TEXT, "busy")

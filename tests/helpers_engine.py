@@ -73,7 +73,7 @@ class OpenGuard:
     def check_input(self, text: str) -> InputVerdict:
         if self.injection_word in text.lower():
             return InputVerdict(text, refusal="巧言令色，鲜矣仁。此问夫子不答。", reason="injection")
-        return InputVerdict(text.strip())
+        return InputVerdict(text.replace("\u200b", "").strip())
 
     async def admit(self, turn: Turn):
         if self.refuse is not None:

@@ -84,3 +84,13 @@ async def test_user_message_stored_before_the_llm_is_called(tmp_path, fake_llm):
     ]
     assert rows[1].level == final.level
     assert seen_before_request == ["可以问吗？"]
+
+
+async def test_text_the_guard_cleans_to_nothing_is_bad_input(tmp_path, fake_llm):
+    storage = sqlite_storage(tmp_path)
+    service = make_service(storage, llm=client(fake_llm))
+    [notice] = await collect(service, incoming("\u200b\u200b"))  # zero-width spaces only
+    assert notice.reason == "bad_input"
+    assert fake_llm.requests == []
+    [row] = await storage.messages.recent("console:c1", 5)
+    assert row.status == "empty"
