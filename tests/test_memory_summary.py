@@ -140,3 +140,13 @@ async def test_reset_clears_window_and_summary_but_keeps_history(make_engine, sc
     assert [m["role"] for m in messages] == ["system", "user"]
     assert "问题" not in all_text(messages) and "[前情提要]" not in all_text(messages)
     assert await eng.storage.messages.count(dm("u1", "").chat_key) == stored + 2
+
+
+async def test_group_chatter_kept_as_context_is_in_the_window(make_engine, script, fake_llm):
+    eng = make_engine()
+    chatter = group("c", "我觉得仁就是爱人", name="Carol")
+    await eng.storage.messages.add(
+        chatter.chat_key, "user", chatter.text, account=chatter.account, speaker="Carol", status="context"
+    )
+    messages, _ = await eng.say(group("b", "夫子怎么看？", name="Bob"))
+    assert messages[1]["content"] == '<speaker name="Carol">\n我觉得仁就是爱人\n</speaker>'

@@ -1,7 +1,8 @@
 """Read-side queries over the stored messages that the window, the summariser and /reset need.
 
-Only user and assistant messages with status "ok" take part: tool traffic is never stored as chat
-messages and unanswered or blocked messages stay out, so the window can never hold half of a tool
+Only user and assistant messages with status "ok" (and "context": group chatter not addressed to
+Fuzi, which the engine keeps as context) take part: tool traffic is never stored as chat messages
+and refused, cancelled or blocked messages stay out, so the window can never hold half of a tool
 call/result pair. All methods are synchronous; callers run them in a worker thread.
 """
 
@@ -16,6 +17,7 @@ from sqlmodel import Session, col, func, select
 from core.storage.models import Message
 
 CONVERSATION_ROLES = ("user", "assistant")
+WINDOW_STATUSES = ("ok", "context")
 
 
 @dataclass(frozen=True)
@@ -49,7 +51,7 @@ class ChatHistory:
             Message.chat_key == chat_key,
             col(Message.id) > after_id,
             col(Message.role).in_(CONVERSATION_ROLES),
-            Message.status == "ok",
+            col(Message.status).in_(WINDOW_STATUSES),
         )
 
     def window(self, chat_key: str, *, after_id: int, limit: int, exclude_trace: str = "") -> list[Line]:
