@@ -143,8 +143,7 @@ class GuardedLadder:
 
 def _safe_len(verdict: OutputVerdict, length: int) -> int:
     """How much of the text may be shown: `verdict.safe_len` when the guard sets one, else all."""
-    safe = getattr(verdict, "safe_len", None)
-    return length if safe is None else max(0, min(int(safe), length))
+    return length if verdict.safe_len is None else max(0, min(verdict.safe_len, length))
 
 
 def _add(total: Usage | None, more: Usage | None) -> Usage | None:

@@ -88,7 +88,7 @@ class OpenGuard:
         if final and self.regenerate_on and self.regenerate_on in text:
             return OutputVerdict("regenerate", reason="persona")
         if not final and (held := _canary_prefix(text)):
-            return HeldVerdict("ok", safe_len=len(text) - held)
+            return OutputVerdict("ok", safe_len=len(text) - held)
         return OutputVerdict("ok")
 
     def harden(self, system_prompt: str) -> str:
@@ -96,13 +96,6 @@ class OpenGuard:
 
     async def record_usage(self, turn: Turn, usage: Usage) -> None:
         self.usage.append(usage)
-
-
-@dataclass(frozen=True)
-class HeldVerdict(OutputVerdict):
-    """"ok", but show only text[:safe_len] (the end might be the start of the canary)."""
-
-    safe_len: int | None = None
 
 
 def _canary_prefix(text: str) -> int:
