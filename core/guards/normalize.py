@@ -59,15 +59,21 @@ class Views:
     compact: str
 
 
+def _invisible_class() -> re.Pattern[str]:
+    """One regex class for control (Cc, except newline and tab), format (Cf: zero-width …),
+    surrogate and private-use characters."""
+    ranges = [(0x0, 0x8), (0xB, 0x1F), (0x7F, 0x9F), (0xD800, 0xDFFF), (0xE000, 0xF8FF), (0xF0000, 0x10FFFF)]
+    cf = [cp for cp in (*range(0x30000), *range(0xE0000, 0xE1000)) if unicodedata.category(chr(cp)) == "Cf"]
+    parts = [f"{chr(a)}-{chr(b)}" for a, b in ranges] + [re.escape(chr(cp)) for cp in cf]
+    return re.compile("[" + "".join(parts) + "]")
+
+
+_INVISIBLE = _invisible_class()
+
+
 def strip_invisible(text: str) -> str:
     """Remove control (Cc, except newline and tab), format (Cf: zero-width …) and private-use chars."""
-    out = []
-    for ch in text:
-        cat = unicodedata.category(ch)
-        if cat in ("Cf", "Co", "Cs") or (cat == "Cc" and ch not in "\n\t"):
-            continue
-        out.append(ch)
-    return "".join(out)
+    return _INVISIBLE.sub("", text)
 
 
 def _drop_marks(text: str) -> str:

@@ -22,21 +22,59 @@ from dataclasses import dataclass
 
 from core.guards.normalize import strip_invisible
 
-_NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)
-
-_PERSONA_BREAK = re.compile(
-    r"as\s*an?\s*(?:ai|artificial\s*intelligence)\b|as\s*an?\s*(?:large\s*)?language\s*model|"
-    r"\bi\s*(?:am|'m|’m)\s*(?:just\s*|only\s*|merely\s*|actually\s*|really\s*)?(?:an?\s*)?"
-    r"(?:ai\b|artificial\s*intelligence|(?:large\s*)?language\s*model|chatbot|chatgpt|gpt|deepseek|"
-    r"virtual\s*assistant|ai\s*assistant)|\bi\s*(?:was|have\s*been)\s*(?:created|developed|trained|built|"
-    r"made)\s*by\s*(?:openai|deepseek|anthropic|google|meta)|\bmy\s*(?:training\s*data|knowledge\s*"
-    r"cut-?off)|\bi\s*(?:am|'m|’m)\s*not\s*(?:actually|really)\s*confucius|"
-    r"我是\s*(?:chatgpt|gpt|deepseek|openai|claude)|我(?:只)?是一?个?(?:人工智能|ai|语言模型|大语言模型|大模型|"
-    r"聊天机器人|智能助手|ai助手|人工智能助手|虚拟助手|程序)|作为一?[个名]?(?:人工智能|ai|语言模型|大语言模型|"
-    r"大模型|ai助手|人工智能助手|聊天机器人)|我(?:是)?由(?:openai|深度求索|deepseek|谷歌|anthropic)"
-    r"(?:公司)?(?:开发|训练|创建|打造)|我的训练数据|我并?不是真正的孔子|我其实不是孔子",
-    re.IGNORECASE,
+_NON_ALNUM = re.compile(r"[\W_]+", re.UNICODE)  # also matches invisible (Cf/Cc/Co) characters
+# Characters NFKC turns into ASCII letters/digits: full-width forms, circled/parenthesised
+# alphanumerics, superscripts, ligatures and mathematical alphanumerics.
+_COMPAT_ALNUM = re.compile(
+    "[\uff10-\uff19\uff21-\uff3a\uff41-\uff5a\u2460-\u24ff\u2070-\u209f\ufb00-\ufb06"
+    "\U0001d400-\U0001d7ff\U0001f100-\U0001f1ff]"
 )
+
+# Persona breaks: (anchor, pattern matched where the anchor occurs in the case-folded text).
+# Plain substring search for the anchors keeps the per-delta check cheap.
+_AI = (
+    r"(?:ai\b|artificial\s*intelligence|(?:large\s*)?language\s*model|chatbot|chatgpt|gpt|deepseek|"
+    r"virtual\s*assistant|ai\s*assistant|computer\s*program)"
+)
+_HEDGE = r"(?:just\s*|only\s*|merely\s*|actually\s*|really\s*|simply\s*)?"
+_ZH_AI = "(?:人工智能|ai|语言模型|大语言模型|大模型|聊天机器人|智能助手|ai助手|人工智能助手|虚拟助手|程序|机器人)"
+_MAKERS = "(?:openai|deepseek|深度求索|anthropic|谷歌|google|meta)"
+_I_AM = r"i\s*(?:am|'m|’m)\s*"
+_PERSONA_RULES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
+    (anchor, re.compile(pattern))
+    for anchor, pattern in (
+        ("as a", r"as\s*an?\s*(?:large\s*)?(?:ai\b|artificial\s*intelligence|language\s*model)"),
+        ("i am", rf"{_I_AM}{_HEDGE}(?:an?\s*)?{_AI}|{_I_AM}not\s*{_HEDGE}confucius"),
+        ("i'm", rf"{_I_AM}{_HEDGE}(?:an?\s*)?{_AI}|{_I_AM}not\s*{_HEDGE}confucius"),
+        ("i’m", rf"{_I_AM}{_HEDGE}(?:an?\s*)?{_AI}|{_I_AM}not\s*{_HEDGE}confucius"),
+        ("i was", rf"i\s*was\s*(?:created|developed|trained|built|made)\s*by\s*{_MAKERS}"),
+        ("i have been", rf"i\s*have\s*been\s*(?:created|developed|trained|built|made)\s*by\s*{_MAKERS}"),
+        ("my training", r"my\s*training\s*data"),
+        ("my knowledge", r"my\s*knowledge\s*cut-?\s*off"),
+        ("我是", rf"我是\s*(?:chatgpt|gpt|deepseek|openai|claude|一?[个名]?{_ZH_AI}|由{_MAKERS})"),
+        ("我只是", rf"我只是一?[个名]?{_ZH_AI}"),
+        ("作为", rf"作为一?[个名]?{_ZH_AI}"),
+        ("我由", rf"我由{_MAKERS}"),
+        ("我的训练数据", "我的训练数据"),
+        ("不是真正的孔子", "不是真正的孔子"),
+        ("其实不是孔子", "其实不是孔子"),
+    )
+)
+
+
+def _persona_break(text: str) -> bool:
+    """True when the text speaks as an AI, a model or a product instead of as Confucius."""
+    low = text.casefold()
+    if _COMPAT_ALNUM.search(low):
+        low = unicodedata.normalize("NFKC", low)
+    for anchor, pattern in _PERSONA_RULES:
+        pos = low.find(anchor)
+        while pos != -1:
+            at_word = not anchor.isascii() or pos == 0 or not low[pos - 1].isalpha()
+            if at_word and pattern.match(low, pos):
+                return True
+            pos = low.find(anchor, pos + 1)
+    return False
 
 
 def new_canary() -> str:
@@ -45,9 +83,14 @@ def new_canary() -> str:
 
 
 def _fold(text: str) -> str:
-    """Case-folded NFKC text without spaces, punctuation or invisible characters."""
-    text = strip_invisible(unicodedata.normalize("NFKC", text)).casefold()
-    return _NON_ALNUM.sub("", text)
+    """Case-folded text without spaces, punctuation or invisible characters.
+
+    NFKC (slow on CJK text) runs only when the text holds characters it would turn into letters
+    or digits (full-width Latin letters and digits, circled and other compatibility forms).
+    """
+    if _COMPAT_ALNUM.search(text):
+        text = unicodedata.normalize("NFKC", text)
+    return _NON_ALNUM.sub("", text.casefold())
 
 
 @dataclass(frozen=True)
@@ -74,7 +117,7 @@ class OutputChecker:
         canary: str | None = None,
         *,
         min_run: int = 40,
-        stream_window: int = 1200,
+        stream_window: int = 600,
         max_prompts: int = 32,
     ) -> None:
         self.canary = canary or new_canary()
@@ -82,28 +125,31 @@ class OutputChecker:
         self.min_run = min_run
         self.stream_window = max(stream_window, min_run * 2)
         self._max_prompts = max_prompts
-        self._shingles: OrderedDict[str, frozenset[int]] = OrderedDict()
+        # Any run of `min_run` chars contains a k-gram starting at a multiple of k (k = min_run // 2),
+        # so the reply is sampled every k chars and each hit is verified by extending it.
+        self._gram = max(min_run // 2, 1)
+        self._prompts: OrderedDict[str, frozenset[str]] = OrderedDict()
 
     def register_prompt(self, prompt: str) -> None:
-        """Remember `prompt` so verbatim runs of it are caught (hashes of every `min_run` window)."""
+        """Remember `prompt` so verbatim runs of it are caught (an index of its k-grams)."""
         folded = _fold(prompt.replace(self.canary, ""))
-        if folded in self._shingles:
-            self._shingles.move_to_end(folded)
+        if folded in self._prompts:
+            self._prompts.move_to_end(folded)
             return
-        n = self.min_run
-        self._shingles[folded] = frozenset(hash(folded[i : i + n]) for i in range(len(folded) - n + 1))
-        while len(self._shingles) > self._max_prompts:
-            self._shingles.popitem(last=False)
+        k = self._gram
+        self._prompts[folded] = frozenset(folded[i : i + k] for i in range(len(folded) - k + 1))
+        while len(self._prompts) > self._max_prompts:
+            self._prompts.popitem(last=False)
 
     def check(self, text: str, *, final: bool) -> OutputFinding:
         """Check the accumulated reply `text`; see the module docstring for streaming."""
-        if self._leaks_canary(text):
-            return OutputFinding("block", "canary")
         tail = text if final else text[-self.stream_window :]
         folded = _fold(tail)
+        if self.canary in text or self._canary_folded in folded:
+            return OutputFinding("block", "canary")
         if self._verbatim_run(folded):
             return OutputFinding("block", "system_prompt")
-        if _PERSONA_BREAK.search(unicodedata.normalize("NFKC", tail)):
+        if _persona_break(strip_invisible(tail) if final else tail):
             return OutputFinding("regenerate", "persona_break")
         if not final:
             held = self._held_from(text)
@@ -111,17 +157,16 @@ class OutputChecker:
                 return OutputFinding("ok", "hold_back", held)
         return OutputFinding("ok")
 
-    def _leaks_canary(self, text: str) -> bool:
-        if self.canary in text or self.canary.casefold() in text.casefold():
-            return True
-        return self._canary_folded in _fold(text)
-
     def _verbatim_run(self, folded: str) -> bool:
-        n = self.min_run
-        if len(folded) < n or not self._shingles:
+        k, n = self._gram, self.min_run
+        if len(folded) < n:
             return False
-        windows = {hash(folded[i : i + n]) for i in range(len(folded) - n + 1)}
-        return any(not windows.isdisjoint(sh) for sh in self._shingles.values())
+        for start in range(0, len(folded) - k + 1, k):
+            gram = folded[start : start + k]
+            for prompt, grams in self._prompts.items():
+                if gram in grams and _longest_run(folded, start, prompt, gram) >= n:
+                    return True
+        return False
 
     def _held_from(self, text: str) -> int | None:
         """Index where an unfinished canary starts at the very end of `text` (≥ 2 folded chars).
@@ -130,9 +175,26 @@ class OutputChecker:
         """
         target = self._canary_folded
         tail_start = max(0, len(text) - 3 * len(self.canary))
-        chars = [(i, f) for i in range(tail_start, len(text)) for f in _fold(text[i])]
-        folded = "".join(f for _, f in chars)
-        for k in range(min(len(target) - 1, len(folded)), 1, -1):
-            if folded.endswith(target[:k]):
-                return chars[len(chars) - k][0]
-        return None
+        folded = _fold(text[tail_start:])
+        k = next((k for k in range(min(len(target) - 1, len(folded)), 1, -1) if folded.endswith(target[:k])), 0)
+        if not k:
+            return None
+        chars = [i for i in range(tail_start, len(text)) for _ in _fold(text[i])]
+        return chars[len(chars) - k]
+
+
+def _longest_run(text: str, start: int, prompt: str, gram: str) -> int:
+    """Longest common run through text[start:start+len(gram)] and any occurrence of it in prompt."""
+    k, best, pos = len(gram), 0, prompt.find(gram)
+    while pos != -1:
+        left = 0
+        while start - left > 0 and pos - left > 0 and text[start - left - 1] == prompt[pos - left - 1]:
+            left += 1
+        right = 0
+        while start + k + right < len(text) and pos + k + right < len(prompt) and (
+            text[start + k + right] == prompt[pos + k + right]
+        ):
+            right += 1
+        best = max(best, left + k + right)
+        pos = prompt.find(gram, pos + 1)
+    return best
