@@ -1,6 +1,6 @@
 """Conversation window, summary, long-term memory, profile, account linking (FUZI_MEMORY_*)."""
 
-from pydantic import Field, model_validator
+from pydantic import Field, ValidationInfo, field_validator
 
 from bot.settings.base import Section, section
 
@@ -21,8 +21,10 @@ class MemorySettings(Section):
     link_max_failures: int = Field(5, ge=1)  # wrong codes per person within the window below
     link_failure_window_s: int = Field(600, ge=60)
 
-    @model_validator(mode="after")
-    def _reserve_fits(self) -> "MemorySettings":
-        if self.tool_reserve_tokens >= self.prompt_budget_tokens:
-            raise ValueError("tool_reserve_tokens must be smaller than prompt_budget_tokens")
-        return self
+    @field_validator("tool_reserve_tokens")
+    @classmethod
+    def _reserve_fits(cls, v: int, info: ValidationInfo) -> int:
+        budget = info.data.get("prompt_budget_tokens")
+        if budget is not None and v >= budget:
+            raise ValueError("must be smaller than FUZI_MEMORY_PROMPT_BUDGET_TOKENS")
+        return v
