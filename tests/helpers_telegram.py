@@ -52,7 +52,8 @@ class FakeTime:
             self._sleepers = [s for s in self._sleepers if not s[2].done()]
             heapq.heapify(self._sleepers)
             if not self._sleepers:
-                continue
+                task.cancel()
+                raise RuntimeError("deadlock: every task waits and nothing sleeps")
             deadline, _, fut = heapq.heappop(self._sleepers)
             if deadline > end:
                 task.cancel()

@@ -235,3 +235,36 @@ async def test_outer_cancel_propagates():
     task.cancel()
     with pytest.raises(asyncio.CancelledError):
         await task
+
+
+async def test_queued_preview_is_withdrawn_when_final_is_ready():
+    from adapters.common.stream import Withdrawn
+
+    time = FakeTime()
+
+    class QueueingSink(RecordingSink):
+        """Edits wait in a local queue that only withdraw() ends (a congested global limiter)."""
+
+        def __init__(self, time):
+            super().__init__(time)
+            self.queued: asyncio.Future | None = None
+
+        async def edit(self, handle, text, *, final=False, extra=None):
+            if final:
+                return await super().edit(handle, text, final=True)
+            self.queued = asyncio.get_running_loop().create_future()
+            await self.queued
+            return await super().edit(handle, text)
+
+        def withdraw(self):
+            if self.queued and not self.queued.done():
+                self.queued.set_exception(Withdrawn())
+
+    sink = QueueingSink(time)
+    events = script(time, TextDelta("学"), 1.2, TextDelta("而"), 0.5, FinalReply("学而"))
+    stats, budget = await run_reply(time, sink, events, interval=1.0)
+    assert sink.finals() == ["学而"]
+    final_at = next(t for t, _, _, final in sink.calls if final)
+    send_at = next(t for t, op, _, _ in sink.calls if op == "send")
+    assert final_at == pytest.approx(1001.7)  # sent the moment the final was ready
+    assert [op for _, op, _, final in sink.calls if not final] == ["send"]  # the queued edit never went out

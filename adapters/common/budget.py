@@ -35,6 +35,7 @@ class OutboundBudget:
         self.min_interval = min_interval
         self.clock, self.sleep = clock, sleep
         self._next = -math.inf
+        self._before = -math.inf
         self._paused_until = -math.inf
 
     @property
@@ -54,8 +55,12 @@ class OutboundBudget:
         """Take a slot if one is free now; never waits."""
         if self.delay() > 0:
             return False
-        self._next = self.clock() + self.min_interval
+        self._before, self._next = self._next, self.clock() + self.min_interval
         return True
+
+    def refund(self) -> None:
+        """Give back the slot just taken, for a request that was never sent."""
+        self._next = self._before
 
     def finished(self) -> None:
         """Mark the end of a request: the next one starts at least ``min_interval`` from now.

@@ -30,7 +30,11 @@ from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, To
 
 log = structlog.get_logger(__name__)
 
-__all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply"]
+__all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply", "Withdrawn"]
+
+
+class Withdrawn(Exception):
+    """A queued preview request was withdrawn before it was sent (see ``MessageSink.withdraw``)."""
 
 DEFAULT_ERROR_TEXT = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
 
@@ -58,6 +62,9 @@ class MessageSink(Protocol):
 
     def split_final(self, text: str) -> list[str]:
         """The Markdown parts of the final text, each fitting one message after rendering."""
+
+    # Optional: ``def withdraw(self) -> None`` drops preview requests still queued locally (not yet
+    # sent); each raises :class:`Withdrawn`. Called when the final text is ready.
 
 
 @dataclass
@@ -141,6 +148,9 @@ class StreamingReply:
             raise
         self._closed.set()
         self._wake.set()
+        withdraw = getattr(self.sink, "withdraw", None)
+        if withdraw is not None:
+            withdraw()
         await pump
         try:
             await self._deliver(outcome)
@@ -268,7 +278,10 @@ class StreamingReply:
     async def _guard(self, request: Awaitable[Any]) -> Any:
         """Run one preview request; flood control pauses the chat, other errors are logged."""
         try:
-            return await request
+            result = await request
+        except Withdrawn:
+            self.budget.refund()
+            return _FAILED
         except RateLimited as exc:
             self.stats.rate_limited += 1
             self.budget.pause_for(exc.retry_after)
@@ -276,8 +289,10 @@ class StreamingReply:
         except Exception as exc:
             self.stats.failures += 1
             log.warning("preview_failed", trace=self.trace_id, error=type(exc).__name__)
-        finally:
+        else:
             self.budget.finished()
+            return result
+        self.budget.finished()
         return _FAILED
 
     async def _wait(self, event: asyncio.Event, timeout: float | None) -> bool:

@@ -1,11 +1,12 @@
 """Build and run the Telegram bot (python-telegram-bot v22 ``Application``).
 
-Rate limiting is two-layered. PTB's :class:`AIORateLimiter` caps the whole bot at
-``max_requests_per_s`` (a smooth 1-request bucket, so no burst can exceed Telegram's 30/s) and is
-configured with ``max_retries=0``: a ``RetryAfter`` reaches our streaming code, which pauses only the
-chat concerned and coalesces its edits, instead of the limiter halting every chat while it sleeps.
-The per-chat and per-group limits are kept by our :class:`OutboundBudget` (1 s / 3 s between
-requests to a chat, shared by sends, edits and typing), so the limiter's own group bucket is off.
+Rate limiting has two layers. Bot-wide, :class:`PriorityRateLimiter` releases at most
+``max_requests_per_s`` chat requests per second, evenly spaced, final answers first and "typing"
+last (PTB's FIFO :class:`AIORateLimiter` is available as ``TELEGRAM_GLOBAL_LIMITER=aio``; the
+benchmark in docs/telegram.md compares them). Neither retries a ``RetryAfter``: it reaches the
+streaming code, which pauses only the chat concerned and coalesces its edits, instead of halting
+every chat. Per chat, an :class:`OutboundBudget` spaces sends, edits and typing (1 s in private
+chats, 3 s in groups, which keeps a group under 20 messages a minute).
 """
 
 from __future__ import annotations
@@ -14,10 +15,11 @@ import asyncio
 
 import structlog
 from telegram import BotCommand, Update
-from telegram.ext import AIORateLimiter, Application, CallbackQueryHandler, MessageHandler, filters
+from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, CallbackQueryHandler, MessageHandler, filters
 
 from adapters.common.budget import BudgetRegistry
 from adapters.telegram.handlers import Engine, TelegramHandlers
+from adapters.telegram.ratelimit import PriorityRateLimiter
 from bot.settings.telegram import TelegramSettings
 
 log = structlog.get_logger(__name__)
@@ -35,7 +37,7 @@ def build_application(settings: TelegramSettings, engine: Engine, *, budgets: Bu
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    limiter = AIORateLimiter(overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0)
+    limiter = global_limiter(settings)
     handlers = TelegramHandlers(engine, settings, budgets)
 
     async def post_init(app: Application) -> None:
@@ -58,6 +60,13 @@ def build_application(settings: TelegramSettings, engine: Engine, *, budgets: Bu
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app
+
+
+def global_limiter(settings: TelegramSettings) -> BaseRateLimiter:
+    """The bot-wide limiter: our priority limiter, or PTB's FIFO AIORateLimiter (for comparison)."""
+    if settings.global_limiter == "aio":
+        return AIORateLimiter(overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0)
+    return PriorityRateLimiter(settings.max_requests_per_s)
 
 
 def _file_url(api_base_url: str) -> str:

@@ -21,6 +21,7 @@ from adapters.common.render import truncate
 from adapters.common.split import split_text
 from adapters.common.stream import RateLimited
 from adapters.telegram.markdown import to_html, utf16_len
+from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 
 log = structlog.get_logger(__name__)
 
@@ -75,6 +76,12 @@ class TelegramSink:
         self.bot, self.chat_id, self.reply_to, self.thread_id, self.limit = bot, chat_id, reply_to, thread_id, limit
         self.fallbacks = 0
 
+    def withdraw(self) -> None:
+        """Withdraw this reply's preview requests still waiting in the global limiter."""
+        limiter = getattr(self.bot, "rate_limiter", None)
+        if isinstance(limiter, PriorityRateLimiter):
+            limiter.withdraw(self)
+
     def fit_preview(self, text: str) -> str:
         return truncate(text, self.limit, utf16_len)
 
@@ -82,20 +89,20 @@ class TelegramSink:
         return split_text(text, self.limit, rendered_length)
 
     async def typing(self) -> None:
-        await self._call(self.bot.send_chat_action, chat_id=self.chat_id, action=ChatAction.TYPING, message_thread_id=self.thread_id)
+        await self._call(self.bot.send_chat_action, "typing", chat_id=self.chat_id, action=ChatAction.TYPING, message_thread_id=self.thread_id)
 
     async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
         markup = choices_keyboard(extra)
         reply = ReplyParameters(self.reply_to, allow_sending_without_reply=True) if self.reply_to else None
         kwargs: dict[str, Any] = dict(chat_id=self.chat_id, message_thread_id=self.thread_id, reply_parameters=reply, reply_markup=markup, link_preview_options=_NO_PREVIEW)
-        message = await self._formatted(self.bot.send_message, text, final, kwargs)
+        message = await self._formatted(self.bot.send_message, text, final, kwargs, "first")
         self.reply_to = None  # only the first message of a reply quotes the question
         return message.message_id
 
     async def edit(self, handle: int, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
         kwargs: dict[str, Any] = dict(chat_id=self.chat_id, message_id=handle, reply_markup=choices_keyboard(extra), link_preview_options=_NO_PREVIEW)
         try:
-            await self._formatted(self.bot.edit_message_text, text, final, kwargs)
+            await self._formatted(self.bot.edit_message_text, text, final, kwargs, "edit")
         except BadRequest as exc:
             message = exc.message.lower()
             if "not modified" in message:
@@ -106,19 +113,22 @@ class TelegramSink:
             raise
         return handle
 
-    async def _formatted(self, method, text: str, final: bool, kwargs: dict) -> Any:
+    async def _formatted(self, method, text: str, final: bool, kwargs: dict, preview_priority: str) -> Any:
         if not final:
-            return await self._call(method, text=text, **kwargs)
+            return await self._call(method, preview_priority, text=text, **kwargs)
         try:
-            return await self._call(method, text=to_html(text), parse_mode=ParseMode.HTML, **kwargs)
+            return await self._call(method, "final", text=to_html(text), parse_mode=ParseMode.HTML, **kwargs)
         except BadRequest as exc:
             if not _is_parse_error(exc):
                 raise
             self.fallbacks += 1
             log.warning("parse_rejected_resending_plain", chat=self.chat_id, error=exc.message[:120])
-            return await self._call(method, text=text, **kwargs)
+            return await self._call(method, "final", text=text, **kwargs)
 
-    async def _call(self, method, **kwargs) -> Any:
+    async def _call(self, method, priority: str, **kwargs) -> Any:
+        """Call a Bot API method; ``priority`` goes to the global rate limiter when there is one."""
+        if isinstance(getattr(self.bot, "rate_limiter", None), PriorityRateLimiter):
+            kwargs["rate_limit_args"] = Ticket(priority, None if priority == "final" else self)
         try:
             return await method(**kwargs)
         except RetryAfter as exc:

@@ -29,6 +29,7 @@ class TelegramSettings(Section):
     edit_interval_private_s: float = Field(1.0, ge=0.0)
     edit_interval_group_s: float = Field(3.0, ge=0.0)
     max_requests_per_s: float = Field(28.0, gt=0.0)
+    global_limiter: Literal["priority", "aio"] = "priority"
     typing_refresh_s: float = Field(4.5, gt=0.0)
 
     @model_validator(mode="after")

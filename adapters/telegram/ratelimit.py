@@ -1,0 +1,141 @@
+"""A global Bot API rate limiter that serves what the user waits for first.
+
+PTB's :class:`~telegram.ext.AIORateLimiter` is a FIFO: under load a "typing" action or an
+intermediate edit queued a few seconds ago goes out before another chat's final answer. Fuzi's
+requests are not equal, so this limiter releases chat requests at a steady ``max_per_s`` (no bursts,
+so a 1-second window never sees more) in priority order:
+
+1. ``final``  — parts of a final answer, plain re-sends, apologies (never dropped);
+2. ``first``  — the first visible message of a reply;
+3. ``edit``   — intermediate streaming edits;
+4. ``typing`` — chat actions; one that waited longer than ``typing_max_wait`` is dropped (it would
+   show "typing" after the text it announces); it raises Withdrawn, as withdrawn requests do.
+
+A request carries a :class:`Ticket` (PTB's ``rate_limit_args``). When a reply's final text is ready,
+its sink withdraws the preview request it still has queued here (:meth:`withdraw`): that request was
+never sent, so the final goes out without waiting behind a stale edit.
+
+Requests without a ``chat_id`` (getUpdates, answerCallbackQuery, setMyCommands …) pass unthrottled,
+as in AIORateLimiter. ``RetryAfter`` is not retried here: it reaches the streaming code, which pauses
+only that chat. Per-chat and per-group pacing is the job of the chat's ``OutboundBudget``.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import heapq
+import itertools
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Coroutine
+
+import structlog
+from telegram.ext import BaseRateLimiter
+
+from adapters.common.stream import Withdrawn
+
+log = structlog.get_logger(__name__)
+
+PRIORITY = {"final": 0, "first": 1, "edit": 2, "typing": 3}
+
+
+@dataclass(frozen=True)
+class Ticket:
+    """``rate_limit_args`` for one request: its priority and who may withdraw it while queued."""
+
+    priority: str
+    owner: object | None = None
+
+
+def default_priority(endpoint: str, data: dict) -> str:
+    """Priority of a request made without ``rate_limit_args``."""
+    if endpoint == "sendChatAction":
+        return "typing"
+    if endpoint == "editMessageText" and "parse_mode" not in data:
+        return "edit"
+    return "final"
+
+
+class PriorityRateLimiter(BaseRateLimiter[Ticket]):
+    """Steady global pacing with priorities; see the module docstring.
+
+    Args:
+        max_per_s: chat requests released per second, evenly spaced.
+        typing_max_wait: seconds after which a queued typing action is dropped.
+        clock: monotonic clock.
+    """
+
+    def __init__(self, max_per_s: float = 28.0, *, typing_max_wait: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.interval = 1.0 / max_per_s
+        self.typing_max_wait, self.clock = typing_max_wait, clock
+        self._next = 0.0
+        self._heap: list[tuple[int, int, float, asyncio.Future, object | None]] = []
+        self._seq = itertools.count()
+        self._dispatcher: asyncio.Task | None = None
+        self.dropped_typing = 0
+
+    async def initialize(self) -> None:
+        """Nothing to set up; the dispatcher starts on first use."""
+
+    async def shutdown(self) -> None:
+        if self._dispatcher:
+            self._dispatcher.cancel()
+        for entry in self._heap:
+            fut = entry[3]
+            if not fut.done():
+                fut.cancel()
+        self._heap.clear()
+
+    async def process_request(
+        self,
+        callback: Callable[..., Coroutine[Any, Any, bool | dict | list[dict]]],
+        args: Any,
+        kwargs: dict[str, Any],
+        endpoint: str,
+        data: dict[str, Any],
+        rate_limit_args: Ticket | None,
+    ) -> bool | dict | list[dict]:
+        if data.get("chat_id") is None:
+            return await callback(*args, **kwargs)
+        ticket = rate_limit_args or Ticket(default_priority(endpoint, data))
+        admitted = await self._admit(PRIORITY.get(ticket.priority, PRIORITY["final"]), ticket.owner)
+        if not admitted:
+            raise Withdrawn()  # withdrawn by its owner, or a typing action that waited too long
+        return await callback(*args, **kwargs)
+
+    def withdraw(self, owner: object) -> int:
+        """Withdraw ``owner``'s requests that are still queued (they raise Withdrawn); returns how many."""
+        count = 0
+        for _, _, _, fut, entry_owner in self._heap:
+            if entry_owner is owner and not fut.done():
+                fut.set_result(False)
+                count += 1
+        return count
+
+    async def _admit(self, priority: int, owner: object | None) -> bool:
+        now = self.clock()
+        if not self._heap and now >= self._next:
+            self._next = now + self.interval
+            return True
+        fut: asyncio.Future = asyncio.get_running_loop().create_future()
+        heapq.heappush(self._heap, (priority, next(self._seq), now, fut, owner))
+        if self._dispatcher is None or self._dispatcher.done():
+            self._dispatcher = asyncio.create_task(self._dispatch())
+        return await fut
+
+    async def _dispatch(self) -> None:
+        while self._heap:
+            wait = self._next - self.clock()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            if not self._heap:
+                return
+            priority, _, queued_at, fut, _ = heapq.heappop(self._heap)
+            if fut.done():
+                continue
+            if priority == PRIORITY["typing"] and self.clock() - queued_at > self.typing_max_wait:
+                self.dropped_typing += 1
+                fut.set_result(False)
+                continue
+            self._next = self.clock() + self.interval
+            fut.set_result(True)

@@ -1,0 +1,73 @@
+"""PriorityRateLimiter: steady spacing, priority order, dropped typing, withdrawn previews."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+import pytest
+
+from adapters.common.stream import Withdrawn
+from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
+
+
+class Recorder:
+    def __init__(self) -> None:
+        self.sent: list[tuple[str, float]] = []
+
+    def call(self, name: str):
+        async def callback():
+            self.sent.append((name, time.monotonic()))
+            return {"name": name}
+
+        return callback
+
+
+async def request(limiter, rec, name, priority=None, owner=None, chat_id=1, endpoint="sendMessage"):
+    ticket = Ticket(priority, owner) if priority else None
+    return await limiter.process_request(rec.call(name), (), {}, endpoint, {"chat_id": chat_id}, ticket)
+
+
+async def test_releases_in_priority_order_evenly_spaced():
+    limiter, rec = PriorityRateLimiter(50, typing_max_wait=10), Recorder()
+    first = asyncio.create_task(request(limiter, rec, "busy", "edit"))
+    await asyncio.sleep(0)
+    tasks = [asyncio.create_task(request(limiter, rec, n, p)) for n, p in [("t", "typing"), ("e", "edit"), ("f1", "final"), ("s", "first"), ("f2", "final")]]
+    await asyncio.gather(first, *tasks)
+    assert [n for n, _ in rec.sent] == ["busy", "f1", "f2", "s", "e", "t"]
+    gaps = [b - a for (_, a), (_, b) in zip(rec.sent, rec.sent[1:])]
+    assert min(gaps) >= 0.02 * 0.9
+
+
+async def test_typing_that_waited_too_long_is_dropped():
+    limiter, rec = PriorityRateLimiter(10, typing_max_wait=0.05), Recorder()
+    tasks = [asyncio.create_task(request(limiter, rec, f"m{i}", "final")) for i in range(3)]
+    await asyncio.sleep(0)
+    typing = asyncio.create_task(request(limiter, rec, "typing", "typing", endpoint="sendChatAction"))
+    await asyncio.gather(*tasks)
+    with pytest.raises(Withdrawn):
+        await typing
+    assert "typing" not in [n for n, _ in rec.sent] and limiter.dropped_typing == 1
+
+
+async def test_withdraw_drops_only_the_owners_queued_requests():
+    limiter, rec = PriorityRateLimiter(20), Recorder()
+    owner, other = object(), object()
+    busy = asyncio.create_task(request(limiter, rec, "busy", "final"))
+    await asyncio.sleep(0)
+    mine = asyncio.create_task(request(limiter, rec, "mine", "edit", owner))
+    theirs = asyncio.create_task(request(limiter, rec, "theirs", "edit", other))
+    await asyncio.sleep(0)
+    assert limiter.withdraw(owner) == 1
+    with pytest.raises(Withdrawn):
+        await mine
+    await asyncio.gather(busy, theirs)
+    assert [n for n, _ in rec.sent] == ["busy", "theirs"]
+
+
+async def test_requests_without_chat_are_not_throttled():
+    limiter, rec = PriorityRateLimiter(1), Recorder()
+    await request(limiter, rec, "a", "final")
+    start = time.monotonic()
+    await limiter.process_request(rec.call("updates"), (), {}, "answerCallbackQuery", {}, None)
+    assert time.monotonic() - start < 0.5
