@@ -154,12 +154,16 @@ async def test_forget_all_removes_facts_profile_and_history(make_engine, script,
     result = await eng.command(dm("a"), "forget", "all")
     assert result.extra["facts"] == 1 and result.extra["profile"] is True
     assert result.extra["messages"] == 5  # 2 user + 2 replies in the DM, 1 own message in the group
-    assert "没有" in (await eng.command(dm("a"), "profile")).text or "尚无" in (await eng.command(dm("a"), "profile")).text
+    assert "尚无推断画像" in (await eng.command(dm("a"), "profile")).text
     script.profiles.append("{}")
     messages, _ = await eng.say(dm("a", "你还记得我吗"))
     assert "我叫小明" not in all_text(messages) and "[推断的用户画像]" not in all_text(messages)
     assert [m["role"] for m in messages] == ["system", "user"]
     assert await eng.storage.messages.count(group("b", "").chat_key) == 3  # Bob's message and both replies stay
+    await eng.command(dm("a"), "remember", "私事")
+    in_group = await eng.command(group("a"), "forget", "all")
+    assert "已全部忘记" in in_group.text and "1" not in in_group.text and in_group.extra == {}
+    assert await eng.memory.facts.visible((await eng.turn(dm("a"))).person_id, in_group=False) == []
 
 
 async def test_memory_blocks_cannot_be_closed_by_user_text(make_engine, script, fake_llm):

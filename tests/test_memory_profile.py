@@ -87,5 +87,7 @@ async def test_group_prompts_leave_out_inferred_interests(make_engine, script, f
     await eng.say(dm("a", "夫子，我最近为婚姻烦恼"))
     messages, _ = await eng.say(group("a", "大家好"))
     assert "称呼: 夫子" in messages[0]["content"] and "婚姻" not in messages[0]["content"]
+    assert "婚姻" not in (await eng.command(group("a"), "profile")).text
     messages, _ = await eng.say(dm("a", "再说说"))
     assert "兴趣: 婚姻烦恼" in messages[0]["content"]
+    assert "婚姻" in (await eng.command(dm("a"), "profile")).text

@@ -12,7 +12,7 @@ import math
 
 import structlog
 
-from core.memory.blocks import profile_lines
+from core.memory.blocks import GROUP_PROFILE_KEYS, profile_lines
 from core.memory.facts import FactLimitReached, FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import AccountLinker
@@ -111,6 +111,8 @@ class MemoryCommands:
         n_messages, chats = await asyncio.to_thread(self._history.forget_accounts, accounts)
         await asyncio.to_thread(self._chats.clear_summaries, chats)
         log.info("forget_all", person=turn.person_id, facts=n_facts, profile=had_profile, messages=n_messages)
+        if turn.incoming.is_group:  # counts would hint at private memories
+            return CommandResult("已全部忘记你的记忆、画像与聊天记录。Everything forgotten.")
         profile = "和推断画像" if had_profile else ""
         return CommandResult(
             f"已全部忘记：{n_facts} 条记忆{profile}，以及你的 {n_messages} 条聊天记录。Everything forgotten.",
@@ -118,7 +120,10 @@ class MemoryCommands:
         )
 
     async def profile(self, turn: Turn, args: str) -> CommandResult:
-        lines = profile_lines(await self._profiles.get(turn.person_id))
+        profile = await self._profiles.get(turn.person_id)
+        if turn.incoming.is_group:  # the same keys the group prompts use
+            profile = {k: v for k, v in profile.items() if k in GROUP_PROFILE_KEYS}
+        lines = profile_lines(profile)
         if not lines:
             return CommandResult("夫子对你尚无推断画像。No inferred profile yet.")
         return CommandResult("夫子的推断（可能有误，/forget all 可清除）/ Inferred profile:\n" + "\n".join(lines))
