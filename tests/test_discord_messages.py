@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 
 from core.events import FinalReply, TextDelta, ToolStep
+from tests.fakes.discord_payloads import snowflake, user
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.helpers_discord import Hold, ScriptedEngine, running_bot
 
@@ -119,3 +120,12 @@ async def test_bot_role_mention_and_reply_to_bot_are_addressed(fake_discord: Fak
         await fake_discord.user_message("收尾", mention_bot=True)
         await fake_discord.wait_until(lambda: len(fake_discord.channel_messages(channel_id)) == 3)
     assert [i.text for i in engine.incomings] == ["以角色相呼", "回复夫子", "收尾"]
+
+
+async def test_other_mentions_reach_the_engine_as_names(fake_discord: FakeDiscord):
+    zeng = user(snowflake(), "曾参")
+    engine = ScriptedEngine()
+    async with running_bot(fake_discord, engine):
+        await fake_discord.user_message(f"<@{zeng['id']}> 说吾道一以贯之，何谓也？", mention_bot=True, others=[zeng])
+        await asyncio.wait_for(engine.received.wait(), 5)
+    assert engine.incomings[0].text == "@曾参 说吾道一以贯之，何谓也？"

@@ -65,7 +65,7 @@ class FuziDiscordClient(discord.Client):
         budgets: BudgetRegistry | None = None,
         **options: Any,
     ) -> None:
-        intents = discord.Intents.default()
+        intents = discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
         intents.message_content = settings.message_content
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         super().__init__(intents=intents, **options)

@@ -52,6 +52,17 @@ def strip_mentions(text: str, bot_id: int, role_ids: set[int] = frozenset()) -> 
     return text.strip()
 
 
+def readable_mentions(text: str, message: discord.Message) -> str:
+    """Other users', roles' and channels' mentions as ``@name`` / ``#name``, as people read them."""
+    for user in message.mentions:
+        text = re.sub(rf"<@!?{user.id}>", f"@{user.display_name}", text)
+    for role in message.role_mentions:
+        text = text.replace(f"<@&{role.id}>", f"@{role.name}")
+    for channel in message.channel_mentions:
+        text = text.replace(f"<#{channel.id}>", f"#{channel.name}")
+    return text
+
+
 def incoming_from_message(message: discord.Message, bot_id: int, *, content_intent: bool) -> Incoming | None:
     """The engine's view of ``message``, or None when Fuzi should not see it at all.
 
@@ -65,7 +76,7 @@ def incoming_from_message(message: discord.Message, bot_id: int, *, content_inte
     if message.type not in (discord.MessageType.default, discord.MessageType.reply):
         return None
     addressed = is_addressed(message, bot_id)
-    text = strip_mentions(message.content, bot_id, bot_role_ids(message, bot_id))
+    text = readable_mentions(strip_mentions(message.content, bot_id, bot_role_ids(message, bot_id)), message)
     if not text or (not addressed and not content_intent):
         return None
     command, args = parse_command(text) if addressed else (None, text)

@@ -154,11 +154,13 @@ class FakeDiscord(DiscordRestRoutes):
         mention_bot: bool = False,
         mention_role: bool = False,
         reply_to: dict | None = None,
+        others: list[dict] | None = None,
     ) -> dict:
         """Dispatch MESSAGE_CREATE from the human.
 
         ``mention_bot`` / ``mention_role`` prefix ``<@bot>`` / ``<@&bot role>`` and list the mention;
-        ``reply_to`` (a message dict) makes it a reply without a ping.
+        ``reply_to`` (a message dict) makes it a reply without a ping; ``others`` are further mentioned
+        users (their ``<@id>`` belongs in ``content``).
         """
         if mention_bot:
             content = f"<@{self.app_id}> {content}"
@@ -170,7 +172,7 @@ class FakeDiscord(DiscordRestRoutes):
             author=self.human,
             content=content,
             guild_id=None if dm else self.guild_id,
-            mentions=[self.bot_user] if mention_bot else [],
+            mentions=([self.bot_user] if mention_bot else []) + (others or []),
             mention_roles=[self.bot_role["id"]] if mention_role else [],
             referenced=public_message(reply_to) if reply_to else None,
         )
