@@ -141,7 +141,7 @@ class ChatService:
         turn = Turn(incoming, person_id, skill.name, is_admin=incoming.account in self._admins)
         if incoming.command is not None:
             result = await self._router.dispatch(turn, incoming.command, incoming.text)
-            reason = "unknown_command" if "unknown" in result.extra else "command"
+            reason = "command" if incoming.command in self._router else "unknown_command"
             yield Notice(result.text, reason, incoming.trace_id, dict(result.extra))
             return
         async with aclosing(self._answer(turn, skill)) as events:
