@@ -5,7 +5,7 @@ from __future__ import annotations
 from core.memory import MemoryConfig
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.test_memory_fixtures import (  # noqa: F401
-    SYSTEM,
+    HashEmbedder,
     all_text,
     dm,
     error_503,
@@ -150,3 +150,24 @@ async def test_group_chatter_kept_as_context_is_in_the_window(make_engine, scrip
     )
     messages, _ = await eng.say(group("b", "夫子怎么看？", name="Bob"))
     assert messages[1]["content"] == '<speaker name="Carol">\n我觉得仁就是爱人\n</speaker>'
+
+
+async def test_without_an_llm_the_window_still_works_and_nothing_is_summarised(tmp_path):
+    from core.memory import build_memory
+    from core.ports import Turn
+    from core.storage import Storage, create_engine_and_tables
+
+    engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'n.sqlite3'}")
+    storage = Storage(engine)
+    memory = build_memory(engine, None, HashEmbedder(), MemoryConfig(window_rounds=1))
+    for n in range(3):
+        inc = dm("u", f"问{n}")
+        person = await storage.identities.resolve(inc.platform, inc.user_id)
+        await storage.messages.add(inc.chat_key, "user", inc.text, account=inc.account, trace_id=inc.trace_id)
+        messages = await memory.context.build(Turn(inc, person, "teaching"), "S")
+        await storage.messages.add(inc.chat_key, "assistant", f"答{n}", trace_id=inc.trace_id)
+        await memory.context.after_reply(Turn(inc, person, "teaching"), f"答{n}")
+        assert memory.context.pending == 0
+    assert [m["role"] for m in messages] == ["system", "user", "assistant", "user"]
+    assert "问1" in messages[1]["content"] and "问0" not in all_text(messages)
+    engine.dispose()

@@ -20,7 +20,7 @@ import structlog
 from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, select
 
-from core.memory.models import Fact, utcnow
+from core.memory.models import Fact
 from core.retrieval.embedder import Embedder
 
 log = structlog.get_logger(__name__)

@@ -95,14 +95,7 @@ def build_memory(
     history, chats = ChatHistory(engine), ChatMemoryStore(engine)
     facts = FactStore(engine, embedder, max_facts=cfg.max_facts, max_chars=cfg.fact_max_chars)
     profiles = ProfileStore(engine)
-    summarizer = profiler = None
-    if llm is not None:
-        summarizer = Summarizer(
-            llm, load_prompt(prompts, "summary"), history, chats, window_messages=2 * cfg.window_rounds,
-            max_chars=cfg.summary_max_chars, batch_messages=cfg.summary_batch_messages,
-        )
-        if cfg.profile_enabled:
-            profiler = ProfileExtractor(llm, load_prompt(prompts, "profile"), profiles)
+    summarizer, profiler = _llm_parts(llm, cfg, prompts, history, chats, profiles)
     linker = AccountLinker(
         engine, ttl_s=cfg.link_code_ttl_s, max_failures=cfg.link_max_failures,
         failure_window_s=cfg.link_failure_window_s, clock=clock,
@@ -117,6 +110,21 @@ def build_memory(
         window_rounds=cfg.window_rounds, link_ttl_s=cfg.link_code_ttl_s,
     )
     return Memory(context, commands, build_memory_server(facts, history), facts, profiles, linker)
+
+
+def _llm_parts(
+    llm: LLM | None, cfg: MemoryConfig, prompts: Path, history: ChatHistory, chats: ChatMemoryStore,
+    profiles: ProfileStore,
+) -> tuple[Summarizer | None, ProfileExtractor | None]:
+    """The summariser and profile extractor, or None for each that is off (no LLM, disabled)."""
+    if llm is None:
+        return None, None
+    summarizer = Summarizer(
+        llm, load_prompt(prompts, "summary"), history, chats, window_messages=2 * cfg.window_rounds,
+        max_chars=cfg.summary_max_chars, batch_messages=cfg.summary_batch_messages,
+    )
+    profiler = ProfileExtractor(llm, load_prompt(prompts, "profile"), profiles) if cfg.profile_enabled else None
+    return summarizer, profiler
 
 
 def register_memory(memory: Memory, *, router: Any = None, tool_client: Any = None) -> None:
