@@ -112,6 +112,8 @@ class ScriptedEngine:
 
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         self.received.append(incoming)
+        if not incoming.addressed:  # group chatter: context only, never answered
+            return
         if incoming.command == "cancel":
             flag = self._running.get(incoming.account)
             if flag is not None:

@@ -268,3 +268,19 @@ async def test_queued_preview_is_withdrawn_when_final_is_ready():
     send_at = next(t for t, op, _, _ in sink.calls if op == "send")
     assert final_at == pytest.approx(1001.7)  # sent the moment the final was ready
     assert [op for _, op, _, final in sink.calls if not final] == ["send"]  # the queued edit never went out
+
+
+async def test_notice_followed_by_answer_stays_on_top():
+    time = FakeTime()
+    sink = RecordingSink(time)
+    events = script(time, Notice("今日只凭典籍作答。", reason="no_llm"), 0.5, TextDelta("子曰"), 1.5, FinalReply("子曰：仁者爱人。"))
+    stats, _ = await run_reply(time, sink, events)
+    assert sink.finals() == ["今日只凭典籍作答。\n\n子曰：仁者爱人。"] and stats.outcome == "final"
+
+
+async def test_error_after_reset_shows_only_the_notice():
+    time = FakeTime()
+    sink = RecordingSink(time)
+    events = script(time, TextDelta("半截"), 1.5, TextReset("error"), Notice("夫子一时语塞 (trace t1)", reason="error"))
+    stats, _ = await run_reply(time, sink, events)
+    assert sink.finals() == ["夫子一时语塞 (trace t1)"] and stats.outcome == "notice"

@@ -19,10 +19,6 @@ async def tg():
         yield fake
 
 
-def answered(engine: ScriptedEngine, text: str) -> bool:
-    return any(i.text == text for i in engine.received)
-
-
 async def test_commands_registered_in_chinese_and_english(tg):
     async with running_bot(tg, ScriptedEngine()):
         await tg.wait_for(lambda: len(tg.calls_to("setMyCommands")) == 3)
@@ -46,12 +42,16 @@ async def test_group_answers_only_when_addressed(tg):
         tg.group_text(GROUP, "/ask 什么是智？")
         mention = {"type": "text_mention", "offset": 0, "length": 2, "user": {"id": BOT_ID, "is_bot": True, "first_name": "Fuzi"}}
         tg.message(GROUP, "夫子，何为信？", chat_type="supergroup", entities=[mention])
-        await tg.wait_for(lambda: len(engine.received) == 5 and len(tg.messages_in(GROUP)) == 5)
-    texts = [(i.command, i.text) for i in engine.received]
+        await tg.wait_for(lambda: len(engine.received) == 7 and len(tg.messages_in(GROUP)) == 5)
+    context = [i for i in engine.received if not i.addressed]
+    assert sorted(i.text for i in context) == sorted(["大家早上好", "/ask@OtherBot 别的机器人"])
+    addressed = [i for i in engine.received if i.addressed]
+    texts = [(i.command, i.text) for i in addressed]
     assert ("ask", "什么是义？") in texts and ("ask", "什么是智？") in texts
     assert (None, "什么是仁？") in texts and (None, "那什么是礼？") in texts and (None, "夫子，何为信？") in texts
     assert all(i.is_group and i.chat_id == str(GROUP) for i in engine.received)
-    assert not answered(engine, "大家早上好") and not any("别的" in i.text for i in engine.received)
+    assert not any("早上好" in m.text or "别的" in m.text for m in tg.messages_in(GROUP))
+    assert len(tg.calls_to("sendChatAction", GROUP)) <= 5  # chatter never triggers typing
     replies = [c for c in tg.calls_to("sendMessage", GROUP)]
     assert all(c.params.get("reply_parameters", {}).get("message_id") for c in replies)  # quotes the asker
 

@@ -9,6 +9,8 @@
 * on flood control (:class:`RateLimited`) the chat pauses until the deadline; intermediate edits
   are skipped meanwhile, and the final text is still delivered, exactly, split into parts that fit;
 * ``TextReset`` discards the streamed text, ``ToolStep`` refreshes "typing";
+* a ``Notice`` ends the reply when the stream ends after it; a notice followed by more events
+  (e.g. "no language model configured" before a retrieval-only answer) stays on top of the reply;
 * a reply that is cancelled (a ``Notice(reason="cancelled")``, an engine stream that stops early or
   raises ``CancelledError`` itself) ends with the text shown so far plus "（已停止）".
 
@@ -126,6 +128,8 @@ class StreamingReply:
         self.clock, self.sleep = clock, sleep
         self.stats = StreamStats(started_at=clock())
         self._text = ""
+        self._headers: list[str] = []
+        self._pending: Notice | None = None
         self._shown: str | None = None
         self._handle: Any = None
         self._thinking = True
@@ -173,10 +177,15 @@ class StreamingReply:
             return self._stopped()
         except Exception:
             log.exception("engine_stream_failed", trace=self.trace_id)
-            return _Outcome("error", with_notice(self._text, self.error_text.format(trace_id=self.trace_id)))
+            return _Outcome("error", with_notice(self._body(), self.error_text.format(trace_id=self.trace_id)))
+        if self._pending is not None:  # the stream ended on a notice: that is the answer
+            return self._notice_outcome(self._pending)
         return self._stopped()
 
     def _apply(self, event: ReplyEvent) -> _Outcome | None:
+        if self._pending is not None:  # more followed the notice: it was informational, keep it on top
+            self._headers.append(self._pending.text.strip())
+            self._pending = None
         if isinstance(event, TextDelta):
             self._text += event.text
             self._thinking = False
@@ -186,20 +195,26 @@ class StreamingReply:
             if event.phase == "start":
                 self._thinking = self._typing_due = True
         elif isinstance(event, FinalReply):
-            return _Outcome("final", compose(event))
+            return _Outcome("final", "\n\n".join([*self._headers, compose(event)]))
         elif isinstance(event, Notice):
-            return self._notice_outcome(event)
+            if event.reason == "cancelled":
+                return self._notice_outcome(event)
+            self._pending = event
         self._wake.set()
         return None
 
+    def _body(self) -> str:
+        """What the message shows: informational notices, then the streamed text."""
+        return "\n\n".join(part for part in (*self._headers, self._text) if part)
+
     def _notice_outcome(self, notice: Notice) -> _Outcome:
         if notice.reason == "cancelled":
-            return _Outcome("stopped", stopped(self._text) if self._text or self._handle else notice.text)
-        return _Outcome("notice", with_notice(self._text, notice.text), notice.extra or None)
+            return _Outcome("stopped", stopped(self._body()) if self._body() or self._handle else notice.text)
+        return _Outcome("notice", with_notice(self._body(), notice.text), notice.extra or None)
 
     def _stopped(self) -> _Outcome:
-        if self._text or self._handle is not None:
-            return _Outcome("stopped", stopped(self._text))
+        if self._body() or self._handle is not None:
+            return _Outcome("stopped", stopped(self._body()))
         return _Outcome("empty", "")
 
     async def _drain(self, events) -> None:
@@ -233,8 +248,9 @@ class StreamingReply:
     def _desired(self) -> str | None:
         if self._preview_failures >= 3:
             return None
-        if self._text:
-            return self.sink.fit_preview(self._text)
+        body = self._body()
+        if body:
+            return self.sink.fit_preview(body)
         if self._handle is not None or self._typing_sent:
             return self.placeholder or None
         return None

@@ -64,6 +64,9 @@ class TelegramHandlers:
         if r is None:
             return
         incoming = incoming_for(message, r)
+        if r.kind == "context":
+            await self._observe(incoming)
+            return
         if r.kind == "non_text":
             await self._reply(context, message, incoming, _one(Notice(NON_TEXT_NOTICE, reason="bad_input", trace_id=incoming.trace_id)))
             return
@@ -87,6 +90,14 @@ class TelegramHandlers:
         log.error("telegram_update_failed", error=type(context.error).__name__, exc_info=context.error)
 
     # ------------------------------------------------------------------ replies
+
+    async def _observe(self, incoming: Incoming) -> None:
+        """Hand group chatter to the engine as context; whatever it yields is not shown."""
+        try:
+            async for event in self.engine.handle(incoming):
+                log.debug("context_event_ignored", trace=incoming.trace_id, kind=event.kind)
+        except Exception as exc:
+            log.warning("telegram_context_failed", trace=incoming.trace_id, chat=incoming.chat_id, error=type(exc).__name__)
 
     async def _answer(self, context, message: Message, incoming: Incoming, reply_to: int | None = -1) -> None:
         log.info("telegram_incoming", trace=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, command=incoming.command)

@@ -3,7 +3,8 @@
 Private chats: every message. Groups and supergroups: only when the bot is mentioned (an
 ``@username`` entity or a text mention of the bot), when the message replies to one of the bot's
 messages, or on a command (``/cmd`` or ``/cmd@botname``; ``/cmd@otherbot`` is not ours).
-Channels and messages from bots are ignored.
+Other group text goes to the engine as context (``addressed=False``), with no answer; other
+group messages, channels and messages from bots are ignored.
 """
 
 from __future__ import annotations
@@ -21,8 +22,9 @@ from core.types import Incoming, parse_command
 class Route:
     """What to do with a message.
 
-    kind: "text" (a question or chat for the engine), "command" (command + args) or "non_text"
-    (a sticker, photo, voice … that is addressed to the bot).
+    kind: "text" (a question or chat for the engine), "command" (command + args), "non_text"
+    (a sticker, photo, voice … that is addressed to the bot) or "context" (group text not addressed
+    to the bot: the engine may keep it as conversation context; nothing is sent back).
     """
 
     kind: str
@@ -63,7 +65,7 @@ def route(message: Message, bot_id: int, username: str) -> Route | None:
             return Route("command", strip_mention(args, username), command)
     addressed = private or _mentions_bot(message, bot_id, username) or _replies_to_bot(message, bot_id)
     if not addressed:
-        return None
+        return Route("context", message.text) if message.text else None
     if not message.text:
         return Route("non_text")
     return Route("text", strip_mention(message.text, username))
@@ -86,7 +88,7 @@ def incoming_for(message: Message, r: Route, user=None) -> Incoming:
         text=r.text,
         user_name=sender.full_name or sender.username or "",
         is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP),
-        addressed=True,
+        addressed=r.kind != "context",
         command=r.command,
         message_id=str(message.message_id),
     )
