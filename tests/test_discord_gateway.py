@@ -2,8 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
+
+import pytest
+from discord.gateway import DiscordWebSocket
+from discord.http import Route
+
+from adapters.discord.client import run_discord
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
-from tests.helpers_discord import SKILLS, ScriptedEngine, running_bot
+from tests.helpers_discord import SKILLS, ScriptedEngine, running_bot, settings_for
 
 
 async def test_ready_and_heartbeats(fake_discord: FakeDiscord):
@@ -47,3 +54,18 @@ async def test_reconnects_and_resumes_after_gateway_drop(fake_discord: FakeDisco
         await fake_discord.user_message("还在吗", dm=True)
         (sent,) = await fake_discord.wait_for(lambda r: r.method == "POST" and r.path.endswith("/messages"))
     assert sent.body["content"] == "echo: 还在吗"
+
+
+async def test_run_discord_uses_the_configured_endpoints_and_restores_them(fake_discord: FakeDiscord):
+    original_base, original_gateway = Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY
+    settings = settings_for(fake_discord, api_base_url=fake_discord.base_url.removesuffix("/v10"))
+    task = asyncio.create_task(run_discord(settings, ScriptedEngine()))
+    await fake_discord.wait_until(lambda: fake_discord.gateway.identifies, timeout=10)
+    assert Route.BASE == fake_discord.base_url  # "/v10" added to a base without a version
+    await fake_discord.user_message("在", dm=True)
+    await fake_discord.wait_for(lambda r: r.method == "POST" and r.path.endswith("/messages"))
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    assert (Route.BASE, DiscordWebSocket.DEFAULT_GATEWAY) == (original_base, original_gateway)
+    assert original_base.startswith("https://discord.com/api/v")

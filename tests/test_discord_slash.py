@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import re
 
+import structlog.testing
+
 from core.events import Citation, FinalReply, Notice, TextDelta
 from tests.fakes.discord_server import FakeDiscord, Recorded, fake_discord  # noqa: F401
 from tests.helpers_discord import FakeClock, Hold, ScriptedEngine, running_bot
@@ -146,14 +148,17 @@ async def test_engine_failure_answers_with_apology_and_trace(fake_discord: FakeD
     assert engine.incomings[0].trace_id in content and "secret" not in content
 
 
-async def test_handler_error_answers_ephemeral_apology(fake_discord: FakeDiscord):
+async def test_handler_error_is_logged_and_answered_with_ephemeral_apology(fake_discord: FakeDiscord):
     fake_discord.fail_next("POST", r"/callback$", status=400)
-    async with running_bot(fake_discord, ScriptedEngine()):
-        await fake_discord.slash("ask", {"question": "坏"})
-        calls = await fake_discord.wait_for(lambda r: r.path.endswith("/callback"), count=2)
+    with structlog.testing.capture_logs() as logs:
+        async with running_bot(fake_discord, ScriptedEngine()):
+            await fake_discord.slash("ask", {"question": "坏"})
+            calls = await fake_discord.wait_for(lambda r: r.path.endswith("/callback"), count=2)
     apology = calls[1].body
     assert apology["type"] == 4 and apology["data"]["flags"] == 64
-    assert re.search(r"trace [0-9a-f]{16}", apology["data"]["content"])
+    trace_id = re.search(r"trace ([0-9a-f]{16})", apology["data"]["content"]).group(1)
+    (failure,) = [e for e in logs if e["event"] == "discord_command_failed"]
+    assert failure["trace_id"] == trace_id and failure["command"] == "ask" and failure["log_level"] == "error"
 
 
 async def test_engine_registered_command_reaches_engine(fake_discord: FakeDiscord):
