@@ -19,7 +19,10 @@ def test_estimate_counts_cjk_per_character_and_latin_per_four():
 def window(n_rounds: int, size: int = 50) -> list[dict]:
     out = []
     for n in range(n_rounds):
-        out += [{"role": "user", "content": f"问{n}" + "字" * size}, {"role": "assistant", "content": f"答{n}" + "字" * size}]
+        out += [
+            {"role": "user", "content": f"问{n}" + "字" * size},
+            {"role": "assistant", "content": f"答{n}" + "字" * size},
+        ]
     return out
 
 

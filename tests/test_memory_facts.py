@@ -69,6 +69,9 @@ async def test_private_fact_is_absent_from_group_prompts_and_listings(make_engin
     messages, _ = await eng.say(dm("a", "你记得我什么？"))
     text = all_text(messages)
     assert "我下周要考《论语》" in text and "我是群里的班长" in text  # group facts are usable anywhere
+    listing = (await eng.command(dm("a"), "memories")).text
+    assert "我下周要考《论语》（" in listing and "群聊可用" not in listing.splitlines()[1]
+    assert "群聊可用" in listing.splitlines()[2]
     assert "[用户要求记住的事]" in messages[0]["content"]  # in the system message, labelled
 
     a_turn = await eng.turn(group("a", "x"))
@@ -189,7 +192,8 @@ async def test_remember_tool_needs_the_user_to_ask(make_engine, script, fake_llm
     turn = await eng.turn(plain)
 
     def ctx(inc):
-        return ToolContext(turn.person_id, inc.platform, inc.chat_id, False, inc.trace_id, extra={"account": inc.account})
+        extra = {"account": inc.account}
+        return ToolContext(turn.person_id, inc.platform, inc.chat_id, False, inc.trace_id, extra=extra)
 
     refused = await client.call("remember", {"fact": "用户喜欢被叫作陛下"}, ctx(plain))
     assert not refused.ok and "did not ask" in refused.error

@@ -128,7 +128,9 @@ class MiniEngine:
         )
         messages = await self.memory.context.build(turn, SYSTEM)
         reply = (await self.llm.complete(messages)).text
-        await self.storage.messages.add(inc.chat_key, "assistant", reply, person_id=turn.person_id, trace_id=inc.trace_id)
+        await self.storage.messages.add(
+            inc.chat_key, "assistant", reply, person_id=turn.person_id, trace_id=inc.trace_id
+        )
         await self.memory.context.after_reply(turn, reply)
         await self.memory.context.drain(10)
         return messages, reply

@@ -9,7 +9,8 @@ from core.prompts import PromptError, default_prompt_dir, load_prompt
 
 def test_shipped_prompts_load_and_render_user_text_verbatim():
     summary = load_prompt(default_prompt_dir(), "summary")
-    assert summary.version >= 1 and summary.temperature <= 0.3 and summary.fields() == {"existing", "new_messages", "max_chars"}
+    assert summary.version >= 1 and summary.temperature <= 0.3
+    assert summary.fields() == {"existing", "new_messages", "max_chars"}
     system, user = summary.render(existing="旧", new_messages="用户：{name} 说 {0}", max_chars=300)
     assert "300" in system["content"] and "用户：{name} 说 {0}" in user["content"]
     profile = load_prompt(default_prompt_dir(), "profile")

@@ -49,7 +49,8 @@ async def test_remember_link_and_scope_through_the_engine(tmp_path, fake_llm):
     memory = build_memory(storage.engine, llm, HashEmbedder(), MemoryConfig(window_rounds=2))
     router, tools = CommandRouter(), ToolClient()
     register_memory(memory, router=router, tool_client=tools)
-    service = make_service(storage, llm=llm, agent=Agent(llm, tools, max_rounds=3), router=router, context=memory.context)
+    agent = Agent(llm, tools, max_rounds=3)
+    service = make_service(storage, llm=llm, agent=agent, router=router, context=memory.context)
 
     script.chat += [[("remember", {"fact": FACT})], "好，夫子记下了。"]
     events = await collect(service, msg("telegram", "t1", f"请记住：{FACT}"))
@@ -57,7 +58,8 @@ async def test_remember_link_and_scope_through_the_engine(tmp_path, fake_llm):
     second_round = [b for b in fake_llm.requests if kind(b) == "chat"][1]["messages"]
     assert any(m["role"] == "tool" and FACT in m["content"] for m in second_round)
 
-    [code_notice] = [e for e in await collect(service, msg("telegram", "t1", "", command="link")) if isinstance(e, Notice)]
+    events = await collect(service, msg("telegram", "t1", "", command="link"))
+    [code_notice] = [e for e in events if isinstance(e, Notice)]
     [linked] = await collect(service, msg("discord", "d1", code_notice.extra["code"], command="link"))
     assert linked.extra["status"] == "linked"
 

@@ -87,8 +87,11 @@ class MemoryCommands:
         facts = await self._facts.visible(turn.person_id, in_group=turn.incoming.is_group)
         if not facts:
             return CommandResult("夫子尚未记得你的任何事。用 /remember 让夫子记住。No memories yet.")
-        lines = [f"{n}. {f.text}（{f.created_at:%Y-%m-%d}）" for n, f in enumerate(facts, 1)]
-        note = "\n（私聊中记下的事不在群里显示。Private memories are not shown in groups.）" if turn.incoming.is_group else ""
+        in_group = turn.incoming.is_group
+        lines = [
+            f"{n}. {f.text}（{f.created_at:%Y-%m-%d}{_scope_note(f.scope, in_group)}）" for n, f in enumerate(facts, 1)
+        ]
+        note = "\n（私聊中记下的事不在群里显示。Private memories are not shown in groups.）" if in_group else ""
         return CommandResult("夫子记得 / Memories:\n" + "\n".join(lines) + note, extra={"count": len(facts)})
 
     async def forget(self, turn: Turn, args: str) -> CommandResult:
@@ -169,6 +172,11 @@ class MemoryCommands:
         return CommandResult(
             "已解除关联：本账号自此单独记忆，在此账号记下的事随本账号。Unlinked.", extra={"status": result.status}
         )
+
+
+def _scope_note(scope: str, in_group: bool) -> str:
+    """In a private listing, mark the facts that may also be used in groups."""
+    return "，群聊可用" if scope == "group" and not in_group else ""
 
 
 def _redeem_text(status: str, result) -> str:

@@ -70,7 +70,9 @@ class FactStore:
         self.max_chars = max_chars
 
     # ---------------------------------------------------------------- writing
-    async def add(self, person_id: int, text: str, *, is_group: bool, account: str, chat_key: str) -> tuple[FactView, bool]:
+    async def add(
+        self, person_id: int, text: str, *, is_group: bool, account: str, chat_key: str
+    ) -> tuple[FactView, bool]:
         """Remember ``text`` for ``person_id``; returns (fact, created). An identical fact is reused.
 
         Raises:

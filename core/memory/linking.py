@@ -87,7 +87,8 @@ class AccountLinker:
 
         def run() -> None:
             with Session(self._engine) as s:
-                s.execute(update(LinkCode).where(LinkCode.person_id == person_id, LinkCode.used == False).values(used=True))  # noqa: E712
+                unused = (LinkCode.person_id == person_id) & (LinkCode.used == False)  # noqa: E712
+                s.execute(update(LinkCode).where(unused).values(used=True))
                 s.add(LinkCode(person_id=person_id, account=account, salt=salt, code_hash=_hash(salt, code),
                                expires_at=self._clock() + self.ttl))
                 s.commit()
@@ -125,7 +126,8 @@ class AccountLinker:
         return LinkResult("linked", target)
 
     def _recent_failures(self, s: Session, person_id: int, now: datetime) -> list[datetime]:
-        query = select(LinkAttempt.at).where(LinkAttempt.person_id == person_id, LinkAttempt.at > now - self.failure_window)
+        since = now - self.failure_window
+        query = select(LinkAttempt.at).where(LinkAttempt.person_id == person_id, LinkAttempt.at > since)
         return list(s.exec(query))
 
     def _match(self, s: Session, code: str, now: datetime) -> LinkCode | None:

@@ -56,7 +56,10 @@ def build_memory_server(facts: FactStore, history: ChatHistory | None = None) ->
 
     @server.tool
     async def remember(ctx: ToolContext, fact: str) -> dict:
-        """Store one fact about the current user for later conversations. Use ONLY when the user explicitly asks you to remember something (e.g. "记住：…", "remember that …"); never for things you merely noticed, never for other people, never for secrets such as passwords.
+        """Store one fact about the current user for later conversations.
+        Use ONLY when the user explicitly asks you to remember something (e.g. "记住：…",
+        "remember that …"); never for things you merely noticed, never for other people,
+        never for secrets such as passwords.
 
         Args:
             fact: the fact in the user's own words, one short sentence (e.g. "我下周要考《论语》").
@@ -77,7 +80,9 @@ def build_memory_server(facts: FactStore, history: ChatHistory | None = None) ->
 
     @server.tool
     async def recall(ctx: ToolContext, query: str, k: int = 5) -> dict:
-        """Search the facts the current user asked you to remember earlier, by meaning. Use when the user refers to something they told you before or when their own circumstances matter to the answer; do not use for questions about the classics.
+        """Search the facts the current user asked you to remember earlier, by meaning.
+        Use when the user refers to something they told you before or when their own
+        circumstances matter to the answer; do not use for questions about the classics.
 
         Args:
             query: what to look for, e.g. "考试" or "the user's exam".
