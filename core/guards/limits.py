@@ -167,10 +167,10 @@ class InMemoryRateLimiter:
         return LimitDecision(False, reason, wait)
 
     def _maybe_sweep(self, now: float) -> None:
-        """Sweep idle keys every ~2×(live keys) operations: O(1) amortised per check."""
+        """Sweep idle keys every max(1024, live keys) operations: O(1) amortised per check."""
         self._ops += 1
         live = len(self._minute) + len(self._day) + len(self._group)
-        if self._ops >= max(1024, 2 * live):
+        if self._ops >= max(1024, live):
             self._ops = 0
             for window in (self._minute, self._day, self._group):
                 window.sweep(now)

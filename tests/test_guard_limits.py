@@ -1,0 +1,165 @@
+"""Rate limits: sliding windows at and just past each boundary, in-flight, groups, linked accounts, admins."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from core.guards.guard import FuziGuard
+from core.guards.limits import DAY_S, InMemoryRateLimiter, Quota
+from core.ports import Refusal, Turn
+from core.types import Incoming
+
+
+class FakeClock:
+    def __init__(self, t: float = 1000.0) -> None:
+        self.t = t
+
+    def __call__(self) -> float:
+        return self.t
+
+    def advance(self, seconds: float) -> None:
+        self.t += seconds
+
+
+def make_turn(person: int = 1, *, platform: str = "telegram", user: str = "u1", chat: str = "c1",
+              group: bool = False, admin: bool = False, text: str = "夫子，何为仁？") -> Turn:
+    incoming = Incoming(platform=platform, user_id=user, chat_id=chat, text=text, is_group=group)
+    return Turn(incoming=incoming, person_id=person, skill="teaching", is_admin=admin)
+
+
+def make_guard(clock: FakeClock, **quota: int | None) -> FuziGuard:
+    limits = {"per_minute": 15, "per_day": 150, "max_in_flight": 1, "group_per_minute": None} | quota
+    return FuziGuard(InMemoryRateLimiter(Quota(**limits), clock=clock))
+
+
+async def ask(guard: FuziGuard, turn: Turn) -> Refusal | None:
+    """Admit and immediately finish one question; the refusal, or None when admitted."""
+    result = await guard.admit(turn)
+    if isinstance(result, Refusal):
+        return result
+    result.release()
+    return None
+
+
+async def test_minute_window_allows_15_then_refuses_until_the_oldest_expires() -> None:
+    clock = FakeClock()
+    guard = make_guard(clock)
+    for _ in range(15):
+        assert await ask(guard, make_turn()) is None
+        clock.advance(1)
+    refusal = await ask(guard, make_turn())  # 16th, 15 s after the first
+    assert refusal is not None and refusal.reason == "per_minute"
+    assert refusal.retry_after_s == pytest.approx(45.0)
+    assert "45 秒后再问" in refusal.text
+    clock.advance(44.9)
+    assert (await ask(guard, make_turn())) is not None  # just before the first one leaves the window
+    clock.advance(0.1)
+    assert await ask(guard, make_turn()) is None  # exactly 60 s after the first
+
+
+async def test_day_window_allows_150_then_refuses_for_the_rest_of_24h() -> None:
+    clock = FakeClock()
+    guard = make_guard(clock, per_minute=1000)
+    first = clock.t
+    for _ in range(150):
+        assert await ask(guard, make_turn()) is None
+        clock.advance(10)
+    refusal = await ask(guard, make_turn())
+    assert refusal is not None and refusal.reason == "per_day"
+    expected = first + DAY_S - clock.t
+    assert refusal.retry_after_s == pytest.approx(expected)
+    assert "小时" in refusal.text
+    clock.t = first + DAY_S - 0.01
+    assert await ask(guard, make_turn()) is not None
+    clock.t = first + DAY_S
+    assert await ask(guard, make_turn()) is None
+
+
+async def test_one_reply_in_flight_and_release_is_idempotent() -> None:
+    guard = make_guard(FakeClock())
+    lease = await guard.admit(make_turn())
+    assert not isinstance(lease, Refusal)
+    busy = await guard.admit(make_turn())
+    assert isinstance(busy, Refusal) and busy.reason == "in_flight" and busy.retry_after_s is None
+    lease.release()
+    lease.release()  # a second release must not free a slot someone else holds
+    second = await guard.admit(make_turn())
+    assert not isinstance(second, Refusal)
+    assert isinstance(await guard.admit(make_turn()), Refusal)
+    second.release()
+
+
+async def test_parallel_admits_from_one_person_admit_exactly_one() -> None:
+    guard = make_guard(FakeClock())
+    results = await asyncio.gather(*(guard.admit(make_turn()) for _ in range(8)))
+    admitted = [r for r in results if not isinstance(r, Refusal)]
+    assert len(admitted) == 1
+    assert all(r.reason == "in_flight" for r in results if isinstance(r, Refusal))
+
+
+async def test_refused_requests_do_not_use_up_the_quota() -> None:
+    clock = FakeClock()
+    guard = make_guard(clock, per_minute=2)
+    lease = await guard.admit(make_turn())
+    for _ in range(5):
+        assert isinstance(await guard.admit(make_turn()), Refusal)  # in flight, not counted
+    lease.release()
+    assert await ask(guard, make_turn()) is None
+    assert (await ask(guard, make_turn())).reason == "per_minute"
+
+
+async def test_linked_accounts_share_limits() -> None:
+    guard = make_guard(FakeClock(), per_minute=2)
+    tg = make_turn(7, platform="telegram", user="111")
+    dc = make_turn(7, platform="discord", user="999")
+    assert await ask(guard, tg) is None
+    assert await ask(guard, dc) is None
+    assert (await ask(guard, tg)).reason == "per_minute"
+    assert (await ask(guard, dc)).reason == "per_minute"
+    lease = await guard.admit(make_turn(8))  # someone else is not affected
+    assert not isinstance(lease, Refusal)
+
+
+async def test_group_limit_counts_everyone_in_the_group() -> None:
+    clock = FakeClock()
+    guard = make_guard(clock, group_per_minute=3)
+    for person in (1, 2, 3):
+        assert await ask(guard, make_turn(person, chat="g", group=True)) is None
+    refusal = await ask(guard, make_turn(4, chat="g", group=True))
+    assert refusal is not None and refusal.reason == "group_per_minute"
+    assert refusal.retry_after_s == pytest.approx(60.0)
+    assert await ask(guard, make_turn(4, chat="other", group=True)) is None  # another group
+    assert await ask(guard, make_turn(4, chat="dm", group=False)) is None  # a DM is not a group
+    clock.advance(60)
+    assert await ask(guard, make_turn(5, chat="g", group=True)) is None
+
+
+async def test_admins_are_exempt() -> None:
+    guard = make_guard(FakeClock(), per_minute=1, per_day=1, group_per_minute=1)
+    leases = [await guard.admit(make_turn(admin=True, group=True, chat="g")) for _ in range(5)]
+    assert not any(isinstance(lease, Refusal) for lease in leases)  # not even in-flight
+    assert await ask(guard, make_turn(2, chat="g", group=True)) is None  # admins did not use the group quota
+
+
+async def test_english_speakers_get_english_refusals() -> None:
+    guard = make_guard(FakeClock(), per_minute=1)
+    turn = make_turn(text="What is ren?")
+    assert await ask(guard, turn) is None
+    refusal = await ask(guard, turn)
+    assert "Please ask again in 1 minute." in refusal.text
+
+
+async def test_idle_keys_are_swept() -> None:
+    clock = FakeClock()
+    limiter = InMemoryRateLimiter(Quota(group_per_minute=None), clock=clock)
+    for person in range(3000):
+        await limiter.acquire(f"p{person}", None)
+        limiter.release(f"p{person}")
+    clock.advance(DAY_S + 1)
+    for _ in range(6500):
+        await limiter.acquire("active", None)
+        limiter.release("active")
+        clock.advance(60)
+    assert len(limiter._day) < 10 and len(limiter._minute) < 10
