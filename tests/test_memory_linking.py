@@ -96,3 +96,18 @@ async def test_link_refused_in_groups_and_same_person(make_engine, script, fake_
     code = (await eng.command(tg, "link")).extra["code"]
     assert (await eng.command(tg, "link", code)).extra["status"] == "same_person"
     assert (await eng.command(tg, "link", "abc")).extra["status"] == "invalid"
+
+
+async def test_three_accounts_join_one_person_and_unlink_one_at_a_time(make_engine, script, fake_llm):
+    eng = make_engine()
+    tg, dc, con = dm("t1", **TG), dm("d1", **DC), dm("c1", platform="console")
+    await eng.command(con, "remember", "我用终端")
+    assert await link(eng, con, dc) == "linked"  # dc joins con
+    assert await link(eng, dc, tg) == "linked"  # tg joins the same person through dc's code
+    person = (await eng.turn(con)).person_id
+    assert {(await eng.turn(x)).person_id for x in (tg, dc, con)} == {person}
+    assert sorted(await eng.memory.linker.accounts(person)) == ["console:c1", "discord:d1", "telegram:t1"]
+    assert (await eng.command(tg, "unlink")).extra["status"] == "unlinked"
+    assert sorted(await eng.memory.linker.accounts(person)) == ["console:c1", "discord:d1"]
+    assert "我用终端" in (await eng.command(dc, "memories")).text
+    assert "我用终端" not in (await eng.command(tg, "memories")).text
