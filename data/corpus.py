@@ -1,0 +1,131 @@
+"""The corpus: two files of the npm package `chinese-poetry@2.0.1` (MIT), checked by sha256.
+
+`fuzi data fetch` uses `FUZI_CORPUS_DIR` when it holds verified files; otherwise it runs
+`npm pack chinese-poetry@2.0.1` (npm picks the registry; no address is written here), extracts the two
+files into `$FUZI_HOME/corpus` and verifies them. The corpus is never committed to the repository.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import shutil
+import subprocess
+import tarfile
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+PACKAGE = "chinese-poetry@2.0.1"
+# file name -> (path inside the npm tarball, sha256)
+MANIFEST: dict[str, tuple[str, str]] = {
+    "lunyu.json": (
+        "package/dist/lunyu/lunyu.json",
+        "bc336a3839706377892719db44c48a09794a493190535a42bf1c7d4c4233e96c",
+    ),
+    "shijing.json": (
+        "package/dist/shijing/shijing.json",
+        "3c7ca54d59424542ada99adfcc85420287fbbd5c8a511e9baf705cb2b04051e7",
+    ),
+}
+LICENSE_MEMBER = "package/LICENSE"
+
+HELP = (
+    "To get the corpus either install Node.js with npm (so `npm pack {pkg}` works) and run "
+    "`fuzi data fetch` again, or copy lunyu.json and shijing.json of {pkg} into a folder and set "
+    "FUZI_CORPUS_DIR to it."
+).format(pkg=PACKAGE)
+
+
+class CorpusFetchError(Exception):
+    """The corpus could not be obtained or verified; the message says what to do."""
+
+
+@dataclass(frozen=True)
+class FetchReport:
+    directory: Path
+    source: str  # "corpus-dir", "already-present" or "npm"
+    files: dict[str, str]  # name -> sha256
+
+
+def sha256_file(path: Path) -> str:
+    digest = hashlib.sha256()
+    with open(path, "rb") as fh:
+        for block in iter(lambda: fh.read(1 << 16), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def verify(directory: Path) -> dict[str, str]:
+    """sha256 of each corpus file in `directory`; raises CorpusFetchError on a missing or changed file."""
+    sums = {}
+    for name, (_, expected) in MANIFEST.items():
+        path = Path(directory) / name
+        if not path.is_file():
+            raise CorpusFetchError(f"{path} is missing. {HELP}")
+        actual = sha256_file(path)
+        if actual != expected:
+            raise CorpusFetchError(f"{path} has sha256 {actual}, expected {expected} ({PACKAGE}). {HELP}")
+        sums[name] = actual
+    return sums
+
+
+def fetch(home_corpus: Path, corpus_dir: Path | None = None, *, npm: str = "npm", timeout_s: float = 180) -> FetchReport:
+    """Put verified corpus files in place and say where they are.
+
+    Args:
+        home_corpus: `$FUZI_HOME/corpus`, where npm-fetched files go.
+        corpus_dir: `FUZI_CORPUS_DIR` when set: used as is (verified, never written to).
+        npm: the npm executable.
+    """
+    if corpus_dir is not None:
+        return FetchReport(Path(corpus_dir), "corpus-dir", verify(corpus_dir))
+    try:
+        return FetchReport(home_corpus, "already-present", verify(home_corpus))
+    except CorpusFetchError:
+        pass
+    if shutil.which(npm) is None:
+        raise CorpusFetchError(f"npm was not found and {home_corpus} holds no verified corpus. {HELP}")
+    home_corpus.mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(prefix="fuzi-corpus-") as tmp:
+        tarball = _npm_pack(npm, Path(tmp), timeout_s)
+        _extract(tarball, home_corpus)
+    return FetchReport(home_corpus, "npm", verify(home_corpus))
+
+
+def _npm_pack(npm: str, workdir: Path, timeout_s: float) -> Path:
+    try:
+        proc = subprocess.run(
+            [npm, "pack", PACKAGE, "--silent"],
+            cwd=workdir,
+            capture_output=True,
+            text=True,
+            timeout=timeout_s,
+        )
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CorpusFetchError(f"`npm pack {PACKAGE}` did not finish ({type(exc).__name__}). {HELP}") from None
+    tarballs = sorted(workdir.glob("*.tgz"))
+    if proc.returncode != 0 or not tarballs:
+        detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
+        raise CorpusFetchError(f"`npm pack {PACKAGE}` failed: {detail[0]}. {HELP}")
+    return tarballs[0]
+
+
+def _extract(tarball: Path, dest: Path) -> None:
+    with tarfile.open(tarball, "r:gz") as tar:
+        names = set(tar.getnames())
+        for name, (member, _) in MANIFEST.items():
+            if member not in names:
+                raise CorpusFetchError(f"{tarball.name} has no {member}. {HELP}")
+            _copy_member(tar, member, dest / name)
+        if LICENSE_MEMBER in names:
+            _copy_member(tar, LICENSE_MEMBER, dest / "LICENSE.chinese-poetry")
+
+
+def _copy_member(tar: tarfile.TarFile, member: str, target: Path) -> None:
+    source = tar.extractfile(member)
+    if source is None:
+        raise CorpusFetchError(f"{member} in the tarball is not a file. {HELP}")
+    partial = target.with_suffix(target.suffix + ".part")
+    with source, open(partial, "wb") as out:
+        shutil.copyfileobj(source, out)
+    partial.replace(target)

@@ -1,0 +1,121 @@
+"""Pure parts of retrieval: passage ids and refs, tokens, BM25 scoring, RRF, verbatim rule, metrics."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from core.retrieval.documents import CorpusError, is_passage_id, load_corpus, sort_key
+from core.retrieval.fusion import promote, quote_key, rrf, squash
+from core.retrieval.keyword import KeywordIndex, VerbatimIndex, tokenize
+from core.retrieval.metrics import ndcg_at, percentile, recall_at, reciprocal_rank, summarise, EvalQuery
+from tests.fakes.retrieval_fixtures import corpus_dir, passage
+
+
+@pytest.fixture(scope="module")
+def corpus():
+    return load_corpus(corpus_dir())
+
+
+def test_ids_refs_and_order(corpus):
+    by_id = {p.id: p for p in corpus}
+    assert len(corpus) == 817
+    assert sum(p.corpus == "lunyu" for p in corpus) == 512 and sum(p.corpus == "shijing" for p in corpus) == 305
+    assert corpus[0].id == "lunyu:1.1" and corpus[511].id == "lunyu:20.3" and corpus[512].id == "shijing:1"
+    assert by_id["lunyu:3.22"].text.startswith("子曰：“管仲之器小哉")
+    assert by_id["lunyu:3.22"].ref == "《论语·八佾》第22章"
+    assert by_id["shijing:1"].title == "关雎" and by_id["shijing:1"].ref == "《诗经·国风·周南·关雎》"
+    assert by_id["shijing:1"].text.splitlines()[0] == "关关雎鸠，在河之洲。窈窕淑女，君子好逑。"
+    assert by_id["shijing:161"].ref == "《诗经·小雅·鹿鸣之什·鹿鸣》"
+    assert [p.id for p in sorted(corpus, key=lambda p: sort_key(p.id))] == [p.id for p in corpus]
+    assert is_passage_id("lunyu:3.22") and is_passage_id("shijing:305")
+    assert not is_passage_id("lunyu:3") and not is_passage_id("x'; drop table")
+
+
+def test_missing_corpus_names_the_fix(tmp_path):
+    with pytest.raises(CorpusError, match="fuzi data fetch"):
+        load_corpus(tmp_path)
+
+
+def test_tokens_include_single_cjk_characters_and_lowercased_latin_words():
+    tokens = tokenize("巧言令色，鲜矣仁！ Confucius SAID Ren")
+    assert {"巧", "言", "令", "色", "鲜", "矣", "仁"} <= set(tokens)
+    assert {"confucius", "said", "ren"} <= set(tokens) and "Confucius" not in tokens
+    assert "，" not in tokens and "！" not in tokens
+
+
+def test_zero_score_documents_are_not_ranked():
+    index = KeywordIndex([passage("lunyu:1.1", "学而时习之"), passage("lunyu:1.2", "巧言令色"), passage("lunyu:1.3", "关关雎鸠")])
+    hits = index.search("巧笑", limit=10)
+    assert [doc for doc, _ in hits] == ["lunyu:1.2"] and hits[0][1] > 0
+    assert index.search("filial piety", limit=10) == []
+
+
+def test_bm25_prefers_more_matches_and_filters_by_corpus():
+    index = KeywordIndex(
+        [passage("lunyu:1.1", "管仲之器小哉"), passage("lunyu:1.2", "管仲"), passage("shijing:1", "管仲之器")]
+    )
+    assert [d for d, _ in index.search("器小", limit=3)] == ["lunyu:1.1", "shijing:1"]  # 器+小 beats 器 alone
+    assert [d for d, _ in index.search("管仲", limit=3)][0] == "lunyu:1.2"  # same match, shortest text
+    assert [d for d, _ in index.search("管仲", limit=5, corpus="shijing")] == ["shijing:1"]
+
+
+def test_keyword_ties_are_broken_by_id():
+    docs = [passage(f"lunyu:1.{i}", "同文") for i in (3, 1, 2)]
+    for _ in range(3):
+        assert [d for d, _ in KeywordIndex(docs).search("同", limit=2)] == ["lunyu:1.1", "lunyu:1.2"]
+
+
+def test_rrf_arithmetic():
+    fused = rrf({"vector": ["a:1", "b:1"], "keyword": ["b:1", "c:1"]}, {"vector": 1.0, "keyword": 1.0}, k=60)
+    scores = {f.id: f.score for f in fused}
+    assert scores["b:1"] == pytest.approx(1 / 62 + 1 / 61)
+    assert scores["a:1"] == pytest.approx(1 / 61) and scores["c:1"] == pytest.approx(1 / 62)
+    assert [f.id for f in fused] == ["b:1", "a:1", "c:1"]
+    assert fused[0].routes == {"vector": 2, "keyword": 1}
+
+
+def test_weights_change_the_winner():
+    rankings = {"vector": ["lunyu:1.1", "lunyu:1.2"], "keyword": ["lunyu:1.2", "lunyu:1.1"]}
+    assert rrf(rankings, {"vector": 0.9, "keyword": 0.1})[0].id == "lunyu:1.1"
+    assert rrf(rankings, {"vector": 0.1, "keyword": 0.9})[0].id == "lunyu:1.2"
+
+
+def test_ties_are_deterministic_in_corpus_order():
+    rankings = {"vector": ["shijing:2", "lunyu:10.1"], "keyword": ["lunyu:10.1", "shijing:2"]}
+    orders = {tuple(f.id for f in rrf(dict(reversed(list(rankings.items()))), {})) for _ in range(5)}
+    orders.add(tuple(f.id for f in rrf(rankings, {})))
+    assert orders == {("lunyu:10.1", "shijing:2")}
+
+
+def test_verbatim_quote_detection_and_promotion():
+    assert squash("巧言令色，鲜矣仁！") == "巧言令色鲜矣仁"
+    assert quote_key("巧言 令色") == "巧言令色" and quote_key("仁") is None and quote_key("what is ren 仁义礼智") is None
+    index = VerbatimIndex([passage("lunyu:1.3", "子曰：“巧言令色，鲜矣仁！”"), passage("lunyu:5.25", "巧言、令色、足恭")])
+    assert index.containing("巧言令色") == ["lunyu:1.3", "lunyu:5.25"]
+    assert index.containing("鲜矣仁") == ["lunyu:1.3"]
+    fused = rrf({"vector": ["lunyu:9.9", "lunyu:5.25"]}, {})
+    promoted = promote(fused, ["lunyu:5.25", "lunyu:1.3"])
+    assert [f.id for f in promoted] == ["lunyu:5.25", "lunyu:1.3", "lunyu:9.9"]
+    assert promoted[0].verbatim and promoted[0].routes == {"vector": 2} and promoted[1].routes == {}
+
+
+def test_metric_arithmetic_on_a_toy_set():
+    ranked = ["a", "b", "c", "d", "e"]
+    assert recall_at(ranked, ["c"], 1) == 0 and recall_at(ranked, ["c"], 5) == 1
+    assert recall_at(ranked, ["a", "z"], 1) == 1  # capped: any gold at rank 1 is full recall@1
+    assert recall_at(ranked, ["a", "e", "z"], 5) == pytest.approx(2 / 3)
+    assert reciprocal_rank(ranked, ["c", "e"]) == pytest.approx(1 / 3) and reciprocal_rank(ranked, ["z"]) == 0
+    assert ndcg_at(ranked, ["a"], 5) == 1
+    assert ndcg_at(ranked, ["b"], 5) == pytest.approx(1 / math.log2(3))
+    assert ndcg_at(ranked, ["b", "d"], 5) == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3)))
+    rows = [
+        (EvalQuery("q1", ("a",)), ["a", "b"], 10.0),
+        (EvalQuery("q2", ("z",)), ["a", "z"], 30.0),
+        (EvalQuery("q3", ()), ["a"], 20.0),
+    ]
+    summary = summarise(rows)
+    assert summary["n"] == 2 and summary["n_no_answer"] == 1
+    assert summary["recall@1"] == 0.5 and summary["recall@5"] == 1.0 and summary["mrr"] == 0.75
+    assert summary["p50_ms"] == 20.0 and percentile([1, 2, 3, 4], 95) == 4
