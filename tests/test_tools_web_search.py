@@ -5,10 +5,14 @@ from __future__ import annotations
 import pytest
 
 from bot.settings.agent import WebSearchSettings
+from core.agent import Agent
 from core.citations import CitationBook
+from core.llm.client import OpenAIChatClient
+from core.llm.retry import RetryPolicy
 from core.tools import ToolClient, ToolContext
 from core.tools import protocol as rpc
 from core.tools.web_search import build_web_search_server
+from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.search_provider import fake_search  # noqa: F401
 
 CTX = ToolContext(person_id=1, platform="console", chat_id="c", is_group=False, trace_id="t")
@@ -111,3 +115,21 @@ async def test_results_without_url_are_skipped(fake_search):
     outcome = await client.call("web_search", {"query": "x"}, CTX)
     assert outcome.ok and outcome.content["passages"] == []
     assert "(no passages found)" in CitationBook().render(outcome.content)
+
+
+async def test_agent_cites_web_results_through_the_real_client(fake_search, fake_llm):
+    config = settings(searxng_url=fake_search.base_url)
+    tools = ToolClient([build_web_search_server(config)])
+    llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="m", retry=RetryPolicy(attempts=1))
+    fake_llm.stream_tool_calls([("web_search", {"query": "孔子 故乡", "k": 2})])
+    fake_llm.stream_text("夫子生于鲁之曲阜[2]，今属山东[2][5]。")
+    try:
+        events = [e async for e in Agent(llm, tools).run(
+            [{"role": "user", "content": "孔子的故乡在哪里？"}], allowed_tools=None, ctx=CTX, citations=CitationBook())]
+    finally:
+        await llm.aclose()
+    result = events[-1]
+    assert result.text == "夫子生于鲁之曲阜[1]，今属山东[1]。"
+    assert [(c.n, c.id) for c in result.citations] == [(1, "https://en.wikipedia.org/wiki/Qufu")]
+    assert "Qufu (https://en.wikipedia.org/wiki/Qufu)" in result.citations[0].ref
+    assert fake_search.requests[0]["query"]["q"] == "孔子 故乡"
