@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import time
 
 import pytest
 import pytest_asyncio
@@ -411,3 +412,14 @@ async def test_long_observations_are_cut(fake_llm, make_agent):
     await run(make_agent(Tools(), max_observation_chars=1000))
     (observation,) = tool_messages(fake_llm.requests[1])
     assert len(observation["content"]) < 1100 and "more characters not shown" in observation["content"]
+
+
+async def test_whole_reply_stays_within_reply_timeout(fake_llm, make_agent):
+    fake_llm.stream_tool_calls([("slow", {})])  # the tool would run 30 s; the reply has 0.4 s
+    fake_llm.stream_text("时已晚，简答之。")
+    started = time.monotonic()
+    _, result = await run(make_agent(Tools(), tool_timeout_s=30, reply_timeout_s=0.4, final_answer_timeout_s=0.1))
+    assert time.monotonic() - started < 2.0
+    assert result.stop_reason == "timeout" and result.text == "时已晚，简答之。"
+    assert result.steps[0].ok is False and "timed out" in result.steps[0].error
+    assert "tools" not in fake_llm.requests[-1]

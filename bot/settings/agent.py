@@ -8,8 +8,8 @@ from bot.settings.base import Section, section
 class AgentSettings(Section):
     """Limits of one ReAct reply (FUZI_AGENT_*).
 
-    final_answer_timeout_s bounds the last, tools-free completion that forces an answer once a
-    limit (rounds or reply time) is reached.
+    reply_timeout_s bounds the whole reply; final_answer_timeout_s of it (at most a quarter) is kept
+    for the last, tools-free completion that forces an answer once a limit is reached.
     """
 
     model_config = section("FUZI_AGENT_")

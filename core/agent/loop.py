@@ -45,7 +45,8 @@ class _Reply:
     messages: list[Message]
     citations: CitationBook
     runner: StepRunner
-    deadline: float
+    deadline: float  # tool rounds must end by then: the rest of the reply time is for the answer
+    hard_deadline: float  # the whole reply's time limit
     usage: list[Usage] = field(default_factory=list)
     steps: list[AgentStep] = field(default_factory=list)
     llm_calls: list[LLMRound] = field(default_factory=list)
@@ -73,9 +74,10 @@ class Agent:
         llm: any `LLM` (the client, usually behind the circuit breaker).
         tools: the tool client; `run` filters its tools by `allowed_tools`.
         max_rounds: tool rounds per reply before the answer is forced.
-        reply_timeout_s: wall time per reply before the answer is forced.
+        reply_timeout_s: wall time per reply, the forced answer included.
         tool_timeout_s: time limit per tool call.
-        final_answer_timeout_s: time allowed for the forced, tools-free completion.
+        final_answer_timeout_s: the part of the reply time kept for the forced, tools-free answer
+            (at most a quarter of reply_timeout_s); tool rounds stop early enough to leave it.
         max_observation_chars: a tool result longer than this is cut before the model sees it.
         clock: monotonic clock (seconds) for deadlines and latencies.
     """
@@ -101,6 +103,10 @@ class Agent:
         self.max_observation_chars = max_observation_chars
         self._clock = clock
 
+    @property
+    def _reserve_s(self) -> float:
+        return min(self.final_answer_timeout_s, self.reply_timeout_s / 4)
+
     async def run(
         self,
         messages: list[Message],
@@ -117,7 +123,8 @@ class Agent:
         """
         await self.tools.connect()
         runner = StepRunner(self.tools, allowed_tools, ctx, citations, self._clock, self.max_observation_chars)
-        reply = _Reply(list(messages), citations, runner, self._clock() + self.reply_timeout_s)
+        hard_deadline = self._clock() + self.reply_timeout_s
+        reply = _Reply(list(messages), citations, runner, hard_deadline - self._reserve_s, hard_deadline)
         tools = self.tools.to_openai_tools(runner.allowed) or None
         try:
             async for event in self._loop(reply, tools):
@@ -208,10 +215,11 @@ class Agent:
         log.info("agent_force_answer", reason=stop, rounds=reply.rounds)
         reply.messages.append({"role": "system", "content": FORCE_ANSWER_NOTE})
         current = _Round(reply.citations.stream())
-        async for event in self._stream(reply, current, None, self.final_answer_timeout_s, True):
+        budget = max(self._reserve_s, reply.hard_deadline - self._clock())
+        async for event in self._stream(reply, current, None, budget, True):
             yield event
         if current.timed_out:
-            raise ReplyTimeout(f"no answer within {self.final_answer_timeout_s:g}s after the {stop} limit")
+            raise ReplyTimeout(f"no forced answer within {budget:.1f}s after the {stop} limit")
         if not _answer_text(current):
             if current.shown:
                 yield TextReset("empty")
