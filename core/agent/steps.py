@@ -12,6 +12,7 @@ import structlog
 from core.agent.types import AgentStep
 from core.citations import CitationBook
 from core.llm.types import Message, ToolCall
+from core.tools import protocol as rpc
 from core.tools.client import ToolClient, ToolOutcome
 from core.tools.server import ToolContext
 
@@ -38,7 +39,7 @@ class StepOutput:
 
 
 class StepRunner:
-    """Executes the model's tool calls for one reply.
+    """Executes the model's tool calls for one reply (the agent runs a round's calls concurrently).
 
     Remembers every call of the reply by (tool, canonical JSON arguments): the 2nd identical call
     gets the earlier result with a note, the 3rd and later are refused.
@@ -75,10 +76,6 @@ class StepRunner:
     def allowed(self) -> list[str]:
         return list(self._allowed)
 
-    async def run_round(self, calls: Iterable[ToolCall], round_no: int, timeout_s: float) -> list[StepOutput]:
-        """Run the calls concurrently; return their outputs in call order."""
-        return list(await asyncio.gather(*(self.run_one(c, round_no, timeout_s) for c in calls)))
-
     async def run_one(self, call: ToolCall, round_no: int, timeout_s: float) -> StepOutput:
         """Run one call (or answer it from an earlier identical call, or refuse it); never raises."""
         started = self._clock()
@@ -86,9 +83,9 @@ class StepRunner:
         repeat = 0
         if call.name not in self._allowed:
             valid = ", ".join(self._allowed) or "none (answer without tools)"
-            outcome = ToolOutcome.failure(-32001, f"unknown tool: {call.name}", f"Valid tools: {valid}.")
+            outcome = ToolOutcome.failure(rpc.TOOL_NOT_FOUND, f"unknown tool: {call.name}", f"Valid tools: {valid}.")
         elif parse_error:
-            outcome = ToolOutcome.failure(-32602, parse_error, "Call again with a JSON object of arguments.")
+            outcome = ToolOutcome.failure(rpc.INVALID_PARAMS, parse_error, "Call again with a JSON object of arguments.")
         else:
             key = call.name + " " + json.dumps(args, sort_keys=True, ensure_ascii=False)
             repeat = self._counts.get(key, 0)
