@@ -423,3 +423,13 @@ async def test_whole_reply_stays_within_reply_timeout(fake_llm, make_agent):
     assert result.stop_reason == "timeout" and result.text == "时已晚，简答之。"
     assert result.steps[0].ok is False and "timed out" in result.steps[0].error
     assert "tools" not in fake_llm.requests[-1]
+
+
+async def test_missing_or_repeated_call_ids_are_made_distinct(fake_llm, make_agent):
+    fake_llm.stream_tool_calls([("search_classics", {"query": "仁"}, "dup"), ("search_classics", {"query": "管仲"}, "dup")])
+    fake_llm.stream_text("答。")
+    await run(make_agent(Tools()))
+    assistant = fake_llm.requests[1]["messages"][2]
+    ids = [c["id"] for c in assistant["tool_calls"]]
+    assert ids[0] == "dup" and ids[1] != "dup"
+    assert [m["tool_call_id"] for m in tool_messages(fake_llm.requests[1])] == ids

@@ -254,8 +254,14 @@ def _answer_text(current: _Round) -> str:
 
 
 def _with_ids(calls: tuple[ToolCall, ...], round_no: int) -> list[ToolCall]:
-    """Calls with a tool_call_id each (some providers omit it); the assistant message uses the same."""
-    return [c if c.id else ToolCall(f"call_r{round_no}_{i}", c.name, c.arguments) for i, c in enumerate(calls)]
+    """Calls with a distinct tool_call_id each (some providers omit or repeat them)."""
+    seen: set[str] = set()
+    out = []
+    for i, call in enumerate(calls):
+        call_id = call.id if call.id and call.id not in seen else f"call_r{round_no}_{i}"
+        seen.add(call_id)
+        out.append(call if call_id == call.id else ToolCall(call_id, call.name, call.arguments))
+    return out
 
 
 def _assistant_message(text: str, calls: list[ToolCall]) -> Message:
