@@ -15,7 +15,7 @@ import structlog
 from core.memory.blocks import GROUP_PROFILE_KEYS, profile_lines
 from core.memory.facts import FactLimitReached, FactStore
 from core.memory.history import ChatHistory
-from core.memory.linking import AccountLinker
+from core.memory.linking import AccountLinker, LinkResult
 from core.memory.profile import ProfileStore
 from core.memory.summary import ChatMemoryStore
 from core.ports import CommandResult, Turn
@@ -162,7 +162,7 @@ class MemoryCommands:
                 extra={"code": code},
             )
         result = await self._linker.redeem(turn.person_id, inc.platform, inc.user_id, code)
-        return CommandResult(_redeem_text(result.status, result), extra={"status": result.status})
+        return CommandResult(_redeem_text(result), extra={"status": result.status})
 
     async def unlink(self, turn: Turn, args: str) -> CommandResult:
         inc = turn.incoming
@@ -179,7 +179,9 @@ def _scope_note(scope: str, in_group: bool) -> str:
     return "，群聊可用" if scope == "group" and not in_group else ""
 
 
-def _redeem_text(status: str, result) -> str:
+def _redeem_text(result: LinkResult) -> str:
+    """The reply to /link <code>."""
+    status = result.status
     if status == "linked":
         return "关联成功：你的各个账号从此共用记忆、画像与额度。Accounts linked."
     if status == "same_person":
