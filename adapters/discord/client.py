@@ -21,6 +21,7 @@ from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.stream import StreamingReply, StreamStats
+from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
 from adapters.discord.sink import ChannelSink, InteractionSink
@@ -87,6 +88,7 @@ class FuziDiscordClient(discord.Client):
             log.warning("discord_threads_need_message_content", hint="replies in threads need a mention without it")
         for command in build_commands(self._run_command, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
+        self.add_dynamic_items(SkillButton)
         self.synced = await self.tree.sync(guild=guild)
         log.info("discord_commands_synced", count=len(self.synced), guild=self.settings.guild_id)
 
@@ -137,16 +139,31 @@ class FuziDiscordClient(discord.Client):
 
     async def _run_command(self, interaction: discord.Interaction, spec: CommandSpec, text: str) -> None:
         """Defer ("thinking…"), run the command or question through the engine, stream the answer."""
-        incoming = incoming_from_interaction(interaction, spec.engine_command, text)
         private = spec.private and interaction.guild_id is not None
+        await self._answer(interaction, spec.engine_command, text, private=private, label=spec.name)
+
+    async def run_choice(self, interaction: discord.Interaction, command: str, value: str) -> None:
+        """A menu button was clicked: run ``/command value`` and put the answer in the menu's place."""
+        message = interaction.message
+        private = bool(message is not None and message.flags.ephemeral)
+        await self._answer(interaction, command, value, private=private, label=f"button:{command}")
+
+    async def _answer(self, interaction: discord.Interaction, command: str | None, text: str, *, private: bool, label: str) -> None:
+        """Defer the interaction, stream the engine's answer into its original response, apologize on failure.
+
+        A slash command's deferral shows "thinking…" (a new message); a button's deferral keeps the
+        message the button is on, and the answer replaces it.
+        """
+        incoming = incoming_from_interaction(interaction, command, text)
         sink = InteractionSink(interaction, private=private, ttl=self.settings.interaction_ttl_s, clock=self.clock)
+        is_click = interaction.type is discord.InteractionType.component
         try:
-            await interaction.response.defer(thinking=True, ephemeral=private)
+            await interaction.response.defer(thinking=not is_click, ephemeral=private)
             stats = await self._stream(incoming, sink)
-            if not sink.used and stats.outcome == "empty":
+            if not sink.used and stats.outcome == "empty" and not is_click:
                 await interaction.delete_original_response()
         except Exception:
-            log.exception("discord_command_failed", trace_id=incoming.trace_id, command=spec.name, chat=incoming.chat_key)
+            log.exception("discord_command_failed", trace_id=incoming.trace_id, command=label, chat=incoming.chat_key)
             await self._apologize(interaction, incoming.trace_id)
 
     async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:

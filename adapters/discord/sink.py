@@ -25,6 +25,7 @@ import structlog
 
 from adapters.common.render import truncate
 from adapters.common.split import split_text
+from adapters.discord.buttons import view_kwargs
 
 log = structlog.get_logger(__name__)
 
@@ -70,16 +71,16 @@ class ChannelSink:
         await self.channel.typing()
 
     async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> discord.Message:
+        kwargs = view_kwargs(final, extra)
         reference = self.reply_to if not self.sent else None
         if reference is not None:
-            message = await self.channel.send(text, reference=reference, mention_author=False)
-        else:
-            message = await self.channel.send(text)
+            kwargs.update(reference=reference, mention_author=False)
+        message = await self.channel.send(text, **kwargs)
         self.sent.append(message)
         return message
 
     async def edit(self, handle: discord.Message, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
-        return await handle.edit(content=text)
+        return await handle.edit(content=text, **view_kwargs(final, extra))
 
     def fit_preview(self, text: str) -> str:
         return fit_preview(text)
@@ -96,7 +97,10 @@ ORIGINAL = _Original()
 
 
 class InteractionSink:
-    """A reply to a deferred slash command: the original response, then follow-ups.
+    """A reply to a deferred interaction: the original response, then follow-ups.
+
+    For a slash command the original response is the deferred "thinking…" message; for a button
+    click it is the message the button sits on, which the answer replaces.
 
     Args:
         interaction: the deferred interaction.
@@ -136,20 +140,20 @@ class InteractionSink:
         self.used = True
         if not self.expired:
             try:
-                return await self._send_via_token(text)
+                return await self._send_via_token(text, view_kwargs(final, extra))
             except discord.HTTPException as exc:
                 self._raise_unless_token_dead(exc)
-        return await self._channel_sink().send(text, final=final)
+        return await self._channel_sink().send(text, final=final, extra=extra)
 
     async def edit(self, handle: Any, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
         if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
-            return await handle.edit(content=text)  # already a channel message
+            return await handle.edit(content=text, **view_kwargs(final, extra))  # already a channel message
         if not self.expired:
             try:
-                return await self._edit_via_token(handle, text)
+                return await self._edit_via_token(handle, text, view_kwargs(final, extra))
             except discord.HTTPException as exc:
                 self._raise_unless_token_dead(exc)
-        return await self._channel_sink().send(text, final=final)
+        return await self._channel_sink().send(text, final=final, extra=extra)
 
     def fit_preview(self, text: str) -> str:
         return fit_preview(text)
@@ -157,17 +161,17 @@ class InteractionSink:
     def split_final(self, text: str) -> list[str]:
         return split_final(text)
 
-    async def _send_via_token(self, text: str) -> Any:
+    async def _send_via_token(self, text: str, kwargs: dict[str, Any]) -> Any:
         if self.original_message is None:
-            self.original_message = await self.interaction.edit_original_response(content=text)
+            self.original_message = await self.interaction.edit_original_response(content=text, **kwargs)
             return ORIGINAL
-        return await self.interaction.followup.send(text, ephemeral=self.private, wait=True)
+        return await self.interaction.followup.send(text, ephemeral=self.private, wait=True, **kwargs)
 
-    async def _edit_via_token(self, handle: Any, text: str) -> Any:
+    async def _edit_via_token(self, handle: Any, text: str, kwargs: dict[str, Any]) -> Any:
         if handle is ORIGINAL:
-            self.original_message = await self.interaction.edit_original_response(content=text)
+            self.original_message = await self.interaction.edit_original_response(content=text, **kwargs)
             return ORIGINAL
-        return await handle.edit(content=text)
+        return await handle.edit(content=text, **kwargs)
 
     def _raise_unless_token_dead(self, exc: discord.HTTPException) -> None:
         if exc.status == 401 or exc.code in _INVALID_TOKEN_CODES:

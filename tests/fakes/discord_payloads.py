@@ -242,10 +242,43 @@ def slash_interaction(
         "type": 1,
         "options": [{"name": k, "type": 3, "value": v} for k, v in options.items()],
     }
+    if guild_id is not None:
+        data["guild_id"] = guild_id
+    return _interaction(2, data, interaction_id, token, app_id, invoker, channel, guild_id)
+
+
+def button_interaction(
+    *,
+    interaction_id: str,
+    token: str,
+    app_id: str,
+    custom_id: str,
+    message: dict[str, Any],
+    invoker: dict[str, Any],
+    channel: dict[str, Any],
+    guild_id: str | None,
+) -> dict[str, Any]:
+    """An INTERACTION_CREATE for a click on a button of ``message``."""
+    data = {"custom_id": custom_id, "component_type": 2}
+    payload = _interaction(3, data, interaction_id, token, app_id, invoker, channel, guild_id)
+    payload["message"] = message
+    return payload
+
+
+def _interaction(
+    kind: int,
+    data: dict[str, Any],
+    interaction_id: str,
+    token: str,
+    app_id: str,
+    invoker: dict[str, Any],
+    channel: dict[str, Any],
+    guild_id: str | None,
+) -> dict[str, Any]:
     payload: dict[str, Any] = {
         "id": interaction_id,
         "application_id": app_id,
-        "type": 2,
+        "type": kind,
         "data": data,
         "channel_id": channel["id"],
         "channel": channel,
@@ -259,7 +292,6 @@ def slash_interaction(
         "attachment_size_limit": 8 * 1024 * 1024,
     }
     if guild_id is not None:
-        data["guild_id"] = guild_id
         payload["guild_id"] = guild_id
         payload["guild_locale"] = "en-US"
         payload["member"] = member(invoker)

@@ -92,9 +92,12 @@ class DiscordRestRoutes:
     def _callback(self, rec: Recorded, interaction_id: str, token: str) -> web.Response:
         kind = rec.body["type"]
         data = rec.body.get("data") or {}
-        msg = self._store(token, "", original=True, flags=data.get("flags", 0))
-        if kind == 4:
-            msg["content"] = data.get("content", "")
+        if kind in (6, 7):  # (deferred) update of the clicked message: it becomes the original
+            msg = self.messages[f"original:{token}"] = self.messages[self._clicked[token]]
+        else:
+            msg = self._store(token, "", original=True, flags=data.get("flags", 0))
+        if kind in (4, 7):
+            self._apply_edit(msg, data)
         msg["_callback_type"] = kind
         response = {
             "interaction": {
@@ -117,6 +120,7 @@ class DiscordRestRoutes:
     def _followup(self, rec: Recorded, token: str) -> web.Response:
         flags = (rec.body or {}).get("flags", 0)
         msg = self._store(token, (rec.body or {}).get("content", ""), original=False, flags=flags)
+        msg["components"] = (rec.body or {}).get("components", [])
         return json_response(public_message(msg))
 
     def _edit_followup(self, rec: Recorded, token: str, message_id: str) -> web.Response:
@@ -132,6 +136,7 @@ class DiscordRestRoutes:
             guild_id=self._guild_of(channel_id),
             reference=body.get("message_reference"),
         )
+        msg["components"] = body.get("components", [])
         self.messages[msg["id"]] = msg
         return json_response(msg)
 
@@ -170,9 +175,10 @@ class DiscordRestRoutes:
         return msg
 
     def _apply_edit(self, msg: dict, body: dict | None) -> web.Response:
-        if body and "content" in body:
-            msg["content"] = body["content"]
-            msg["edited_timestamp"] = p.now_iso()
+        for key in ("content", "components"):
+            if body and key in body:
+                msg[key] = body[key]
+                msg["edited_timestamp"] = p.now_iso()
         return json_response(public_message(msg))
 
     def _guild_of(self, channel_id: str) -> str | None:

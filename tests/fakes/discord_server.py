@@ -69,6 +69,7 @@ class FakeDiscord(DiscordRestRoutes):
         self.messages: dict[str, dict] = {}
         self._rules: list[FailRule] = []
         self._token_channel: dict[str, str] = {}
+        self._clicked: dict[str, str] = {}  # interaction token -> id of the message clicked
         self._pending: list[asyncio.Future] = []
         self.dm_channel_id = p.snowflake()
         self._seq = 0
@@ -196,6 +197,24 @@ class FakeDiscord(DiscordRestRoutes):
         await self.dispatch("INTERACTION_CREATE", data)
         return data
 
+    async def click(self, message: dict, custom_id: str) -> dict:
+        """Dispatch INTERACTION_CREATE for the human clicking button ``custom_id`` on ``message``."""
+        channel = self.channel if message["channel_id"] == self.channel["id"] else {"id": message["channel_id"], "type": p.DM_CHANNEL}
+        data = p.button_interaction(
+            interaction_id=p.snowflake(),
+            token=f"tok-{p.snowflake()}",
+            app_id=self.app_id,
+            custom_id=custom_id,
+            message=public_message(message),
+            invoker=self.human,
+            channel=channel,
+            guild_id=message.get("guild_id"),
+        )
+        self._token_channel[data["token"]] = message["channel_id"]
+        self._clicked[data["token"]] = message["id"] if message["id"] in self.messages else f"original:{message['_token']}"
+        await self.dispatch("INTERACTION_CREATE", data)
+        return data
+
     async def drop_gateway(self, code: int = 4000) -> None:
         """Close the gateway connection as Discord does on a server-side drop."""
         assert self._ws is not None
@@ -207,11 +226,11 @@ class FakeDiscord(DiscordRestRoutes):
 
     def followups(self, token: str) -> list[dict]:
         """Follow-up messages of an interaction, in creation order."""
-        return [m for m in self.messages.values() if m.get("_token") == token and not m.get("_original")]
+        return [m for k, m in self.messages.items() if k == m["id"] and m.get("_token") == token and not m.get("_original")]
 
     def channel_messages(self, channel_id: str) -> list[dict]:
         """Bot messages created in a channel (not via webhooks), in creation order."""
-        return [m for m in self.messages.values() if m["channel_id"] == channel_id and "_token" not in m]
+        return [m for k, m in self.messages.items() if k == m["id"] and m["channel_id"] == channel_id and "_token" not in m]
 
     # ----------------------------------------------------------------- gateway
 
