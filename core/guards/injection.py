@@ -1,7 +1,8 @@
 """Prompt-injection detector for Chinese and English user text.
 
-Pattern families live in core/guards/patterns.py; this module normalises the text (see
-core/guards/normalize.py) and runs every rule against the view it was written for.
+Phrase rules live in core/guards/patterns.py, proximity rules (word families near each other) in
+core/guards/proximity.py; this module normalises the text (core/guards/normalize.py) and runs every
+rule against the view it was written for.
 """
 
 from __future__ import annotations
@@ -9,7 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from core.guards.normalize import Views, views
-from core.guards.patterns import ALL_RULES, Rule
+from core.guards.patterns import EN_RULES, ZH_RULES, Rule
+from core.guards.proximity import PROXIMITY_RULES
+
+ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES
 
 
 @dataclass(frozen=True)

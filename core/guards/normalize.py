@@ -39,7 +39,13 @@ _TRAD = str.maketrans(
         "廢": "废", "嗎": "吗", "啟": "启", "動": "动", "戲": "戏", "遊": "游", "裝": "装", "離": "离", "經": "经",
         "歷": "历", "學": "学", "習": "习", "態": "态", "處": "处", "於": "于", "關": "关", "閉": "闭", "謊": "谎",
         "稱": "称", "隱": "隐", "藏": "藏", "洩": "泄", "漏": "漏", "頭": "头", "戶": "户", "準": "准", "擬": "拟",
-        "護": "护", "歲": "岁", "遺": "遗", "囑": "嘱", "憑": "凭",
+        "護": "护", "歲": "岁", "遺": "遗", "囑": "嘱", "憑": "凭", "進": "进", "審": "审", "濾": "滤", "該": "该",
+        "選": "选", "換": "换", "釋": "释", "喚": "唤", "幫": "帮", "劇": "剧", "終": "终", "醫": "医", "師": "师",
+        "歡": "欢", "貼": "贴", "況": "况", "與": "与", "聖": "圣", "舊": "旧", "東": "东", "還": "还", "邊": "边",
+        "氣": "气", "壞": "坏", "裡": "里", "裏": "里", "優": "优", "勢": "势", "決": "决", "項": "项", "辦": "办",
+        "網": "网", "語": "语", "專": "专", "員": "员", "殺": "杀", "騙": "骗", "寵": "宠", "隨": "随", "鍵": "键",
+        "碼": "码", "啓": "启", "斷": "断", "擁": "拥", "誰": "谁", "並": "并", "聯": "联", "軟": "软", "體": "体",
+        "盜": "盗", "駭": "骇", "妳": "你", "祢": "你", "您": "你",
     }
 )
 
@@ -91,13 +97,15 @@ def _unleet(token: str) -> str:
 def _join_spelled(text: str) -> list[str]:
     """Split into words, joining letter-spaced runs: "i g n o r e  a l l" → ["ignore", "all"].
 
-    Single characters separated by exactly one separator character form a run (three or more are
-    joined); a longer separator (two spaces, " : ") ends the run, so word breaks survive.
+    Single characters separated by one and the same separator character form a run (three or more
+    are joined); a longer or different separator (two spaces, " : ", a space after dots) ends the
+    run, so word breaks survive.
     """
     parts = _SPLIT.split(text)  # [sep, tok, sep, tok, ..., sep]
     out: list[str] = []
     run: list[str] = []
     run_sep = ""  # the separator before the current run
+    inner_sep = ""  # the separator between the letters of the current run
 
     def flush(after: str) -> None:
         # Two letters join only when set apart by wide gaps on both sides ("a s" in "b e  a s  i f").
@@ -107,11 +115,13 @@ def _join_spelled(text: str) -> list[str]:
 
     for i in range(1, len(parts), 2):
         tok, before = parts[i], parts[i - 1]
-        if run and (len(tok) != 1 or len(before) != 1):
+        if run and (len(tok) != 1 or len(before) != 1 or (len(run) > 1 and before != inner_sep)):
             flush(before)
         if len(tok) == 1:
             if not run:
                 run_sep = before
+            elif len(run) == 1:
+                inner_sep = before  # "i.g.n" → ".", so "y d.i.s" breaks the run at the space
             run.append(tok)
         else:
             out.append(tok)

@@ -315,7 +315,7 @@ ZH_RULES: tuple[Rule, ...] = (
     _r("zh_secret_what", "prompt_extract", "compact",
        r"(?:你的|你|系统|给你的|你收到的|your)(?:.{0,4}?)(?:提示词|系统提示|提示语|prompt|初始指令|初始设定|预设指令|"
        r"系统指令|系统设定|系统消息|人设|设定|指令|底层指令|内置指令|instructions?)(?:.{0,4}?)"
-       r"(?:是什么|是啥|有哪些|有什么|写的什么|写了什么|说了什么|怎么写|内容|全文|原文|长什么样|给我|发我|吗)"),
+       r"(?:是什么|是啥|有哪些|有什么|写的什么|写了什么|说了什么|怎么写|内容|全文|原文|长什么样|给我|发我)"),
     _r("zh_told_what", "prompt_extract", "compact",
        r"你(?:收到|接收|接到|被给予|被设定|被赋予|被告知|被要求|被编程|被训练|被指示|被设置|得到)了?"
        r"(?:什么|哪些|怎样的|什么样的|啥)(?:样的)?(?:指令|设定|规则|提示|要求|命令|限制)|"
@@ -338,4 +338,3 @@ ZH_RULES: tuple[Rule, ...] = (
        r"note|notice|instruction)?\s*[:：])|\b(?:end|begin)\s+of\s+(?:system\s+)?(?:prompt|instructions)\b"),
 )
 
-ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES
