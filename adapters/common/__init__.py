@@ -1,0 +1,1 @@
+"""Platform-neutral pieces every chat adapter shares: splitting, footnotes, pacing, streaming."""

@@ -12,9 +12,11 @@ chats, 3 s in groups, which keeps a group under 20 messages a minute).
 from __future__ import annotations
 
 import asyncio
+import re
 
 import structlog
 from telegram import BotCommand, Update
+from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, CallbackQueryHandler, MessageHandler, filters
 
 from adapters.common.budget import BudgetRegistry
@@ -25,6 +27,7 @@ from bot.settings.telegram import TelegramSettings
 log = structlog.get_logger(__name__)
 
 ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+_COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
 def build_application(settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None) -> Application:
@@ -75,13 +78,21 @@ def _file_url(api_base_url: str) -> str:
 
 
 async def register_commands(app: Application, engine: Engine) -> None:
-    """``setMyCommands`` with Chinese descriptions by default and for ``zh``, English for ``en``."""
-    commands = list(engine.commands())
-    zh = [BotCommand(name, summary_zh[:256] or name) for name, summary_zh, _ in commands]
-    en = [BotCommand(name, summary_en[:256] or name) for name, _, summary_en in commands]
-    await app.bot.set_my_commands(zh)
-    await app.bot.set_my_commands(zh, language_code="zh")
-    await app.bot.set_my_commands(en, language_code="en")
+    """``setMyCommands`` with Chinese descriptions by default and for ``zh``, English for ``en``.
+
+    Names Telegram would reject (not 1–32 of ``a-z0-9_``) are left out; a failure is logged and the
+    bot runs on (the menu is a convenience, commands work without it).
+    """
+    commands = [(n, zh, en) for n, zh, en in engine.commands() if _COMMAND_NAME.fullmatch(n)]
+    zh = [BotCommand(name, (summary_zh or summary_en or name)[:256]) for name, summary_zh, summary_en in commands]
+    en = [BotCommand(name, (summary_en or summary_zh or name)[:256]) for name, summary_zh, summary_en in commands]
+    try:
+        await app.bot.set_my_commands(zh)
+        await app.bot.set_my_commands(zh, language_code="zh")
+        await app.bot.set_my_commands(en, language_code="en")
+    except TelegramError as exc:
+        log.warning("telegram_commands_not_registered", error=type(exc).__name__)
+        return
     log.info("telegram_commands_registered", count=len(commands))
 
 
