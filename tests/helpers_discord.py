@@ -85,11 +85,15 @@ class FakeClock:
 
 def settings_for(fake: FakeDiscord, **overrides: Any) -> DiscordSettings:
     """Settings pointing at ``fake`` with a fast edit interval; ``overrides`` win."""
-    values: dict[str, Any] = {
+    values: dict[str, Any] = {  # every field pinned: a developer's DISCORD_* environment cannot leak in
         "bot_token": "test-token",
         "api_base_url": fake.base_url,
         "gateway_url": fake.gateway_url,
+        "FUZI_DISCORD_GUILD_ID": None,
         "edit_interval_s": 0.05,
+        "interaction_ttl_s": 870,
+        "message_content": False,
+        "thread_replies": False,
     }
     if "guild_id" in overrides:
         overrides["FUZI_DISCORD_GUILD_ID"] = overrides.pop("guild_id")
