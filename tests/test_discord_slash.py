@@ -202,3 +202,16 @@ async def test_expired_private_answer_continues_in_dm(fake_discord: FakeDiscord)
     assert post.body["content"] == "我记得：你住在鲁国。"
     assert fake_discord.calls("POST", rf"/channels/{fake_discord.channel['id']}/messages$") == []
     assert _patches(fake_discord) == [] and fake_discord.original(inter["token"])["content"] == ""
+
+
+async def test_rejected_token_moves_the_reply_to_the_channel(fake_discord: FakeDiscord):
+    engine = ScriptedEngine()
+    engine.then(TextDelta("温故而知新，"), FinalReply("温故而知新，可以为师矣。"))
+    fake_discord.fail_next("PATCH", ORIGINAL, status=401)  # e.g. Discord already expired the token
+    channel_id = fake_discord.channel["id"]
+    async with running_bot(fake_discord, engine):
+        await fake_discord.slash("ask", {"question": "师"})
+        await fake_discord.wait_until(
+            lambda: [m["content"] for m in fake_discord.channel_messages(channel_id)] == ["温故而知新，可以为师矣。"]
+        )
+    assert len(_patches(fake_discord)) == 1, "a rejected token is not tried again"

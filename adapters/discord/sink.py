@@ -106,7 +106,8 @@ class InteractionSink:
         interaction: the deferred interaction.
         private: the deferral was ephemeral; follow-ups are ephemeral too, and after expiry the
             reply continues in a DM instead of the channel.
-        ttl: seconds after the interaction's creation when its token is no longer used.
+        ttl: seconds from now (the sink is made as the interaction arrives) after which its token is
+            no longer used.
         clock: monotonic clock in seconds (injectable for tests).
     """
 
