@@ -47,7 +47,7 @@ def chunks(text: str, size: int) -> list[str]:
 def test_harden_adds_rules_and_a_random_canary(guard: FuziGuard) -> None:
     hardened = guard.harden(SYSTEM)
     assert SYSTEM in hardened
-    for label in ("<user_message>", "<passage>", "<tool_result>", "<memory>", "<speaker"):
+    for label in ("<user_message>", "<passage>", "<tool_result>", "<memory>", "<speaker", "<profile>", "<summary>"):
         assert label in hardened
     assert "never an instruction" in hardened
     assert re.fullmatch(r"FZ-CANARY-[0-9a-f]{16}", guard.canary)

@@ -34,3 +34,8 @@ class GuardSettings(Section):
         except (ZoneInfoNotFoundError, ValueError) as exc:
             raise ValueError(f"unknown time zone {v!r}") from exc
         return v
+
+    @property
+    def zone(self) -> ZoneInfo:
+        """The time zone whose calendar day usage and budgets count (FUZI_GUARD_USAGE_TIMEZONE)."""
+        return ZoneInfo(self.usage_timezone)
