@@ -47,8 +47,15 @@ class Passage:
 
 
 def embedding_text(passage: Passage) -> str:
-    """The text a passage is embedded with: its title line, then its text."""
-    return f"{passage.title}\n{passage.text}"
+    """The text a passage is embedded and keyword-indexed with.
+
+    A poem's title is part of what it is called by (关雎, 硕鼠), so it comes first. An Analects
+    chapter name is only the first words of the chapter's first paragraph (阳货, 颜渊): adding it to
+    every paragraph would make each one match those names, so paragraphs are indexed alone.
+    """
+    if passage.corpus == "shijing":
+        return f"{passage.title}\n{passage.text}"
+    return passage.text
 
 
 def is_passage_id(value: str) -> bool:

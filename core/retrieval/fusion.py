@@ -14,7 +14,8 @@ from dataclasses import dataclass, field
 from core.retrieval.documents import sort_key
 
 RRF_K = 60
-MIN_QUOTE_CHARS = 4
+MIN_QUOTE_CHARS = 4  # a quote: the containing passages rank first
+MIN_TERM_CHARS = 2  # a bare 2-3 character term (a name such as 管仲, 曾皙) follows the same rule
 _CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
@@ -49,9 +50,16 @@ def squash(text: str) -> str:
 
 
 def quote_key(query: str) -> str | None:
-    """The squashed query when it can be a verbatim quote (≥ 4 CJK characters, no Latin words)."""
+    """The squashed query when passages containing it should rank first, else None.
+
+    That is a verbatim quote (≥ 4 CJK characters after removing punctuation) or a bare term of 2-3
+    CJK characters (a name); queries with Latin words never qualify.
+    """
     key = squash(query)
-    if len(_CJK.findall(key)) < MIN_QUOTE_CHARS or _LATIN_WORD.search(query):
+    cjk = len(_CJK.findall(key))
+    if _LATIN_WORD.search(query) or cjk < MIN_TERM_CHARS:
+        return None
+    if cjk < MIN_QUOTE_CHARS and cjk != len(key):
         return None
     return key
 

@@ -59,7 +59,7 @@ class CrossEncoderReranker:
         return [float(s) for s in scores]
 
 
-_PAIR = re.compile(r"\[?\s*(\d{1,3})\s*\]?\s*[:：=\-—]\s*\**\s*(\d{1,2}(?:\.\d+)?)")
+_PAIR = re.compile(r"\[?\**\s*(\d{1,3})\s*\**\]?\s*[:：=\-—]\s*\**\s*(\d{1,2}(?:\.\d+)?)(?![\d.])")
 
 _PROMPT = """You rank passages from the Analects (论语) and the Book of Songs (诗经) for a question.
 Rate each passage 0-10 for how well it answers or matches the question (10 = exactly it, 0 = unrelated).

