@@ -7,13 +7,16 @@ rule against the view it was written for.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from core.guards.normalize import Views, views
 from core.guards.patterns import EN_RULES, ZH_RULES, Rule
+from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
 
-ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES
+ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES
+_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -45,16 +48,19 @@ class InjectionDetector:
     def detect(self, text: str) -> Detection:
         """Return the first matching rule's verdict for `text`."""
         v = views(text)
-        for rule in self._rules:
-            if rule.pattern.search(_view(v, rule.view)):
+        for rule in self._applicable(v):
+            if rule.pattern.search(getattr(v, rule.view)):
                 return Detection(True, rule.style, rule.name)
         return Detection(False)
 
     def matches(self, text: str) -> list[str]:
         """Names of every rule that matches (for evaluation and debugging)."""
         v = views(text)
-        return [r.name for r in self._rules if r.pattern.search(_view(v, r.view))]
+        return [r.name for r in self._applicable(v) if r.pattern.search(getattr(v, r.view))]
 
-
-def _view(v: Views, name: str) -> str:
-    return getattr(v, name)
+    def _applicable(self, v: Views) -> tuple[Rule, ...] | list[Rule]:
+        """Compact-view rules are for Chinese and mixed text: skip them when there is no Chinese, so
+        the English words they also list cannot match across English word boundaries."""
+        if _CJK.search(v.compact):
+            return self._rules
+        return [r for r in self._rules if r.view != "compact"]

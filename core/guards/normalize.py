@@ -115,7 +115,11 @@ def _join_spelled(text: str) -> list[str]:
 
     for i in range(1, len(parts), 2):
         tok, before = parts[i], parts[i - 1]
-        if run and (len(tok) != 1 or len(before) != 1 or (len(run) > 1 and before != inner_sep)):
+        switch = len(run) > 1 and len(tok) == 1 and len(before) == 1 and before != inner_sep
+        if switch and len(run) == 2:  # "a r.o.l.e": the second letter starts the dotted run
+            out.append(run.pop(0))
+            run_sep, inner_sep = inner_sep, before
+        elif run and (len(tok) != 1 or len(before) != 1 or switch):
             flush(before)
         if len(tok) == 1:
             if not run:

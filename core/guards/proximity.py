@@ -33,7 +33,7 @@ _EN_INSTR = (
     r"directions|restrictions|constraints|policies|orders|commands|system\s*message)"
 )
 _EN_QI = (
-    rf"(?:\b{_EN_QUAL}\s*(?:\w+\s+){{0,2}}?{_EN_INSTR}\b|\b{_EN_INSTR}\s*(?:\w+\s+){{0,2}}?{_EN_QUAL}\b|"
+    rf"(?:\b{_EN_QUAL}\s*(?:\w+\s+){{0,3}}?{_EN_INSTR}\b|\b{_EN_INSTR}\s*(?:\w+\s+){{0,2}}?{_EN_QUAL}\b|"
     r"\byou\s*(?:were|ve\s*been|have\s*been|got)\s*(?:told|instructed|given|programmed|prompted)\b|"
     r"\b(?:everything|all|anything|the\s*text|the\s*words|whatever|all\s*the\s*stuff)\s*(?:\w+\s+){0,2}?"
     r"(?:before\s*(?:this|my|here|now)|above|prior\s*to\s*(?:this|my)|earlier))"
