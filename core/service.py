@@ -4,10 +4,17 @@ Per message: resolve who and where → commands → input checks → admission �
 → build context → fallback ladder (L0 agent, L1 plain LLM, L2 retrieval) with every delta checked by
 the output guard before it is shown → store the reply → usage → memory update in the background.
 
-Stored statuses of user messages that got no answer: "too_long", the input guard's reason (e.g.
-"injection"), "busy", "rate_limited"; "context" for group messages not addressed to Fuzi. Replies: "ok", "blocked" (output guard replaced it),
-"cancelled" (the partial text shown before /cancel). Empty messages say nothing and are not stored;
-commands are not stored.
+Stored statuses. User messages: "ok" (answered), "too_long", the input guard's reason (e.g.
+"injection"), "empty" (nothing left after cleaning), "busy", "rate_limited", and "context" for group
+messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard replaced it),
+"cancelled" (the partial text shown before /cancel or before the adapter stopped reading).
+Blank messages say nothing and are not stored; commands are not stored.
+
+Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
+account of that person) cancels it: the cancelled stream yields nothing more and simply ends, the
+partial text is stored as "cancelled", and /cancel itself answers "已停止。Stopped." (Notice
+reason "command", extra {"cancelled": True}). An adapter that stops reading early should close the
+stream (`contextlib.aclosing`); that cancels the reply the same way.
 """
 
 from __future__ import annotations
