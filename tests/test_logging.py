@@ -89,3 +89,19 @@ async def test_every_line_of_one_message_carries_its_trace_id(log_stream, engine
     assert reply["fallback_level"] == final.level == 1
     assert "sk-very-secret-key" not in log_stream.getvalue()
     assert "学而时习之" not in log_stream.getvalue()  # ids and figures, never message bodies
+
+
+def test_the_guards_secret_redactor_plugs_in(log_stream):
+    from core.guards import SecretRedactor
+
+    token = "123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw"
+    configure_logging("production", "INFO", stream=log_stream, extra_processors=[SecretRedactor([token])])
+    structlog.get_logger("adapters.telegram").info("request_failed", url=f"https://api.telegram.org/bot{token}/getMe")
+    try:
+        raise RuntimeError(f"bad token {token}")
+    except RuntimeError:
+        logging.getLogger("telegram.ext").exception("library failure")
+    assert token not in log_stream.getvalue()
+    native, library = lines(log_stream)
+    assert native["url"].startswith("https://api.telegram.org/bot[REDACTED]")
+    assert "RuntimeError" in library["exception"]
