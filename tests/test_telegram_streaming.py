@@ -37,7 +37,7 @@ CITES = (Citation(1, "lunyu:3.22", "《论语·八佾》第22章"),)
 
 async def test_dm_question_typing_placeholder_edits_final_with_footnotes(tg):
     engine = ScriptedEngine()
-    engine.queue(0.5, *streamed(ANSWER, 0.05), FinalReply(ANSWER, CITES))
+    engine.queue(1.2, *streamed(ANSWER, 0.05), FinalReply(ANSWER, CITES))  # 1.2 s of "thinking"
     async with running_bot(tg, engine):
         tg.private_text(1, "管仲如何？")
         await tg.wait_for(lambda: final_message(tg, 1, "第22章"))

@@ -135,7 +135,12 @@ class _Splitter:
         return max(hard, start + 1)
 
     def _longest_fit(self, start: int) -> int:
-        lo, hi = start, len(self.text)
+        """The furthest end that fits: gallop from ``limit`` characters, then bisect."""
+        lo, step = start, max(1, self.limit)
+        hi = min(len(self.text), start + step)
+        while hi < len(self.text) and self.fits(start, hi):
+            lo, step = hi, step * 2
+            hi = min(len(self.text), start + step)
         while lo < hi:
             mid = (lo + hi + 1) // 2
             if self.fits(start, mid):

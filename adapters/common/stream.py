@@ -176,7 +176,7 @@ class StreamingReply:
                 raise
             return self._stopped()
         except Exception:
-            log.exception("engine_stream_failed", trace=self.trace_id)
+            log.exception("engine_stream_failed", trace_id=self.trace_id)
             return _Outcome("error", with_notice(self._body(), self.error_text.format(trace_id=self.trace_id)))
         if self._pending is not None:  # the stream ended on a notice: that is the answer
             return self._notice_outcome(self._pending)
@@ -221,9 +221,9 @@ class StreamingReply:
         """Let the engine finish its work after the final event (storing, releasing locks)."""
         try:
             async for event in events:
-                log.debug("event_after_final", trace=self.trace_id, kind=event.kind)
+                log.debug("event_after_final", trace_id=self.trace_id, kind=event.kind)
         except Exception:
-            log.exception("engine_stream_failed_after_final", trace=self.trace_id)
+            log.exception("engine_stream_failed_after_final", trace_id=self.trace_id)
 
     # ------------------------------------------------------------------ previews
 
@@ -301,10 +301,10 @@ class StreamingReply:
         except RateLimited as exc:
             self.stats.rate_limited += 1
             self.budget.pause_for(exc.retry_after)
-            log.warning("rate_limited", trace=self.trace_id, retry_after=exc.retry_after)
+            log.warning("rate_limited", trace_id=self.trace_id, retry_after=exc.retry_after)
         except Exception as exc:
             self.stats.failures += 1
-            log.warning("preview_failed", trace=self.trace_id, error=type(exc).__name__)
+            log.warning("preview_failed", trace_id=self.trace_id, error=type(exc).__name__)
         else:
             self.budget.finished()
             return result
@@ -354,7 +354,7 @@ class StreamingReply:
             except RateLimited as exc:
                 self.stats.rate_limited += 1
                 self.budget.pause_for(exc.retry_after)
-                log.warning("rate_limited_final", trace=self.trace_id, retry_after=exc.retry_after)
+                log.warning("rate_limited_final", trace_id=self.trace_id, retry_after=exc.retry_after)
             finally:
                 self.budget.finished()
         raise RateLimited(self.budget.delay())

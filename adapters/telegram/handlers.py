@@ -23,6 +23,7 @@ from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from bot.settings.telegram import TelegramSettings
 from core.events import Notice, ReplyEvent
+from core.logging import bind_trace
 from core.types import Incoming
 
 log = structlog.get_logger(__name__)
@@ -65,10 +66,12 @@ class TelegramHandlers:
             return
         incoming = incoming_for(message, r)
         if r.kind == "context":
-            await self._observe(incoming)
+            with bind_trace(incoming):
+                await self._observe(incoming)
             return
         if r.kind == "non_text":
-            await self._reply(context, message, incoming, _one(Notice(NON_TEXT_NOTICE, reason="bad_input", trace_id=incoming.trace_id)))
+            with bind_trace(incoming):
+                await self._reply(context, message, incoming, _one(Notice(NON_TEXT_NOTICE, reason="bad_input", trace_id=incoming.trace_id)))
             return
         await self._answer(context, message, incoming)
 
@@ -95,13 +98,14 @@ class TelegramHandlers:
         """Hand group chatter to the engine as context; whatever it yields is not shown."""
         try:
             async for event in self.engine.handle(incoming):
-                log.debug("context_event_ignored", trace=incoming.trace_id, kind=event.kind)
+                log.debug("context_event_ignored", trace_id=incoming.trace_id, kind=event.kind)
         except Exception as exc:
-            log.warning("telegram_context_failed", trace=incoming.trace_id, chat=incoming.chat_id, error=type(exc).__name__)
+            log.warning("telegram_context_failed", trace_id=incoming.trace_id, chat=incoming.chat_id, error=type(exc).__name__)
 
     async def _answer(self, context, message: Message, incoming: Incoming, reply_to: int | None = -1) -> None:
-        log.info("telegram_incoming", trace=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, command=incoming.command)
-        await self._reply(context, message, incoming, self.engine.handle(incoming), reply_to)
+        with bind_trace(incoming):  # every log line of this reply carries trace_id, chat and user
+            log.info("telegram_incoming", command=incoming.command)
+            await self._reply(context, message, incoming, self.engine.handle(incoming), reply_to)
 
     async def _reply(self, context, message: Message, incoming: Incoming, events, reply_to: int | None = -1) -> None:
         group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
@@ -116,10 +120,10 @@ class TelegramHandlers:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("telegram_reply_failed", trace=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, error=type(exc).__name__)
+            log.exception("telegram_reply_failed", trace_id=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, error=type(exc).__name__)
             await self._apologize(context, message, incoming.trace_id)
             return
-        log.info("telegram_replied", trace=incoming.trace_id, chat=incoming.chat_id, outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
+        log.info("telegram_replied", trace_id=incoming.trace_id, chat=incoming.chat_id, outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
         if self.keep_stats:
             self.replies.append(stats)
 
@@ -127,7 +131,7 @@ class TelegramHandlers:
         try:
             await context.bot.send_message(chat_id=message.chat.id, text=APOLOGY.format(trace_id=trace_id), message_thread_id=message.message_thread_id if message.is_topic_message else None)
         except Exception as exc:  # the chat may be gone or flooded; the log line above has the trace
-            log.warning("telegram_apology_failed", trace=trace_id, error=type(exc).__name__)
+            log.warning("telegram_apology_failed", trace_id=trace_id, error=type(exc).__name__)
 
 
 async def _one(event: ReplyEvent) -> AsyncIterator[ReplyEvent]:
