@@ -142,3 +142,28 @@ async def test_webhook_mode_accepts_updates_with_the_secret_only(tg):
                 assert good.status == 200
         await tg.wait_for(lambda: tg.messages_in(50))
     assert [i.text for i in engine.received] == ["吾日三省吾身"]
+
+
+async def test_polling_survives_gateway_errors(tg):
+    engine = ScriptedEngine(default=[FinalReply("答")])
+    tg.fail("getUpdates", status=502, times=1)
+    async with running_bot(tg, engine):
+        tg.private_text(60, "还在吗")
+        await tg.wait_for(lambda: tg.messages_in(60), timeout=20)
+    assert tg.calls_to("getUpdates")[0].status == 502
+
+
+async def test_run_telegram_starts_and_stops_on_event(tg):
+    from adapters.telegram.app import run_telegram
+    from bot.settings.telegram import TelegramSettings
+    from tests.fakes.telegram_api import TOKEN
+
+    engine = ScriptedEngine(default=[FinalReply("答")])
+    stop = asyncio.Event()
+    settings = TelegramSettings(bot_token=TOKEN, api_base_url=tg.base_url, poll_timeout_s=1)
+    task = asyncio.create_task(run_telegram(settings, engine, stop_event=stop))
+    tg.private_text(61, "你好")
+    await tg.wait_for(lambda: tg.messages_in(61), timeout=10)
+    stop.set()
+    await asyncio.wait_for(task, 10)
+    assert [i.text for i in engine.received] == ["你好"]
