@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import re
 
 import pytest_asyncio
 
 from adapters.common.render import compose
 from core.events import Citation, FinalReply, Notice, TextDelta
-from tests.fakes.telegram_api import FakeTelegram, parse_html
+from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_telegram import ScriptedEngine, running_bot
 
 

@@ -10,11 +10,12 @@ the running reply; that reply then ends with what was shown plus "（已停止�
 from __future__ import annotations
 
 import asyncio
-from typing import Any, AsyncIterator, Protocol
+from typing import AsyncIterator, Protocol
 
 import structlog
 from telegram import Message, Update
 from telegram.constants import ChatType
+from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
@@ -52,8 +53,6 @@ class TelegramHandlers:
     def __init__(self, engine: Engine, settings: TelegramSettings, budgets: BudgetRegistry | None = None) -> None:
         self.engine, self.settings = engine, settings
         self.budgets = budgets or BudgetRegistry()
-        self.replies: list[Any] = []  # StreamStats of finished replies (benchmarks read them)
-        self.keep_stats = False
 
     # ------------------------------------------------------------------ updates
 
@@ -80,13 +79,16 @@ class TelegramHandlers:
         if query is None:
             return
         data = query.data or ""
-        await query.answer()
+        try:
+            await query.answer()  # stops the button's spinner; too old a query cannot be answered
+        except TelegramError as exc:
+            log.info("callback_not_answered", error=type(exc).__name__)
         message = query.message if isinstance(query.message, Message) else None
         if not data.startswith(SKILL_CALLBACK_PREFIX) or message is None:
             return
         r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
         incoming = incoming_for(message, r, user=query.from_user)
-        await self._answer(context, message, incoming, reply_to=None)
+        await self._answer(context, message, incoming, quote=False)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Errors PTB caught outside our own try blocks (e.g. while reading an update)."""
@@ -102,15 +104,15 @@ class TelegramHandlers:
         except Exception as exc:
             log.warning("telegram_context_failed", trace_id=incoming.trace_id, chat=incoming.chat_id, error=type(exc).__name__)
 
-    async def _answer(self, context, message: Message, incoming: Incoming, reply_to: int | None = -1) -> None:
+    async def _answer(self, context, message: Message, incoming: Incoming, *, quote: bool = True) -> None:
         with bind_trace(incoming):  # every log line of this reply carries trace_id, chat and user
             log.info("telegram_incoming", command=incoming.command)
-            await self._reply(context, message, incoming, self.engine.handle(incoming), reply_to)
+            await self._reply(context, message, incoming, self.engine.handle(incoming), quote=quote)
 
-    async def _reply(self, context, message: Message, incoming: Incoming, events, reply_to: int | None = -1) -> None:
+    async def _reply(self, context, message: Message, incoming: Incoming, events, *, quote: bool = True) -> None:
+        """Stream ``events`` into ``message``'s chat; in groups the first message quotes the question."""
         group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
-        if reply_to == -1:
-            reply_to = message.message_id if group else None
+        reply_to = message.message_id if group and quote else None
         sink = TelegramSink(context.bot, message.chat.id, reply_to=reply_to, thread_id=message.message_thread_id if message.is_topic_message else None)
         interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
         budget = self.budgets.get(str(message.chat.id), interval)
@@ -120,12 +122,10 @@ class TelegramHandlers:
         except asyncio.CancelledError:
             raise
         except Exception as exc:
-            log.exception("telegram_reply_failed", trace_id=incoming.trace_id, chat=incoming.chat_id, user=incoming.user_id, error=type(exc).__name__)
+            log.exception("telegram_reply_failed", trace_id=incoming.trace_id, error=type(exc).__name__)
             await self._apologize(context, message, incoming.trace_id)
             return
-        log.info("telegram_replied", trace_id=incoming.trace_id, chat=incoming.chat_id, outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
-        if self.keep_stats:
-            self.replies.append(stats)
+        log.info("telegram_replied", outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
 
     async def _apologize(self, context, message: Message, trace_id: str) -> None:
         try:
