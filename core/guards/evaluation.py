@@ -37,9 +37,10 @@ def load_examples(path: Path) -> list[Example]:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise EvalFileError(f"{path}:{number}: not JSON ({exc.msg})") from None
-            if not isinstance(row, dict) or not isinstance(row.get("text"), str) or not isinstance(row.get("attack"), bool):
+            if not (isinstance(row, dict) and isinstance(row.get("text"), str) and isinstance(row.get("attack"), bool)):
                 raise EvalFileError(f'{path}:{number}: need {{"text": str, "attack": bool}}')
-            examples.append(Example(row["text"], row["attack"], row.get("style"), row.get("lang"), row.get("variant")))
+            labels = (row.get("style"), row.get("lang"), row.get("variant"))
+            examples.append(Example(row["text"], row["attack"], *labels))
     return examples
 
 
@@ -83,6 +84,8 @@ def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict
             report[f"by_{label}"] = {k: _counts(v) for k, v in sorted(groups.items())}
     report["mean_us"] = round(elapsed / len(examples) * 1e6, 1) if examples else None
     report["misses"] = [
-        {"text": ex.text, "attack": ex.attack, "style": ex.style} for ex, flagged in results if flagged != ex.attack
+        {"text": ex.text, "attack": ex.attack, "style": ex.style}
+        for ex, flagged in results
+        if flagged != ex.attack
     ]
     return report

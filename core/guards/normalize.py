@@ -49,7 +49,9 @@ _TRAD = str.maketrans(
     }
 )
 
-_LEET = str.maketrans({"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"})
+_LEET = str.maketrans(
+    {"0": "o", "1": "i", "3": "e", "4": "a", "5": "s", "7": "t", "8": "b", "@": "a", "$": "s"}
+)
 _LEET_TOKEN = re.compile(r"[a-z0-9@$]*[a-z][a-z0-9@$]*")
 _LEET_DIGITS = re.compile(r"(?<![\w.,])[013457]{1,4}(?![\w.,])")
 _SPLIT = re.compile(r"([^\W_]+)", re.UNICODE)

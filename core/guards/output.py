@@ -176,7 +176,8 @@ class OutputChecker:
         target = self._canary_folded
         tail_start = max(0, len(text) - 3 * len(self.canary))
         folded = _fold(text[tail_start:])
-        k = next((k for k in range(min(len(target) - 1, len(folded)), 1, -1) if folded.endswith(target[:k])), 0)
+        longest = min(len(target) - 1, len(folded))
+        k = next((k for k in range(longest, 1, -1) if folded.endswith(target[:k])), 0)
         if not k:
             return None
         chars = [i for i in range(tail_start, len(text)) for _ in _fold(text[i])]

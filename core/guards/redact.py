@@ -26,13 +26,16 @@ DEFAULT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Discord bot token: base64 user id . timestamp . hmac
     (re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}"), MASK),
     # Authorization headers: "Bearer …", "Bot …"
-    (re.compile(r"(?i)\b(authorization[\"']?\s*[:=]\s*[\"']?)(?:bearer|bot)?\s*[A-Za-z0-9._~+/=-]{8,}"), rf"\1{MASK}"),
+    (
+        re.compile(r"(?i)\b(authorization[\"']?\s*[:=]\s*[\"']?)(?:bearer|bot)?\s*[A-Za-z0-9._~+/=-]{8,}"),
+        rf"\1{MASK}",
+    ),
     (re.compile(r"(?i)\b(bearer|bot)\s+[A-Za-z0-9._~+/=-]{20,}"), rf"\1 {MASK}"),
     # secrets in query strings and key=value text
     (
         re.compile(
-            r"(?i)(?<![A-Za-z0-9_])((?:api[_-]?key|apikey|key|token|access[_-]?token|secret|password|passwd|sig|"
-            r"signature|auth)[\"']?\s*[=:]\s*[\"']?)[^&\s#\"',;]{6,}"
+            r"(?i)(?<![A-Za-z0-9_])((?:api[_-]?key|apikey|key|token|access[_-]?token|secret|password|"
+            r"passwd|sig|signature|auth)[\"']?\s*[=:]\s*[\"']?)[^&\s#\"',;]{6,}"
         ),
         rf"\1{MASK}",
     ),

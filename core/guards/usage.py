@@ -80,11 +80,9 @@ class UsageStore:
                 if self._bump(session, person_id, day, prompt, completion):
                     session.commit()
                     return
-                session.add(
-                    GuardUsage(
-                        person_id=person_id, day=day, requests=1, prompt_tokens=prompt, completion_tokens=completion
-                    )
-                )
+                row = GuardUsage(person_id=person_id, day=day, requests=1)
+                row.prompt_tokens, row.completion_tokens = prompt, completion
+                session.add(row)
                 try:
                     session.commit()
                     return
