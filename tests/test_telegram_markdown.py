@@ -49,3 +49,28 @@ def test_random_markdown_always_parses_and_keeps_words(seed):
 
 def test_utf16_length_counts_astral_characters_twice():
     assert utf16_len("仁") == 1 and utf16_len("𠀀") == 2
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_split_parts_of_long_markdown_each_parse_and_fit(seed):
+    from adapters.common.split import split_text
+    from adapters.telegram.sink import rendered_length
+    from tests.fakes.telegram_api import utf16_len
+
+    rng = random.Random(seed)
+    blocks = []
+    while sum(map(len, blocks)) < 12_000:
+        kind = rng.random()
+        if kind < 0.2:
+            blocks.append("```py\n" + "\n".join(f"a<{i}> & b  # **not bold**" for i in range(rng.randint(5, 200))) + "\n```")
+        elif kind < 0.4:
+            blocks.append("\n".join(f"- **要点{i}**：`x<y` 与 [链接](https://e.org/{i})" for i in range(rng.randint(1, 30))))
+        else:
+            blocks.append("子曰：“*学*而时习之，不亦说乎？” " * rng.randint(1, 60))
+    text = "\n\n".join(blocks)
+    parts = split_text(text, 4096, rendered_length)
+    assert len(parts) >= 3
+    for part in parts:
+        html = to_html(part)
+        assert utf16_len(html) <= 4096
+        parse_html(html)  # Telegram would accept it: tags balanced, entities escaped
