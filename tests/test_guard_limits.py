@@ -148,7 +148,7 @@ async def test_english_speakers_get_english_refusals() -> None:
     turn = make_turn(text="What is ren?")
     assert await ask(guard, turn) is None
     refusal = await ask(guard, turn)
-    assert "Please ask again in 1 minute." in refusal.text
+    assert "Please ask again in 60 seconds." in refusal.text
 
 
 async def test_idle_keys_are_swept() -> None:

@@ -30,7 +30,7 @@ def is_english(text: str) -> bool:
 def wait_phrase(seconds: float, english: bool) -> str:
     """Human wait time: "42 秒" / "3 分钟" / "2 小时 5 分" (rounded up), or the English equivalent."""
     s = max(1, math.ceil(seconds))
-    if s < 60:
+    if s < 90:
         return f"{s} second{'s' if s != 1 else ''}" if english else f"{s} 秒"
     m = math.ceil(s / 60)
     if m < 60:
