@@ -105,7 +105,7 @@ class SlidingWindow:
 
 
 class InMemoryRateLimiter:
-    """`RateLimiter` for one process.
+    """`RateLimiter` for one process and one event loop (no locks: `acquire` never awaits).
 
     Args:
         quota: the limits.
