@@ -284,3 +284,25 @@ async def test_error_after_reset_shows_only_the_notice():
     events = script(time, TextDelta("半截"), 1.5, TextReset("error"), Notice("夫子一时语塞 (trace t1)", reason="error"))
     stats, _ = await run_reply(time, sink, events)
     assert sink.finals() == ["夫子一时语塞 (trace t1)"] and stats.outcome == "notice"
+
+
+async def test_final_goes_before_other_replies_previews_in_the_same_chat():
+    time = FakeTime()
+    budget = OutboundBudget(3.0, clock=time.clock, sleep=time.sleep)
+    sink_a, sink_b = RecordingSink(time), RecordingSink(time)
+    b_events = script(time, *deltas("乙" * 200, 0.2, 2), FinalReply("乙" * 200))
+    a_events = script(time, 4.0, FinalReply("甲：简短的回答"))  # a command-like answer in the same group
+    reply_b = StreamingReply(sink_b, budget, clock=time.clock, sleep=time.sleep)
+    reply_a = StreamingReply(sink_a, budget, first_typing_after=60, clock=time.clock, sleep=time.sleep)
+
+    async def both():
+        return await asyncio.gather(reply_b.run(b_events), reply_a.run(a_events))
+
+    await time.run(both())
+    (final_a,) = [t for t, _, _, final in sink_a.calls if final]
+    b_starts = [t for t, *_ in sink_b.calls]
+    slot_after_ready = min(t for t in b_starts if t >= 1004.0)  # the first slot B could have had
+    assert final_a <= slot_after_ready  # A's final took that slot; B's preview waited
+    starts = sorted(t for t, *_ in sink_a.calls + sink_b.calls)
+    assert all(b - a >= 3.0 - 1e-9 for a, b in zip(starts, starts[1:]))  # one budget for both
+    assert "".join(sink_b.finals()) == "乙" * 200

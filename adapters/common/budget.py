@@ -23,7 +23,9 @@ class OutboundBudget:
     """Outbound request pacing for one chat: a minimum interval between requests, and pauses.
 
     Every request to the chat (send, edit, typing) takes a slot with :meth:`acquire` or
-    :meth:`try_acquire` and calls :meth:`finished` when its answer came back. After a 429, :meth:`pause_until` blocks all slots until the deadline.
+    :meth:`try_acquire` and calls :meth:`finished` when its answer came back. After a 429,
+    :meth:`pause_until` blocks all slots until the deadline. Final answers (:meth:`acquire`) go before
+    streaming previews (``try_acquire(urgent=False)``) of other replies in the same chat.
 
     Args:
         min_interval: seconds between two requests to this chat.
@@ -37,6 +39,7 @@ class OutboundBudget:
         self._next = -math.inf
         self._before = -math.inf
         self._paused_until = -math.inf
+        self._urgent_waiting = 0  # final deliveries waiting for a slot
 
     @property
     def paused(self) -> bool:
@@ -47,13 +50,20 @@ class OutboundBudget:
     def paused_until(self) -> float:
         return self._paused_until
 
-    def delay(self) -> float:
-        """Seconds until the next slot is free (0 when one is free now)."""
-        return max(0.0, max(self._next, self._paused_until) - self.clock())
+    def delay(self, *, urgent: bool = True) -> float:
+        """Seconds until the next slot is free (0 when one is free now).
 
-    def try_acquire(self) -> bool:
+        A non-urgent caller (a streaming preview) also waits while an urgent one (a final answer)
+        is waiting for a slot in this chat.
+        """
+        free_in = max(0.0, max(self._next, self._paused_until) - self.clock())
+        if not urgent and self._urgent_waiting:
+            return max(free_in, self.min_interval or 0.01)
+        return free_in
+
+    def try_acquire(self, *, urgent: bool = True) -> bool:
         """Take a slot if one is free now; never waits."""
-        if self.delay() > 0:
+        if self.delay(urgent=urgent) > 0:
             return False
         self._before, self._next = self._next, self.clock() + self.min_interval
         return True
@@ -71,9 +81,13 @@ class OutboundBudget:
         self._next = max(self._next, self.clock() + self.min_interval)
 
     async def acquire(self) -> None:
-        """Wait for a free slot and take it."""
-        while not self.try_acquire():
-            await self.sleep(self.delay())
+        """Wait for a free slot and take it (urgent: previews in this chat give way meanwhile)."""
+        self._urgent_waiting += 1
+        try:
+            while not self.try_acquire():
+                await self.sleep(self.delay())
+        finally:
+            self._urgent_waiting -= 1
 
     def pause_until(self, deadline: float) -> None:
         """Block every request to this chat until ``deadline`` (clock time)."""

@@ -239,10 +239,10 @@ class StreamingReply:
                 if not woke and self._thinking:
                     self._typing_due = True
                 continue
-            delay = self.budget.delay()
+            delay = self.budget.delay(urgent=False)
             if delay > 0:
                 await self._wait(self._closed, delay)
-            elif self.budget.try_acquire():
+            elif self.budget.try_acquire(urgent=False):
                 await self._step()
 
     def _desired(self) -> str | None:
