@@ -50,7 +50,8 @@ def retriever_config(settings: Settings) -> RetrieverConfig:
     cfg = settings.retrieval
     return RetrieverConfig(
         weights={"vector": cfg.vector_weight, "keyword": cfg.keyword_weight},
-        english_weights={"vector": cfg.vector_weight, "keyword": cfg.english_keyword_weight},
+        english_weights={"vector": cfg.english_vector_weight, "keyword": cfg.english_keyword_weight},
+        english_expansion=cfg.english_expansion,
         rrf_k=cfg.rrf_k,
         oversample=cfg.oversample,
         rerank_pool=cfg.rerank_pool,

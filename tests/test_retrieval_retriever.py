@@ -223,3 +223,11 @@ async def test_classics_tools(real_index):
     ]
     bad = await client.call("get_passage", {"id": "lunyu:3.99"}, CTX)
     assert not bad.ok and "no passage" in bad.error
+
+
+async def test_english_query_reaches_the_keyword_route_through_the_glossary(real_index):
+    retriever = await open_retriever(real_index)
+    response = await retriever.search("What did Confucius think of Guan Zhong?", k=5, mode="keyword")
+    assert response.results and response.results[0].id in {"lunyu:3.22", "lunyu:14.9", "lunyu:14.16", "lunyu:14.17"}
+    plain = await open_retriever(real_index, config=RetrieverConfig(english_expansion=False))
+    assert (await plain.search("What did Confucius think of Guan Zhong?", k=5, mode="keyword")).results == []

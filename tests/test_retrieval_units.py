@@ -119,3 +119,12 @@ def test_metric_arithmetic_on_a_toy_set():
     assert summary["n"] == 2 and summary["n_no_answer"] == 1
     assert summary["recall@1"] == 0.5 and summary["recall@5"] == 1.0 and summary["mrr"] == 0.75
     assert summary["p50_ms"] == 20.0 and percentile([1, 2, 3, 4], 95) == 4
+
+
+def test_english_glossary_expansion():
+    from core.retrieval.glossary import expand_english
+
+    assert expand_english("What did Confucius say about filial piety?").split() == ["孝", "孔子"]
+    assert "管仲" in expand_english("What did Confucius think of Guan Zhong?")
+    assert expand_english("Big rats eating millet").split() == ["鼠", "食", "黍"]
+    assert expand_english("quantum computing") == ""

@@ -29,7 +29,9 @@ class RetrievalSettings(Section):
 
     vector_weight: float = Field(1.0, ge=0)
     keyword_weight: float = Field(1.0, ge=0)
-    english_keyword_weight: float = Field(0.25, ge=0)  # keyword weight for Latin-script queries
+    english_vector_weight: float = Field(0.05, ge=0)  # weights for Latin-script queries: the keyword
+    english_keyword_weight: float = Field(1.0, ge=0)  # route searches glossary terms (docs/retrieval.md)
+    english_expansion: bool = True  # English words → Chinese terms for the keyword route
     rrf_k: int = Field(60, ge=1)
     oversample: int = Field(4, ge=1, le=20)  # each route recalls oversample × k before fusion
     verbatim_boost: bool = True  # passages containing a ≥4-character quote rank first

@@ -13,6 +13,7 @@ import structlog
 from core.retrieval.documents import CORPORA, Passage, sort_key
 from core.retrieval.embedder import Embedder
 from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, squash
+from core.retrieval.glossary import expand_english
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex
 from core.retrieval.rerank import Reranker, RerankError
 from core.retrieval.store import IndexMissingError, PassageStore
@@ -37,24 +38,29 @@ class RetrieverConfig:
 
     Attributes:
         weights: RRF weight per route for Chinese queries.
-        english_weights: RRF weights for Latin-script queries (the corpus is Chinese: the keyword
-            route can only match stray Latin tokens, so it gets little say).
+        english_weights: RRF weights for Latin-script queries. The keyword route then searches the
+            glossary's Chinese terms and is precise when it fires; the small e5 model is weak from
+            English to classical Chinese, so the vector route mostly breaks ties and fills in when
+            the glossary knows no word of the query (measured in docs/retrieval.md).
         rrf_k: RRF constant.
         oversample: each route recalls `oversample × k` candidates before fusion.
         rerank_pool: at most this many fused candidates go to the reranker.
         budget_s: time budget for one search, rerank included.
         verbatim_boost: rank passages containing a ≥4-character quote first (hybrid mode).
         language_weights: use `english_weights` for Latin-script queries.
+        english_expansion: the keyword route searches the glossary's Chinese terms for the English
+            words of a Latin-script query (core/retrieval/glossary.py).
     """
 
     weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
-    english_weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 0.25})
+    english_weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.05, "keyword": 1.0})
     rrf_k: int = RRF_K
     oversample: int = 4
     rerank_pool: int = 20
     budget_s: float = 3.0
     verbatim_boost: bool = True
     language_weights: bool = True
+    english_expansion: bool = True
 
 
 @dataclass(frozen=True)
@@ -264,7 +270,9 @@ class HybridRetriever:
 
     async def _keyword_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
         started = time.perf_counter()
-        hits = await asyncio.to_thread(self._keyword.search, query, pool, corpus)
+        if self.config.english_expansion and query_language(query) == "en":
+            query = expand_english(query)  # the corpus is Chinese: search the glossary's terms
+        hits = await asyncio.to_thread(self._keyword.search, query, pool, corpus) if query else []
         timings["keyword"] = _ms(started)
         return [doc_id for doc_id, _ in hits]
 
