@@ -167,3 +167,22 @@ async def test_run_telegram_starts_and_stops_on_event(tg):
     stop.set()
     await asyncio.wait_for(task, 10)
     assert [i.text for i in engine.received] == ["你好"]
+
+
+def test_forum_topics_are_separate_conversations_and_mentions_are_stripped():
+    from telegram import Message
+
+    from adapters.telegram.routing import conversation_id, route, strip_mention
+
+    raw = {
+        "message_id": 3, "date": 0, "message_thread_id": 77, "is_topic_message": True,
+        "chat": {"id": GROUP, "type": "supergroup", "is_forum": True, "title": "论语读书会"},
+        "from": {"id": 5, "is_bot": False, "first_name": "Zilu"},
+        "text": f"请问 @{BOT_USERNAME.lower()} 何为勇？",
+        "entities": [{"type": "mention", "offset": 3, "length": len(BOT_USERNAME) + 1}],
+    }
+    message = Message.de_json(raw, None)
+    r = route(message, BOT_ID, BOT_USERNAME)
+    assert r is not None and r.kind == "text" and r.text == "请问 何为勇？"
+    assert conversation_id(message) == f"{GROUP}/77"
+    assert strip_mention(f"@{BOT_USERNAME}", BOT_USERNAME) == ""
