@@ -18,6 +18,10 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--misses", action="store_true", help="also list misclassified messages")
     p.set_defaults(func=run)
+    t = sub.add_parser("guard-train", help="train the n-gram injection classifier (needs scikit-learn)")
+    t.add_argument("files", type=Path, nargs="+", help='JSONL lines {"text": str, "attack": bool}')
+    t.add_argument("--out", type=Path, default=None, help="model file (default: the bundled one)")
+    t.set_defaults(func=train)
 
 
 def run(args: argparse.Namespace) -> int:
@@ -39,6 +43,30 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(report, ensure_ascii=False))
     else:
         print(_table(report))
+    return 0
+
+
+def train(args: argparse.Namespace) -> int:
+    """Train on the given files and write the model JSON; prints what it was trained on."""
+    from core.guards.evaluation import EvalFileError, load_examples
+    from core.guards.ngram import BUNDLED
+
+    from core.guards.ngram_train import train as fit
+
+    try:
+        examples = [ex for path in args.files for ex in load_examples(path)]
+    except (OSError, EvalFileError) as exc:
+        print(f"fuzi guard-train: {exc}", file=sys.stderr)
+        return 2
+    try:
+        model = fit(examples)
+    except ImportError:
+        print("fuzi guard-train: needs scikit-learn (pip install scikit-learn)", file=sys.stderr)
+        return 2
+    out = args.out or BUNDLED
+    out.write_text(json.dumps(model, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
+    size = len(model["word"]) + len(model["char"])
+    print(f"wrote {out}: {size} n-grams, threshold {model['threshold']:.3f}, {model['trained_on']}")
     return 0
 
 

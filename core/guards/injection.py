@@ -1,8 +1,9 @@
 """Prompt-injection detector for Chinese and English user text.
 
 Phrase rules live in core/guards/patterns.py, proximity rules (word families near each other) in
-core/guards/proximity.py; this module normalises the text (core/guards/normalize.py) and runs every
-rule against the view it was written for.
+core/guards/proximity.py, more phrasings in core/guards/phrasing.py, and a learned n-gram classifier
+in core/guards/ngram.py; this module normalises the text (core/guards/normalize.py), runs every rule
+against the view it was written for, then the classifier.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
+from core.guards.ngram import BUNDLED, NgramClassifier
 from core.guards.normalize import Views, views
 from core.guards.patterns import EN_RULES, ZH_RULES, Rule
 from core.guards.phrasing import PHRASING_RULES
@@ -38,25 +40,39 @@ class Detection:
 class InjectionDetector:
     """Flags messages that try to hijack the goal, reassign the role or extract the prompt.
 
+    Rules first (named, with a style); then, if none matched, the learned n-gram classifier.
+
     Args:
-        rules: the rules to run; defaults to every rule in core/guards/patterns.py.
+        rules: the rules to run; defaults to every rule (phrases, proximity, phrasing).
+        classifier: the n-gram classifier; "bundled" loads core/guards/ngram_model.json when it
+            exists, None runs the rules alone.
     """
 
-    def __init__(self, rules: tuple[Rule, ...] = ALL_RULES) -> None:
+    def __init__(
+        self, rules: tuple[Rule, ...] = ALL_RULES, classifier: NgramClassifier | str | None = "bundled"
+    ) -> None:
         self._rules = rules
+        if classifier == "bundled":
+            classifier = NgramClassifier.load() if BUNDLED.exists() else None
+        self._classifier = classifier if isinstance(classifier, NgramClassifier) else None
 
     def detect(self, text: str) -> Detection:
-        """Return the first matching rule's verdict for `text`."""
+        """The first matching rule's verdict for `text`, else the classifier's."""
         v = views(text)
         for rule in self._applicable(v):
             if rule.pattern.search(getattr(v, rule.view)):
                 return Detection(True, rule.style, rule.name)
+        if self._classifier is not None and self._classifier.flags(v):
+            return Detection(True, "learned", "ngram_classifier")
         return Detection(False)
 
     def matches(self, text: str) -> list[str]:
-        """Names of every rule that matches (for evaluation and debugging)."""
+        """Names of every rule that matches, plus "ngram_classifier" when it flags (for evaluation)."""
         v = views(text)
-        return [r.name for r in self._applicable(v) if r.pattern.search(getattr(v, r.view))]
+        names = [r.name for r in self._applicable(v) if r.pattern.search(getattr(v, r.view))]
+        if self._classifier is not None and self._classifier.flags(v):
+            names.append("ngram_classifier")
+        return names
 
     def _applicable(self, v: Views) -> tuple[Rule, ...] | list[Rule]:
         """Compact-view rules are for Chinese and mixed text: skip them when there is no Chinese, so
