@@ -20,12 +20,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: list[str] | None = None) -> int:
     """Parse arguments and run the chosen subcommand; settings errors print one line, exit 2."""
+    from bot.errors import StartupError
     from bot.settings import SettingsError
 
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
-    except SettingsError as exc:
+    except (SettingsError, StartupError) as exc:
         print(f"fuzi: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:

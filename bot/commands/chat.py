@@ -18,12 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _chat(args: argparse.Namespace) -> int:
     from adapters.console import ConsoleAdapter, ConsoleIdentity, stdin_lines
-    from bot.logging import configure_logging
     from bot.settings import load_settings
-    from bot.wiring import open_engine, prepare_data
+    from bot.wiring import open_engine, prepare_data, setup_logging
 
     settings = load_settings()
-    configure_logging(settings, log_file=settings.home / "logs" / "fuzi.log")
+    setup_logging(settings, log_file=settings.home / "logs" / "fuzi.log")
     user = args.user or _os_user()
     who = ConsoleIdentity(user=user, chat=args.chat or f"dm-{user}", group=args.group)
     interactive = sys.stdin.isatty()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import signal
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,12 +14,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bot.logging import configure_logging
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import open_engine, prepare_data
+    from bot.wiring import open_engine, prepare_data, setup_logging
 
     settings = load_settings()
-    configure_logging(settings)
+    setup_logging(settings)
     wanted = ["telegram", "discord"] if args.platform == "all" else [args.platform]
     for name in wanted:
         if getattr(settings, name).bot_token is None:
@@ -27,10 +27,22 @@ def _run(args: argparse.Namespace) -> int:
     async def main() -> int:
         await prepare_data(settings, say=print)
         async with open_engine(settings) as engine:
-            await asyncio.gather(*(_runner(name)(getattr(settings, name), engine) for name in wanted))
+            bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine) for name in wanted))
+            _stop_on_signals(bots)
+            try:
+                await bots
+            except asyncio.CancelledError:
+                pass  # SIGTERM/SIGINT: the bots closed; open_engine drains memory updates on exit
         return 0
 
     return asyncio.run(main())
+
+
+def _stop_on_signals(task: asyncio.Future) -> None:
+    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, task.cancel)
 
 
 def _runner(name: str):

@@ -1,0 +1,144 @@
+"""Wiring: builds every long-lived object once from Settings and hands them to the engine.
+
+`open_engine(settings)` is the only place that knows how the parts fit together; the CLI
+(`fuzi chat`, `fuzi run …`) and nothing else calls it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from contextlib import AsyncExitStack, asynccontextmanager
+from pathlib import Path
+from typing import AsyncIterator, Callable
+
+import structlog
+
+from bot.errors import StartupError
+from bot.logging import configure_logging
+from bot.retrieval_factory import build_embedder, build_retriever, build_store
+from bot.settings import Settings
+from core.agent import Agent
+from core.commands import CommandRouter
+from core.guards import FuziGuard, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
+from core.llm.breaker import CircuitBreakerLLM
+from core.llm.client import OpenAIChatClient
+from core.llm.errors import LLMNotConfigured
+from core.llm.types import LLM
+from core.memory import MemoryConfig, build_memory, register_memory
+from core.retrieval.documents import load_corpus
+from core.retrieval.indexer import build_index
+from core.retrieval.retriever import RetrieverNotReady
+from core.retrieval.store import IndexMismatchError, IndexMissingError
+from core.retrieval.tools import classics_tools
+from core.service import ChatService
+from core.skills import SkillRegistry
+from core.storage import Storage, create_engine_and_tables
+from core.tools import ToolClient, build_web_search_server
+from data.corpus import PACKAGE, CorpusFetchError
+from data.corpus import fetch as fetch_corpus
+
+log = structlog.get_logger(__name__)
+
+
+def secret_redactor(settings: Settings) -> SecretRedactor:
+    """A log processor that knows every configured secret (plus the generic token patterns)."""
+    secrets = [settings.llm.api_key, settings.telegram.bot_token, settings.discord.bot_token,
+               settings.web_search.tavily_api_key]
+    return SecretRedactor(s.get_secret_value() for s in secrets if s is not None)
+
+
+def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
+    """structlog with secret redaction; to `log_file` (the terminal chat keeps its screen clean) or stderr."""
+    stream = None
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        stream = open(log_file, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - lives as long as the process
+    configure_logging(settings.env, settings.log_level, extra_processors=[secret_redactor(settings)], stream=stream)
+
+
+def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
+    """The breaker-wrapped client, or (None, None) when no API key is configured (L2 mode)."""
+    s = settings.llm
+    try:
+        client = OpenAIChatClient(
+            base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
+            model=s.model, timeout_s=s.timeout_s, retry=s.retry_policy(),
+        )
+    except LLMNotConfigured:
+        log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
+        return None, None
+    return CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
+
+
+def build_guard(settings: Settings, engine) -> FuziGuard:
+    g = settings.guards
+    usage = UsageStore(engine, tz=g.zone) if hasattr(g, "zone") else UsageStore(engine)
+    usage.create_table()
+    return FuziGuard(
+        InMemoryRateLimiter(Quota(per_minute=g.per_minute, per_day=g.per_day, max_in_flight=g.max_in_flight,
+                                  group_per_minute=g.per_group_per_minute)),
+        output=OutputChecker(min_run=g.verbatim_min_chars),
+        usage=usage,
+        max_input_chars=g.max_input_chars or settings.engine.max_input_chars,
+        daily_token_budget=g.daily_token_budget,
+    )
+
+
+@asynccontextmanager
+async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
+    """Build the engine and everything it needs; close it all on exit."""
+    settings.home.mkdir(parents=True, exist_ok=True)
+    async with AsyncExitStack() as stack:
+        llm, client = build_llm(settings)
+        if client is not None:
+            stack.push_async_callback(client.aclose)
+        sql = create_engine_and_tables(settings.db_url)
+        stack.callback(sql.dispose)
+        embedder = build_embedder(settings)
+        try:
+            retriever = await build_retriever(settings, llm=llm, embedder=embedder)
+        except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
+            raise StartupError(str(exc)) from None
+        tools = ToolClient([classics_tools(retriever)], timeout_s=settings.agent.tool_timeout_s)
+        web = build_web_search_server(settings.web_search)
+        if web is not None:
+            tools.add_server(web)
+        router = CommandRouter()
+        guard = build_guard(settings, sql)
+        memory = build_memory(sql, llm, embedder, MemoryConfig.from_settings(settings.memory))
+        stack.push_async_callback(memory.aclose)
+        a = settings.agent
+        agent = Agent(llm, tools, max_rounds=a.max_rounds, reply_timeout_s=a.reply_timeout_s,
+                      tool_timeout_s=a.tool_timeout_s, final_answer_timeout_s=a.final_answer_timeout_s) if llm else None
+        service = ChatService(
+            storage=Storage(sql), skills=SkillRegistry(default=settings.engine.default_skill), router=router,
+            context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
+            admins=settings.admins, max_input_chars=settings.engine.max_input_chars,
+            l2_passages=settings.engine.l2_passages,
+        )
+        stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
+        register_memory(memory, router=router, tool_client=tools)
+        guard.register_commands(router)
+        await tools.connect()
+        yield service
+
+
+async def prepare_data(settings: Settings, say: Callable[[str], None]) -> None:
+    """Make sure the corpus and the index exist (first start on a fresh machine).
+
+    An existing index is left alone (`fuzi index` refreshes it); a missing or empty one is built.
+    Raises StartupError with one line saying what to do when the corpus cannot be had.
+    """
+    try:
+        report = await asyncio.to_thread(fetch_corpus, settings.home / "corpus", settings.corpus_dir)
+    except CorpusFetchError as exc:
+        raise StartupError(str(exc)) from None
+    if report.source == "npm":
+        say(f"fetched the corpus ({PACKAGE}) into {report.directory}, sha256 verified")
+    store = build_store(settings)
+    if store.exists() and store.count() > 0:
+        return
+    say("first start: building the passage index (about a minute on 2 cores) …")
+    passages = load_corpus(report.directory)
+    index = await asyncio.to_thread(build_index, store, build_embedder(settings), passages)
+    say(f"indexed {index.total} passages in {index.seconds:.0f} s")
