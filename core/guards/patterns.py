@@ -197,8 +197,11 @@ EN_RULES: tuple[Rule, ...] = (
        r"\b(?:break|drop|leave|exit|abandon|get\s*out\s*of|step\s*out\s*of)\s*(?:the\s*|your\s*|this\s*)?"
        r"(?:character|persona|act|role\s*play|roleplay|mask|facade|confucius\s*(?:act|persona|character))\b|"
        r"\bout\s*of\s*character\b|\bforget\s*(?:that\s*)?you\s*(?:are|re)\b|\bstay\s*in\s*character\b"),
+    # A secret-prompt noun asked for, or said to be the bot's; "what is a system prompt?" is a question.
     _r("en_show_secret", "prompt_extract", "words",
-       rf"\b{_SECRET_OBJ}\b"),
+       rf"\b(?:your|you|yours|{_SHOW}|{_STRONG_SHOW}|dump|leak|send|give|paste|copy|access|see|read)\b"
+       rf"(?:\s*\w+){{0,4}}?\s*{_SECRET_OBJ}\b|\b{_SECRET_OBJ}\b.{{0,40}}?\b(?:verbatim|word\s*for\s*word|"
+       r"exactly|in\s*full|please|now|to\s*me)\b"),
     _r("en_show_your", "prompt_extract", "words",
        rf"\b{_SHOW}\s*(?:(?:me|us|back|out|all|of|everything|word\s*for\s*word|verbatim|exactly|full|entire|"
        r"whole|complete|the|exact|please|again|now|up)\s*){0,4}your\s*(?:(?:full|entire|whole|exact|complete|"
