@@ -132,3 +132,26 @@ async def test_llm_reranker_orders_and_falls_back(tmp_path):
         retriever = await open_retriever(tmp_path, embedder, reranker=LLMReranker(ScriptedLLM(answer)))
         fallback = await retriever.search("学而", k=3)
         assert not fallback.reranked and all(r.rerank_score is None for r in fallback.results)
+
+
+async def test_broken_vectors_are_refused_before_they_reach_the_index():
+    class Broken(HashingEmbedder):
+        def _encode_passages(self, texts):
+            out = super()._encode_passages(texts)
+            out[-1] = np.nan
+            return out
+
+    with pytest.raises(ValueError, match="non-finite"):
+        await Broken().embed_passages(["学而", "时习"])
+
+
+def test_settings_name_the_missing_model(monkeypatch):
+    from bot.settings import SettingsError, load_settings
+
+    monkeypatch.setenv("FUZI_RETRIEVAL_EMBEDDER", "sentence-transformers")
+    with pytest.raises(SettingsError, match="FUZI_RETRIEVAL_MODEL"):
+        load_settings()
+    monkeypatch.setenv("FUZI_RETRIEVAL_MODEL", "BAAI/bge-large-zh-v1.5")
+    monkeypatch.setenv("FUZI_RETRIEVAL_RERANKER", "cross-encoder")
+    with pytest.raises(SettingsError, match="FUZI_RETRIEVAL_RERANKER_MODEL"):
+        load_settings()

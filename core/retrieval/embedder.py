@@ -111,6 +111,8 @@ class _CachedEmbedder:
             vectors = normalise(fn(texts))
         if vectors.shape != (len(texts), self.dim):
             raise ValueError(f"embedder returned shape {vectors.shape}, expected {(len(texts), self.dim)}")
+        if not np.isfinite(vectors).all() or not np.linalg.norm(vectors, axis=1).all():
+            raise ValueError("embedder returned an empty or non-finite vector")  # never index a broken row
         return vectors
 
 
