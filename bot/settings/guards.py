@@ -20,6 +20,7 @@ class GuardSettings(Section):
     max_input_chars: int | None = Field(None, ge=1)  # empty: FUZI_ENGINE_MAX_INPUT_CHARS
     usage_timezone: str = "UTC"  # the calendar day for usage and budgets
     verbatim_min_chars: int = Field(40, ge=12)  # a reply repeating this many system-prompt chars is blocked
+    injection_classifier: bool = True  # run the learned n-gram classifier after the injection rules
 
     @field_validator("per_group_per_minute", "daily_token_budget", "max_input_chars", mode="before")
     @classmethod

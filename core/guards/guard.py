@@ -114,7 +114,8 @@ class FuziGuard:
             return InputVerdict(cleaned, refusal, "too_long"), None
         found = self.detector.detect(cleaned)
         if found.flagged:
-            return InputVerdict(cleaned, persona.input_refusal("injection", english), "injection"), found
+            refusal = persona.input_refusal("injection", english, learned=found.style == "learned")
+            return InputVerdict(cleaned, refusal, "injection"), found
         return InputVerdict(cleaned), found
 
     # ------------------------------------------------------------ limits

@@ -67,8 +67,19 @@ def limit_refusal(reason: str, retry_after_s: float | None, english: bool) -> st
     return f"{lead}请于 {when}后再问。"
 
 
-def input_refusal(reason: str, english: bool, *, max_chars: int = 0) -> str:
-    """The reply for a message the input checks rejected."""
+def input_refusal(reason: str, english: bool, *, max_chars: int = 0, learned: bool = False) -> str:
+    """The reply for a message the input checks rejected.
+
+    `learned`: only the statistical classifier (no named rule) flagged it, so the reply invites the
+    user to say it another way instead of declaring an attack.
+    """
+    if reason == "injection" and learned:
+        return (
+            "I am not sure what you are asking of me. Put it another way, and ask of the Odes, of "
+            "ritual or of how to live."
+            if english
+            else "此问似有他意，吾不敢妄答。子可换个说法再问，论诗书礼乐、修身处世皆可。"
+        )
     if reason == "too_long":
         return (
             f"Your message is too long; please say it in under {max_chars} characters."
