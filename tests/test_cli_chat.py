@@ -1,0 +1,71 @@
+"""`fuzi chat` piped, end to end: a real process, the real openai SDK, the fake OpenAI server."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import sys
+from pathlib import Path
+
+from tests.fakes.openai_server import fake_llm  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
+
+
+async def run_chat(tmp_path: Path, lines: list[str], *args: str, **env: str) -> tuple[int, str, str]:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
+    base.update(
+        PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",  # the lexical test embedder: indexing in a second, no model
+        FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", **env,
+    )
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "chat", *args, cwd=tmp_path, env=base,
+        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    out, err = await asyncio.wait_for(proc.communicate("\n".join(lines).encode() + b"\n"), timeout=100)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def respond(body: dict):
+    """The scripted model: look up 管仲 with the tool, then answer citing what came back."""
+    last = body["messages"][-1]
+    if last["role"] == "tool":
+        return "子曰：“管仲之器小哉！”[1] 又有人言其知礼[7]。"
+    if body.get("tools") and "管仲" in str(last["content"]):
+        return [("search_classics", {"query": "管仲之器小哉", "k": 3})]
+    return "学而时习之，不亦说乎？"
+
+
+async def test_two_questions_get_streamed_cited_answers(tmp_path, fake_llm):
+    fake_llm.set_default(respond)
+    code, out, err = await run_chat(
+        tmp_path, ["孔子怎么看管仲？", "学习有什么乐趣？"],
+        FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test-key-123456",
+    )
+    assert code == 0, err
+    answer, footnote, second = out.index("管仲之器小哉"), out.index("[1] 《论语·八佾》第22章"), out.index("学而时习之")
+    assert answer < footnote < second  # each reply printed whole, footnotes after its text, in order
+    assert "[7]" not in out  # a citation number the model invented is never shown
+    streamed = [r for r in fake_llm.requests if r.get("stream")]
+    assert streamed and all(r.get("tools") for r in streamed[:1])  # L0: the agent offered tools
+    assert "sk-test-key-123456" not in err
+
+
+async def test_endpoint_down_answers_from_the_index(tmp_path, fake_llm):
+    fake_llm.strict = True  # every request: 500
+    code, out, err = await run_chat(
+        tmp_path, ["巧言令色"], FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test",
+        FUZI_LLM_RETRY_ATTEMPTS="1",
+    )
+    assert code == 0, err
+    assert "巧言令色，鲜矣仁" in out and "《论语·学而》第3章" in out
+    assert len(fake_llm.requests) == 2  # L0 then L1, one attempt each, then L2 from the index
+
+
+async def test_no_key_says_so_once_and_answers_from_the_texts(tmp_path):
+    code, out, err = await run_chat(tmp_path, ["执子之手", "关关雎鸠"], "--user", "zilu", "--chat", "hall", "--group")
+    assert code == 0, err
+    assert out.count("未配置语言模型") == 1
+    assert "《诗经·国风·邶风·击鼓》" in out and "《诗经·国风·周南·关雎》" in out
