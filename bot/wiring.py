@@ -19,7 +19,7 @@ from bot.retrieval_factory import build_embedder, build_retriever, build_store
 from bot.settings import Settings
 from core.agent import Agent
 from core.commands import CommandRouter
-from core.guards import FuziGuard, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
+from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMNotConfigured
@@ -72,11 +72,12 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
 
 def build_guard(settings: Settings, engine) -> FuziGuard:
     g = settings.guards
-    usage = UsageStore(engine, tz=g.zone) if hasattr(g, "zone") else UsageStore(engine)
+    usage = UsageStore(engine, tz=g.zone)
     usage.create_table()
     return FuziGuard(
         InMemoryRateLimiter(Quota(per_minute=g.per_minute, per_day=g.per_day, max_in_flight=g.max_in_flight,
                                   group_per_minute=g.per_group_per_minute)),
+        detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
         output=OutputChecker(min_run=g.verbatim_min_chars),
         usage=usage,
         max_input_chars=g.max_input_chars or settings.engine.max_input_chars,
