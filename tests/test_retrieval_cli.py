@@ -122,3 +122,16 @@ def test_fetch_explains_what_to_do_when_nothing_works(tmp_path):
 def test_no_registry_address_is_hard_coded():
     source = (REPO / "data" / "corpus.py").read_text(encoding="utf-8")
     assert "registry" not in source.replace("npm picks the registry", "") and "http" not in source
+
+
+def test_bench_reports_every_stage(env, capsys):
+    assert run(capsys, "index")[0] == 0
+    queries = env / "q.jsonl"
+    queries.write_text('{"query": "管仲", "gold": []}\n{"query": "What is ren?", "gold": []}\n', encoding="utf-8")
+    code, out, _ = run(capsys, "bench", "retrieval", "--queries", str(queries), "--synthetic", "300", "--json")
+    report = json.loads(out)
+    assert code == 0 and report["real"]["passages"] == 817 and report["synthetic"]["passages"] == 300
+    for part in ("real", "synthetic"):
+        stages = report[part]["stages"]
+        assert {"embed", "vector", "keyword", "fusion", "total"} <= set(stages) and stages["total"]["n"] == 2
+        assert report[part]["peak_rss_mb"] > 0

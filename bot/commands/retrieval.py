@@ -165,10 +165,19 @@ def _eval(args: argparse.Namespace) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    from bot.retrieval_factory import build_embedder, build_reranker, build_store, retriever_config
     from core.retrieval.bench import run_benchmark
 
     async def go(settings) -> int:
-        report = await run_benchmark(settings, queries_path=args.queries, synthetic=args.synthetic)
+        report = await run_benchmark(
+            build_store(settings),
+            build_embedder(settings),
+            config=retriever_config(settings),
+            reranker=build_reranker(settings),
+            corpus_dir=settings.corpus_path,
+            queries_path=args.queries,
+            synthetic=args.synthetic,
+        )
         print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else _bench_text(report))
         return 0
 

@@ -70,17 +70,22 @@ def build_synthetic(path: Path, embedder, passages: list[Passage], seed: int = 7
     return round(time.perf_counter() - started, 2)
 
 
-async def run_benchmark(settings, *, queries_path: str, synthetic: int = 0) -> dict:
+async def run_benchmark(
+    store: PassageStore,
+    embedder,
+    *,
+    config,
+    corpus_dir: Path,
+    queries_path: str,
+    reranker=None,
+    synthetic: int = 0,
+) -> dict:
     """Time the real index, then (optionally) a synthetic one of `synthetic` passages."""
-    from bot.retrieval_factory import build_embedder, build_reranker, build_store, retriever_config
-
     queries = [q.query for q in load_queries(Path(queries_path))]
-    embedder = build_embedder(settings)
     embedder._cache_size = 0  # every query pays for its embedding
-    config = retriever_config(settings)
     report: dict = {"machine": _machine()}
     started = time.perf_counter()
-    real = HybridRetriever(build_store(settings), embedder, reranker=build_reranker(settings), config=config)
+    real = HybridRetriever(store, embedder, reranker=reranker, config=config)
     await real.start()
     report["real"] = {
         "passages": real.size,
@@ -89,12 +94,12 @@ async def run_benchmark(settings, *, queries_path: str, synthetic: int = 0) -> d
         "peak_rss_mb": peak_rss_mb(),
     }
     if synthetic:
-        report["synthetic"] = await _synthetic(settings, embedder, config, queries, synthetic)
+        report["synthetic"] = await _synthetic(corpus_dir, embedder, config, queries, synthetic)
     return report
 
 
-async def _synthetic(settings, embedder, config, queries, n) -> dict:
-    passages = synthetic_passages(load_corpus(settings.corpus_path), n)
+async def _synthetic(corpus_dir: Path, embedder, config, queries, n) -> dict:
+    passages = synthetic_passages(load_corpus(corpus_dir), n)
     with tempfile.TemporaryDirectory(prefix="fuzi-bench-") as tmp:
         write_s = build_synthetic(Path(tmp), embedder, passages)
         started = time.perf_counter()
