@@ -203,19 +203,26 @@ class FallbackLadder:
         return Answer(text, citations, 2)
 
     async def _passages(self, question: str, corpus: str) -> list:
+        """The best passages overall; a skill that prefers one book gets that book's passages next.
+
+        The overall best stays first so that a verbatim quote from the other book is never lost
+        (the poetry skill asked 学而时习之 still cites the Analects first).
+        """
         if self._retriever is None or not question.strip():
             return []
-        for scope in dict.fromkeys([corpus, "all"]):
-            try:
-                response = await _call_search(self._retriever, question, self._l2_k, scope)
-            except Exception:
-                log.exception("l2_search_failed", corpus=scope)
-                return []
-            results = getattr(response, "results", response) or []
-            passages = [as_passage(_as_mapping(r)) for r in results][: self._l2_k]
-            if passages:
-                return passages
-        return []
+        best = await self._search(question, "all")
+        preferred = await self._search(question, corpus) if corpus != "all" and best else []
+        merged = {p.id: p for p in [*best[:1], *preferred, *best[1:]]}
+        return list(merged.values())[: self._l2_k]
+
+    async def _search(self, question: str, corpus: str) -> list:
+        try:
+            response = await _call_search(self._retriever, question, self._l2_k, corpus)
+        except Exception:
+            log.exception("l2_search_failed", corpus=corpus)
+            return []
+        results = getattr(response, "results", response) or []
+        return [as_passage(_as_mapping(r)) for r in results][: self._l2_k]
 
 
 async def _call_search(retriever: PassageSearch, query: str, k: int, corpus: str) -> Any:

@@ -189,9 +189,19 @@ async def test_poetry_l2_searches_the_book_of_songs_first(tmp_path, corpus):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage, retriever=corpus)
     await collect(service, incoming("poetry", command="skill"))
-    final = final_of(await collect(service, incoming("关关雎鸠，在河之洲")))
+    final = final_of(await collect(service, incoming("君子好逑")))
     assert final.citations[0].id == "shijing:1"
-    assert corpus.queries[-1] == ("关关雎鸠，在河之洲", "shijing")
+    assert all(c.id.startswith("shijing:") for c in final.citations)
+    assert corpus.queries[-2:] == [("君子好逑", "all"), ("君子好逑", "shijing")]
+
+
+async def test_poetry_l2_keeps_the_best_passage_from_the_analects_first(tmp_path, corpus):
+    storage = sqlite_storage(tmp_path)
+    service = make_service(storage, retriever=corpus)
+    await collect(service, incoming("poetry", command="skill"))
+    final = final_of(await collect(service, incoming("学而时习之，不亦说乎")))
+    assert final.citations[0].id == "lunyu:1.1"
+    assert [c.id.split(":")[0] for c in final.citations[1:]] == ["shijing"] * (len(final.citations) - 1)
 
 
 async def test_l2_without_any_passage_answers_in_persona(tmp_path):
