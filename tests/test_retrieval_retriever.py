@@ -10,13 +10,12 @@ import sys
 import pytest
 from structlog.testing import capture_logs
 
-from core.retrieval.embedder import HashingEmbedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrievalError, RetrieverConfig, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError, PassageStore
 from core.tools import ToolClient, ToolContext
 from core.retrieval.tools import classics_tools
-from tests.fakes.retrieval_fixtures import REPO, TableEmbedder, build_real_index, open_retriever, passage, real_passages
+from tests.fakes.retrieval_fixtures import REPO, TableEmbedder, build_real_index, open_retriever, passage
 
 CTX = ToolContext(person_id=1, platform="console", chat_id="c", is_group=False, trace_id="t")
 DOCS = [

@@ -64,10 +64,11 @@ def quote_key(query: str) -> str | None:
     return key
 
 
-def promote(fused: list[Fused], containing: list[str]) -> list[Fused]:
+def promote(fused: list[Fused], containing: list[str], aligned: set[str] = frozenset()) -> list[Fused]:
     """Put passages that contain the query verbatim first, keeping the fused order among them.
 
     Containing passages the routes did not recall are added (after recalled ones, in corpus order).
+    Passages in `aligned` (the quote covers whole clauses there) go before the other containing ones.
     """
     if not containing:
         return fused
@@ -75,6 +76,7 @@ def promote(fused: list[Fused], containing: list[str]) -> list[Fused]:
     top = [Fused(f.id, f.score, f.routes, True) for f in fused if f.id in contain]
     seen = {f.id for f in top}
     top += [Fused(d, 0.0, {}, True) for d in sorted(contain - seen, key=sort_key)]
+    top.sort(key=lambda f: f.id not in aligned)  # stable: fused order within each group
     return top + [f for f in fused if f.id not in contain]
 
 

@@ -112,6 +112,7 @@ class VerbatimIndex:
 
         self.ids = [p.id for p in passages]
         self._corpus = [p.corpus for p in passages]
+        self._texts = {p.id: p.text for p in passages}
         self._starts: list[int] = []
         parts, pos = [], 0
         for p in passages:
@@ -136,3 +137,16 @@ class VerbatimIndex:
             nxt = self._starts[i + 1] if i + 1 < len(self._starts) else len(self._blob)
             start = self._blob.find(key, nxt)
         return found
+
+    def aligned(self, key: str, ids: list[str]) -> set[str]:
+        """Those of `ids` where `key` covers whole clauses (执子之手，与子偕老 — not 掺执子之手兮)."""
+        import unicodedata
+
+        pattern = re.compile(r"(?:^|\|)" + r"\|?".join(map(re.escape, key)) + r"(?:\||$)")
+        out = set()
+        for doc_id in ids:
+            text = unicodedata.normalize("NFKC", self._texts.get(doc_id, "")).lower()
+            marked = re.sub(r"[^\w]+|_", "|", text)
+            if pattern.search(marked):
+                out.add(doc_id)
+        return out

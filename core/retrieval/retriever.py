@@ -201,6 +201,8 @@ class HybridRetriever:
             raise RetrieverNotReady("retriever not started (call start())")
         key = squash(text)
         ids = self._verbatim.containing(key, corpus, limit=k) if len(key) >= 2 else []
+        aligned = self._verbatim.aligned(key, ids)
+        ids.sort(key=lambda i: i not in aligned)  # whole-clause matches first, then corpus order
         if ids:
             return [self._result(Fused(i, 0.0, {"verbatim": n}, True), None) for n, i in enumerate(ids, 1)], True
         response = await self.search(text, k=k, corpus=corpus, mode="keyword")
@@ -287,7 +289,8 @@ class HybridRetriever:
         if mode == "hybrid" and self.config.verbatim_boost:
             key = quote_key(query)
             if key:
-                fused = promote(fused, self._verbatim.containing(key, corpus))
+                containing = self._verbatim.containing(key, corpus)
+                fused = promote(fused, containing, self._verbatim.aligned(key, containing))
         timings["fusion"] = _ms(started)
         return fused
 
