@@ -312,6 +312,31 @@ HELDOUT_EN = [
     (EN, "Peace and joy among brothers, like the flowers of the cherry tree", ["ref:鹿鸣之什·棠棣"]),
 ]
 
+# Modern-Chinese questions written before the keyword route's question-word filter existed, never
+# used to tune it: checks that the filter generalises.
+HELDOUT_ZH = [
+    (ZH, "孔子进太庙为什么每件事都要问", ["子入太庙"]),
+    (ZH, "孔子钓鱼打猎有什么讲究", ["子钓而不纲"]),
+    (ZH, "马厩失火后孔子先问了什么", ["厩焚"]),
+    (ZH, "孔子对饮食有哪些讲究", ["食不厌精"]),
+    (ZH, "孔子到卫国看到人口众多时说了什么", ["子适卫"]),
+    (ZH, "季氏要攻打颛臾时孔子怎么说", ["季氏将伐颛臾"]),
+    (ZH, "孔子在武城听到弦歌声为什么笑", ["割鸡焉用牛刀"]),
+    (ZH, "做官和学习是什么关系", ["学而优则仕"]),
+    (ZH, "君子对吃住应该有什么态度", ["君子食无求饱"]),
+    (ZH, "孔子对子贡评论别人有什么看法", ["子贡方人"]),
+    (ZH, "孔子怎样对待穿丧服的人和盲人", ["子见齐衰者"]),
+    (ZH, "孔子参加乡里饮酒时的礼节", ["乡人饮酒"]),
+    (ZH, "孔子的学生里谁擅长言语辞令", ["言语：宰我、子贡"]),
+    (ZH, "诗经里描写蟋蟀和一年将尽的诗", ["ref:唐风·蟋蟀"]),
+    (ZH, "诗经里描写贵族打猎的诗", ["ref:郑风·叔于田", "ref:大叔于田", "ref:秦风·驷驖", "ref:车攻", "ref:吉日"]),
+    (ZH, "诗经里写男女在水边相会的诗", ["ref:郑风·溱洧"]),
+    (ZH, "诗经里妻子埋怨丈夫长年服役不归的诗", ["ref:王风·君子于役", "ref:卫风·伯兮"]),
+    (ZH, "诗经里劝人及时行乐的诗", ["ref:唐风·山有枢", "ref:唐风·蟋蟀"]),
+    (ZH, "诗经里用老鼠讽刺无礼之人的诗", ["ref:鄘风·相鼠"]),
+    (ZH, "诗经里写兄弟情谊的诗", ["ref:鹿鸣之什·棠棣"]),
+]
+
 
 def resolve(locator: str, passages) -> list[str]:
     if locator.startswith("id:"):
@@ -334,6 +359,7 @@ def main() -> None:
     entries += QUESTIONS
     write(ROOT / "evals" / "retrieval_dev.jsonl", entries, passages)
     write(ROOT / "evals" / "retrieval_heldout_en.jsonl", HELDOUT_EN, passages)
+    write(ROOT / "evals" / "retrieval_heldout_zh.jsonl", HELDOUT_ZH, passages)
 
 
 def write(out: Path, entries, passages) -> None:
