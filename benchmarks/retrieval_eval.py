@@ -3,7 +3,8 @@
     FUZI_CORPUS_DIR=../shared/corpus python benchmarks/retrieval_eval.py [evals/retrieval_dev.jsonl]
 
 Uses the configured index (`fuzi index` first). Variants: vector only, keyword only, naive RRF
-(equal weights, no verbatim rule, no language weights) and the shipped hybrid.
+(the same two routes, equal weights, no containment rule, no per-query-type weights) and the
+shipped hybrid.
 """
 
 from __future__ import annotations
@@ -30,7 +31,9 @@ async def main(path: str) -> dict:
     queries = load_queries(ROOT / path)
     # A generous budget: quality figures should not depend on what else the machine is doing.
     shipped = dataclasses.replace(retriever_config(settings), budget_s=60)
-    naive = dataclasses.replace(shipped, verbatim_boost=False, language_weights=False, english_expansion=False)
+    # Same two routes as the single-route rows (glossary, question filter), fused by plain equal-weight
+    # RRF: no containment rule, no per-query-type weights.
+    naive = dataclasses.replace(shipped, verbatim_boost=False, language_weights=False, question_weights=None)
     variants = {"vector": ("vector", shipped), "keyword": ("keyword", shipped), "rrf-naive": ("hybrid", naive), "hybrid": ("hybrid", shipped)}
     out: dict = {}
     for name, (mode, config) in variants.items():

@@ -52,6 +52,8 @@ def retriever_config(settings: Settings) -> RetrieverConfig:
         weights={"vector": cfg.vector_weight, "keyword": cfg.keyword_weight},
         english_weights={"vector": cfg.english_vector_weight, "keyword": cfg.english_keyword_weight},
         english_expansion=cfg.english_expansion,
+        question_filter=cfg.question_filter,
+        question_weights={"vector": cfg.question_vector_weight, "keyword": cfg.question_keyword_weight},
         rrf_k=cfg.rrf_k,
         oversample=cfg.oversample,
         rerank_pool=cfg.rerank_pool,

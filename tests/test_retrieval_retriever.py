@@ -230,3 +230,13 @@ async def test_english_query_reaches_the_keyword_route_through_the_glossary(real
     assert response.results and response.results[0].id in {"lunyu:3.22", "lunyu:14.9", "lunyu:14.16", "lunyu:14.17"}
     plain = await open_retriever(real_index, config=RetrieverConfig(english_expansion=False))
     assert (await plain.search("What did Confucius think of Guan Zhong?", k=5, mode="keyword")).results == []
+
+
+async def test_modern_questions_use_their_own_weights(small):
+    path, embedder = small
+    # vector ranks 1.1 first (alpha), keyword finds only 1.2 (有朋) once the scaffolding is gone.
+    query = "alpha 有朋是什么意思"
+    vector_first = RetrieverConfig(question_weights={"vector": 5.0, "keyword": 1.0}, verbatim_boost=False)
+    keyword_first = RetrieverConfig(question_weights={"vector": 1.0, "keyword": 5.0}, verbatim_boost=False)
+    assert (await (await open_retriever(path, embedder, config=vector_first)).search(query, k=1)).results[0].id == "lunyu:1.1"
+    assert (await (await open_retriever(path, embedder, config=keyword_first)).search(query, k=1)).results[0].id == "lunyu:1.2"

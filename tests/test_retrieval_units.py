@@ -133,3 +133,14 @@ def test_english_glossary_expansion():
     assert "管仲" in expand_english("What did Confucius think of Guan Zhong?")
     assert expand_english("Big rats eating millet").split() == ["鼠", "食", "黍"]
     assert expand_english("quantum computing") == ""
+
+
+def test_question_scaffolding_is_dropped_only_from_modern_questions():
+    from core.retrieval.keyword import is_modern_question, strip_question_words
+
+    assert strip_question_words("孔子怎么看管仲").split() == ["管仲"]
+    assert strip_question_words("孔子怎样看待中庸").split() == ["中庸"]  # 中 of 中庸 stays
+    assert strip_question_words("诗经里描写一年农事的诗").split() == ["一年农事"]
+    assert strip_question_words("是可忍也，孰不可忍也") == "是可忍也，孰不可忍也"  # a quote passes whole
+    assert strip_question_words("什么的") == "什么的"  # nothing left: unchanged
+    assert is_modern_question("父母在世时子女能不能出远门") and not is_modern_question("孔子谓季氏")

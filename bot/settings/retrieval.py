@@ -32,6 +32,9 @@ class RetrievalSettings(Section):
     english_vector_weight: float = Field(0.05, ge=0)  # weights for Latin-script queries: the keyword
     english_keyword_weight: float = Field(1.0, ge=0)  # route searches glossary terms (docs/retrieval.md)
     english_expansion: bool = True  # English words → Chinese terms for the keyword route
+    question_vector_weight: float = Field(1.0, ge=0)  # weights for modern-Chinese questions, whose
+    question_keyword_weight: float = Field(5.0, ge=0)  # scaffolding (怎么, 什么, 的…) the keyword route drops
+    question_filter: bool = True
     rrf_k: int = Field(60, ge=1)
     oversample: int = Field(4, ge=1, le=20)  # each route recalls oversample × k before fusion
     verbatim_boost: bool = True  # passages containing a ≥4-character quote rank first

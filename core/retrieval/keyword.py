@@ -150,3 +150,33 @@ class VerbatimIndex:
             if pattern.search(marked):
                 out.add(doc_id)
         return out
+
+
+# Scaffolding of modern-Chinese questions: they carry no content and match the classics by accident
+# (怎 么 看 的 …). Longest first. Bare 中 and 里 stay: 中庸, 里仁 are content.
+QUESTION_WORDS = (
+    "为什么", "怎么样", "有没有", "能不能", "诗经里", "诗经中", "论语里", "论语中", "怎么", "怎样", "什么",
+    "如何", "哪些", "哪个", "哪首", "是否", "看待", "看法", "评价", "认为", "主张", "关于", "有关", "描写",
+    "描述", "讲述", "提到", "说过", "说了", "应该", "诗经", "论语", "孔子", "夫子", "一首", "的诗", "的", "了",
+    "吗", "呢", "吧", "看",
+)
+_MODERN_MARKERS = re.compile("的|吗|呢|什么|怎么|怎样|如何|为什么|哪|看待|看法|评价|认为|关于|描写|能不能|有没有|是否")
+
+
+def is_modern_question(query: str) -> bool:
+    """True when the query reads as modern Chinese (的, 吗, 什么, 怎么 …), not as a classical quote."""
+    return bool(_MODERN_MARKERS.search(query))
+
+
+def strip_question_words(query: str) -> str:
+    """The content words of a modern-Chinese question (孔子怎么看管仲 → 管仲); other text unchanged.
+
+    Only queries with a modern marker (的, 吗, 什么, 怎么 …) are touched, so classical quotes pass
+    through whole; a question that is nothing but scaffolding is returned unchanged.
+    """
+    if not _MODERN_MARKERS.search(query):
+        return query
+    stripped = query
+    for word in QUESTION_WORDS:
+        stripped = stripped.replace(word, " ")
+    return stripped if _CJK.search(stripped) else query

@@ -14,7 +14,7 @@ from core.retrieval.documents import CORPORA, Passage, sort_key
 from core.retrieval.embedder import Embedder
 from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, squash
 from core.retrieval.glossary import expand_english
-from core.retrieval.keyword import KeywordIndex, VerbatimIndex
+from core.retrieval.keyword import KeywordIndex, VerbatimIndex, is_modern_question, strip_question_words
 from core.retrieval.rerank import Reranker, RerankError
 from core.retrieval.store import IndexMissingError, PassageStore
 
@@ -50,6 +50,12 @@ class RetrieverConfig:
         language_weights: use `english_weights` for Latin-script queries.
         english_expansion: the keyword route searches the glossary's Chinese terms for the English
             words of a Latin-script query (core/retrieval/glossary.py).
+        question_filter: the keyword route drops the scaffolding of modern-Chinese questions
+            (怎么, 什么, 的 …; core/retrieval/keyword.py `strip_question_words`).
+        question_weights: RRF weights for modern-Chinese questions (with question_filter): what is
+            left after the scaffolding is the content, which the keyword route matches precisely,
+            while the small embedder bridges modern and classical Chinese poorly (chosen on the dev
+            set; docs/retrieval.md).
     """
 
     weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
@@ -61,6 +67,8 @@ class RetrieverConfig:
     verbatim_boost: bool = True
     language_weights: bool = True
     english_expansion: bool = True
+    question_filter: bool = True
+    question_weights: dict[str, float] | None = field(default_factory=lambda: {"vector": 1.0, "keyword": 5.0})
 
 
 @dataclass(frozen=True)
@@ -272,8 +280,11 @@ class HybridRetriever:
 
     async def _keyword_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
         started = time.perf_counter()
-        if self.config.english_expansion and query_language(query) == "en":
+        language = query_language(query)
+        if self.config.english_expansion and language == "en":
             query = expand_english(query)  # the corpus is Chinese: search the glossary's terms
+        elif self.config.question_filter and language == "zh":
+            query = strip_question_words(query)  # 孔子怎么看管仲 → 管仲
         hits = await asyncio.to_thread(self._keyword.search, query, pool, corpus) if query else []
         timings["keyword"] = _ms(started)
         return [doc_id for doc_id, _ in hits]
@@ -281,6 +292,8 @@ class HybridRetriever:
     def _weights(self, query: str) -> dict[str, float]:
         if self.config.language_weights and query_language(query) == "en":
             return self.config.english_weights
+        if self.config.question_filter and self.config.question_weights and is_modern_question(query):
+            return self.config.question_weights
         return self.config.weights
 
     def _fuse(self, query, rankings, corpus, mode, timings) -> list[Fused]:
