@@ -98,11 +98,11 @@ async def test_vector_failure_degrades_to_keyword_and_both_failing_is_an_error(s
 
 async def test_budget_cuts_a_hung_route(small):
     path, embedder = small
-    retriever = await open_retriever(path, embedder, config=RetrieverConfig(budget_s=0.2))
+    retriever = await open_retriever(path, embedder, config=RetrieverConfig(budget_s=1.0))
     embedder.slow = True  # embed_query waits on an event nobody sets
     response = await retriever.search("巧言令色", k=2)
     assert response.degraded and response.failed_routes == ("vector",)
-    assert response.results[0].id == "lunyu:1.3" and response.timings_ms["total"] < 1500
+    assert response.results[0].id == "lunyu:1.3" and 900 < response.timings_ms["total"] < 3000
 
 
 class ScriptedReranker:
