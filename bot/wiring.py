@@ -139,7 +139,7 @@ async def prepare_data(settings: Settings, say: Callable[[str], None]) -> None:
     store = build_store(settings)
     if store.exists() and store.count() > 0:
         return
-    say("first start: building the passage index (about a minute on 2 cores) …")
+    say("first start: building the passage index (a few minutes on 2 cores; later starts reuse it) …")
     passages = load_corpus(report.directory)
     index = await asyncio.to_thread(build_index, store, build_embedder(settings), passages)
     say(f"indexed {index.total} passages in {index.seconds:.0f} s")

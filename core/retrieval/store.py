@@ -147,7 +147,7 @@ class PassageStore:
             if corpus not in CORPORA:
                 raise ValueError(f"unknown corpus {corpus!r}")
             query = query.where(f"corpus = '{corpus}'", prefilter=True)
-        rows = query.select(_COLUMNS).limit(limit).to_list()
+        rows = query.select([*_COLUMNS, "_distance"]).limit(limit).to_list()
         return [(_passage(r), 1.0 - float(r["_distance"])) for r in rows]
 
     def _require(self):
