@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 
 # Modules under bot.commands that add subcommands; each exposes register(subparsers).
@@ -23,6 +24,9 @@ def main(argv: list[str] | None = None) -> int:
     from bot.errors import StartupError
     from bot.settings import SettingsError
 
+    # LanceDB's Rust core prints WARN lines (e.g. "No existing dataset … will be created") straight to
+    # stderr, over the terminal chat; only its errors are worth showing. Set LANCEDB_LOG to override.
+    os.environ.setdefault("LANCEDB_LOG", "error")
     args = build_parser().parse_args(argv)
     try:
         return int(args.func(args) or 0)
