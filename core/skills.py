@@ -6,10 +6,11 @@ skill it runs in: it receives a prompt and a filtered tool list (see :meth:`Skil
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
+
+from core.text import reply_language as reply_language  # re-exported: callers import it from here
 
 PERSONA_CORE = """你是孔子（孔丘，字仲尼），春秋末年鲁国人，人称"夫子"。你以夫子的身份与来者对话。
 You are Confucius (Kong Qiu, styled Zhongni), the Master of the Analects, speaking with a visitor.
@@ -153,18 +154,3 @@ class SkillRegistry:
     def choices(self) -> list[tuple[str, str]]:
         """(name, display) pairs for menus and buttons."""
         return [(s.name, s.display) for s in self._skills.values()]
-
-
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
-
-
-def reply_language(text: str) -> Literal["zh", "en"]:
-    """The language to answer `text` in: "en" when English words outweigh Chinese characters, else "zh".
-
-    An English word counts as two Chinese characters: "What is 学而时习之 about?" is English,
-    "请解释 the golden rule 的意思" and "学而时习之是什么意思" are Chinese.
-    """
-    cjk = len(_CJK.findall(text))
-    words = len(_LATIN_WORD.findall(text))
-    return "en" if words and words * 2 > cjk else "zh"

@@ -23,6 +23,7 @@ from core.agent.types import AgentEvent, AgentResult, AgentStep, LLMRound, Reply
 from core.citations import CitationBook, CitationStream
 from core.events import TextDelta, TextReset, ToolStep
 from core.llm.types import LLM, Completion, Message, StreamDelta, StreamDone, ToolCall, Usage
+from core.text import has_cjk
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext
 
@@ -281,5 +282,5 @@ def _language(messages: list[Message]) -> str:
         if msg.get("role") == "user":
             content = msg.get("content")
             text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-            return "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in text) else "en"
+            return "zh" if has_cjk(text) else "en"
     return "zh"

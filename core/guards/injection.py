@@ -8,7 +8,6 @@ against the view it was written for, then the classifier.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 from core.guards.ngram import BUNDLED, NgramClassifier
@@ -16,9 +15,9 @@ from core.guards.normalize import Views, views
 from core.guards.patterns import EN_RULES, ZH_RULES, Rule
 from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
+from core.text import has_cjk
 
 ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 @dataclass(frozen=True)
@@ -77,6 +76,6 @@ class InjectionDetector:
     def _applicable(self, v: Views) -> tuple[Rule, ...] | list[Rule]:
         """Compact-view rules are for Chinese and mixed text: skip them when there is no Chinese, so
         the English words they also list cannot match across English word boundaries."""
-        if _CJK.search(v.compact):
+        if has_cjk(v.compact):
             return self._rules
         return [r for r in self._rules if r.view != "compact"]

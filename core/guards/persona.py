@@ -6,9 +6,8 @@ Chinese by default; English when the user wrote (almost) no Chinese.
 from __future__ import annotations
 
 import math
-import re
 
-_CJK = re.compile(r"[\u3400-\u9fff]")
+from core.text import has_cjk
 
 SAFE_REPLY_ZH = "（夫子抚琴片刻）此言非吾所当言。吾乃孔丘，愿与子论诗书礼乐、修身处世之道。子欲问何事？"
 SAFE_REPLY_EN = (
@@ -24,7 +23,7 @@ PERSONA_REMINDER = (
 
 def is_english(text: str) -> bool:
     """True when `text` has letters but no Chinese characters."""
-    return not _CJK.search(text) and any(c.isalpha() for c in text)
+    return not has_cjk(text) and any(c.isalpha() for c in text)
 
 
 def wait_phrase(seconds: float, english: bool) -> str:

@@ -12,11 +12,11 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from core.retrieval.documents import sort_key
+from core.text import cjk_count, has_cjk
 
 RRF_K = 60
 MIN_QUOTE_CHARS = 4  # a quote: the containing passages rank first
 MIN_TERM_CHARS = 2  # a bare 2-3 character term (a name such as 管仲, 曾皙) follows the same rule
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
@@ -56,7 +56,7 @@ def quote_key(query: str) -> str | None:
     CJK characters (a name); queries with Latin words never qualify.
     """
     key = squash(query)
-    cjk = len(_CJK.findall(key))
+    cjk = cjk_count(key)
     if _LATIN_WORD.search(query) or cjk < MIN_TERM_CHARS:
         return None
     if cjk < MIN_QUOTE_CHARS and cjk != len(key):
@@ -82,6 +82,6 @@ def promote(fused: list[Fused], containing: list[str], aligned: set[str] = froze
 
 def query_language(query: str) -> str:
     """"zh" when the query has CJK characters, "en" when it is Latin words only, else "other"."""
-    if _CJK.search(query):
+    if has_cjk(query):
         return "zh"
     return "en" if _LATIN_WORD.search(query) else "other"

@@ -18,10 +18,10 @@ import numpy as np
 from rank_bm25 import BM25Okapi
 
 from core.retrieval.documents import Passage, embedding_text
+from core.text import CJK, has_cjk
 
 jieba.setLogLevel(logging.WARNING)
 
-_CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0002ffff]")
 _LATIN = re.compile(r"[A-Za-z0-9]+")
 
 
@@ -29,9 +29,9 @@ def tokenize(text: str) -> list[str]:
     """jieba words (CJK only, 2+ chars), single CJK characters, lower-cased Latin/number words."""
     tokens: list[str] = []
     for word in jieba.lcut(text):
-        if len(word) > 1 and all(_CJK.match(ch) for ch in word):
+        if len(word) > 1 and all(CJK.match(ch) for ch in word):
             tokens.append(word)
-    tokens.extend(_CJK.findall(text))
+    tokens.extend(CJK.findall(text))
     tokens.extend(w.lower() for w in _LATIN.findall(text))
     return tokens
 
@@ -179,4 +179,4 @@ def strip_question_words(query: str) -> str:
     stripped = query
     for word in QUESTION_WORDS:
         stripped = stripped.replace(word, " ")
-    return stripped if _CJK.search(stripped) else query
+    return stripped if has_cjk(stripped) else query

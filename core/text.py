@@ -1,0 +1,40 @@
+"""Shared text helpers: Chinese-character detection and the language to reply in.
+
+"CJK" here means Han ideographs, every block of them: Extension A (U+3400–U+4DBF), the unified
+block (U+4E00–U+9FFF), the compatibility ideographs (U+F900–U+FAFF) and the supplementary
+ideographic planes 2 and 3 (U+20000–U+3FFFF: Extensions B–I and the compatibility supplement).
+Not counted: kana, hangul, CJK punctuation, full-width forms and the Yijing hexagram symbols
+(U+4DC0–U+4DFF), which sit between Extension A and the unified block but are not ideographs.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Literal
+
+CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]")
+"""One Han ideograph (any block)."""
+
+_LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
+
+Language = Literal["zh", "en"]
+
+
+def has_cjk(text: str) -> bool:
+    """True when `text` contains at least one Han ideograph."""
+    return CJK.search(text) is not None
+
+
+def cjk_count(text: str) -> int:
+    """How many Han ideographs `text` contains."""
+    return len(CJK.findall(text))
+
+
+def reply_language(text: str) -> Language:
+    """The language to answer `text` in: "en" when English words outweigh Chinese characters, else "zh".
+
+    An English word counts as two Chinese characters: "What is 学而时习之 about?" is English,
+    "请解释 the golden rule 的意思" and "学而时习之是什么意思" are Chinese.
+    """
+    words = len(_LATIN_WORD.findall(text))
+    return "en" if words and words * 2 > cjk_count(text) else "zh"
