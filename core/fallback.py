@@ -37,6 +37,10 @@ L2_NOTHING = {
 }
 
 
+class EmptyAnswer(LLMUnavailable):
+    """The plain LLM (L1) streamed nothing showable: blank text or only citation markers."""
+
+
 @dataclass(frozen=True)
 class LevelStart:
     """Internal: the ladder starts trying `level` (the engine tracks it; adapters never see it)."""
@@ -170,7 +174,11 @@ class FallbackLadder:
 
     # ------------------------------------------------------------------ L1
     async def _level1(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
-        """Plain streamed completion with the same prompt; no passages, so every [n] is removed."""
+        """Plain streamed completion with the same prompt; no passages, so every [n] is removed.
+
+        Raises:
+            EmptyAnswer: nothing is left to show, so the ladder steps down to L2 (never an empty reply).
+        """
         cleaner = CitationBook().stream()
         shown: list[str] = []
         usage = None
@@ -185,7 +193,10 @@ class FallbackLadder:
         shown.append(cleaner.flush())
         if shown[-1]:
             yield TextDelta(shown[-1])
-        yield Answer("".join(shown).strip(), (), 1, usage)
+        text = "".join(shown).strip()
+        if not text:
+            raise EmptyAnswer("the model answered nothing")
+        yield Answer(text, (), 1, usage)
 
     # ------------------------------------------------------------------ L2
     async def _level2(self, request: LadderRequest) -> Answer:
