@@ -103,12 +103,20 @@ class ConsoleAdapter:
 
 
 async def stdin_lines(prompt: str | None) -> AsyncIterator[str]:
-    """Lines from stdin without blocking the event loop; shows `prompt` before each when given."""
+    """Lines from stdin without blocking the event loop; shows `prompt` before each when given.
+
+    Bytes that do not decode become U+FFFD: a stray byte never ends the chat (a strict stdin would
+    raise UnicodeDecodeError) and never reaches the engine as an unstorable surrogate.
+    """
+    binary = getattr(sys.stdin, "buffer", None)
+    encoding = getattr(sys.stdin, "encoding", None) or "utf-8"
     while True:
         if prompt:
             sys.stdout.write(prompt)
             sys.stdout.flush()
-        line = await asyncio.to_thread(sys.stdin.readline)
+        line = await asyncio.to_thread(binary.readline if binary is not None else sys.stdin.readline)
         if not line:
             return
+        if isinstance(line, bytes):
+            line = line.decode(encoding, errors="replace")
         yield line.rstrip("\r\n")

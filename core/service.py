@@ -20,6 +20,7 @@ stream (`contextlib.aclosing`); that cancels the reply the same way.
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
@@ -53,6 +54,7 @@ CONFIG_ERROR_TEXT = "夫子此刻无法作答：服务配置有误，已告知�
 ERROR_TEXT = "夫子一时语塞……请稍后再问。(trace {trace})"
 _INPUT_REASON = {"too_long": "bad_input", "empty": "bad_input"}
 _END = object()
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or broken JSON escapes
 
 
 
@@ -110,6 +112,7 @@ class ChatService:
 
         The stream always ends cleanly: an unexpected failure becomes Notice("error") with the trace id.
         """
+        incoming = _storable(incoming)
         with bind_trace(incoming):
             shown = False
             try:
@@ -302,6 +305,14 @@ class ChatService:
         task = asyncio.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+def _storable(incoming: Incoming) -> Incoming:
+    """Replace lone surrogates (which no database or wire can encode) with U+FFFD, so nothing is lost."""
+    text, name = _LONE_SURROGATE.sub("\ufffd", incoming.text), _LONE_SURROGATE.sub("\ufffd", incoming.user_name)
+    if text == incoming.text and name == incoming.user_name:
+        return incoming
+    return replace(incoming, text=text, user_name=name)
 
 
 def _tool_context(turn: Turn) -> ToolContext:
