@@ -6,15 +6,12 @@ with everything else; :func:`create_memory_tables` creates just these (tests, to
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import datetime
 
 from sqlalchemy import Engine
 from sqlmodel import Field, SQLModel
 
-
-def utcnow() -> datetime:
-    """Timezone-aware now in UTC (the storage layer stores aware datetimes)."""
-    return datetime.now(timezone.utc)
+from core.storage.models import utcnow as utcnow  # the storage layer's clock; re-exported for memory code
 
 
 class Fact(SQLModel, table=True):
