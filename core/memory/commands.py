@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import math
+import unicodedata
 
 import structlog
 
 from core.memory.blocks import GROUP_PROFILE_KEYS, profile_lines
 from core.memory.facts import FactLimitReached, FactStore
 from core.memory.history import ChatHistory
-from core.memory.linking import AccountLinker, LinkResult
+from core.memory.linking import CODE_DIGITS, AccountLinker, LinkResult
 from core.memory.profile import ProfileStore
 from core.memory.summary import ChatMemoryStore
 from core.ports import CommandResult, Turn
@@ -71,6 +72,12 @@ class MemoryCommands:
     async def remember(self, turn: Turn, args: str) -> CommandResult:
         if not args.strip():
             return CommandResult("用法：/remember 要记住的事。Usage: /remember <text>")
+        limit = self._facts.max_chars
+        if len(" ".join(args.split())) > limit:  # refused whole rather than silently cut
+            return CommandResult(
+                f"这件事太长（上限 {limit} 字），请拣要紧处简短说，再 /remember。"
+                f"Too long to remember (limit {limit} characters); please say it shorter."
+            )
         inc = turn.incoming
         try:
             fact, created = await self._facts.add(
@@ -95,10 +102,10 @@ class MemoryCommands:
         return CommandResult("夫子记得 / Memories:\n" + "\n".join(lines) + note, extra={"count": len(facts)})
 
     async def forget(self, turn: Turn, args: str) -> CommandResult:
-        arg = args.strip().lower()
+        arg = _plain(args).lower()
         if arg == "all":
             return await self._forget_all(turn)
-        if not arg.isdigit():
+        if not _is_number(arg):
             return CommandResult("用法：/forget <编号> 或 /forget all。Usage: /forget <n> | /forget all")
         facts = await self._facts.visible(turn.person_id, in_group=turn.incoming.is_group)
         n = int(arg)
@@ -152,7 +159,12 @@ class MemoryCommands:
         inc = turn.incoming
         if inc.is_group:
             return CommandResult("关联码请在私聊中使用，以免被旁人看到。Use /link in a private chat.")
-        code = args.strip().replace(" ", "")
+        code = _plain(args).replace(" ", "")
+        if code and not (_is_number(code) and len(code) == CODE_DIGITS):  # a typo, not a guess: no try spent
+            return CommandResult(
+                f"关联码是 {CODE_DIGITS} 位数字，如 /link 123456。A link code has {CODE_DIGITS} digits, e.g. /link 123456.",
+                extra={"status": "invalid"},
+            )
         if not code:
             code = await self._linker.issue(turn.person_id, inc.account)
             minutes = math.ceil(self.link_ttl_s / 60)
@@ -172,6 +184,16 @@ class MemoryCommands:
         return CommandResult(
             "已解除关联：本账号自此单独记忆，在此账号记下的事随本账号。Unlinked.", extra={"status": result.status}
         )
+
+
+def _plain(args: str) -> str:
+    """NFKC-normalised, stripped arguments: full-width digits from a Chinese IME (１２３) become 123."""
+    return unicodedata.normalize("NFKC", args).strip()
+
+
+def _is_number(text: str) -> bool:
+    """ASCII digits only (str.isdigit also accepts ² and other digits int() rejects)."""
+    return text.isascii() and text.isdigit()
 
 
 def _scope_note(scope: str, in_group: bool) -> str:
