@@ -9,6 +9,7 @@ several people by running `fuzi chat --user NAME --chat NAME --group` once per s
 from __future__ import annotations
 
 import asyncio
+import re
 import sys
 from dataclasses import dataclass
 from typing import AsyncIterator, Protocol, TextIO
@@ -19,6 +20,9 @@ from core.types import Incoming, parse_command
 
 PROMPT = "你> "
 SPEAKER = "夫子> "
+# C0 controls but tab and newline, DEL and C1: ESC/CSI/OSC sequences in a model's answer or a stored
+# fact could recolour, clear or retitle the terminal, or write its clipboard (OSC 52).
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
 
 
 class Engine(Protocol):
@@ -90,7 +94,7 @@ class ConsoleAdapter:
         self._write((SPEAKER if self._interactive else "") + compose(final) + "\n")
 
     def _write(self, text: str) -> None:
-        self._out.write(text)
+        self._out.write(_CONTROL.sub("", text))
         self._out.flush()
 
     async def run(self, lines: AsyncIterator[str]) -> int:
