@@ -59,6 +59,7 @@ class CommandRouter:
         """Run the command; an unknown name gets a short hint pointing at /help."""
         spec = self._specs.get(name)
         if spec is None:
+            log.info("command_unknown", reason="unknown_command", chars=len(args))
             return CommandResult(
                 f"未识别的命令 /{name}。发 /help 看看有哪些命令。Unknown command /{name}; try /help.",
                 extra={"unknown": name},

@@ -162,12 +162,13 @@ class ChatService:
     async def _answer(self, turn: Turn, skill: Skill) -> AsyncIterator[ReplyEvent]:
         incoming = turn.incoming
         if not incoming.text.strip():
-            yield self._notice(EMPTY_TEXT, "bad_input")
+            yield self._rejected(EMPTY_TEXT, "bad_input", why="empty", chars=len(incoming.text))
             return
         if len(incoming.text) > self._max_chars:
             await self._store_user(turn, "too_long")
             lang = reply_language(incoming.text[:500])
-            yield self._notice(TOO_LONG_TEXT[lang].format(limit=self._max_chars), "bad_input")
+            text = TOO_LONG_TEXT[lang].format(limit=self._max_chars)
+            yield self._rejected(text, "bad_input", why="too_long", chars=len(incoming.text))
             return
         verdict = self._guard.check_input(incoming.text)
         if verdict.refusal is not None:
@@ -176,11 +177,11 @@ class ChatService:
             return
         if not verdict.text.strip():  # only invisible or control characters
             await self._store_user(turn, "empty")
-            yield self._notice(EMPTY_TEXT, "bad_input")
+            yield self._rejected(EMPTY_TEXT, "bad_input", why="empty", chars=len(incoming.text))
             return
         if not self.running.reserve(turn.person_id):
             await self._store_user(turn, "busy")
-            yield self._notice(BUSY_TEXT, "busy")
+            yield self._rejected(BUSY_TEXT, "busy", why="busy", chars=len(incoming.text))
             return
         try:
             async with aclosing(self._admitted(turn, skill, verdict.text)) as events:
@@ -282,6 +283,11 @@ class ChatService:
     # ------------------------------------------------------------------ helpers
     def _notice(self, text: str, reason: str, extra: dict | None = None) -> Notice:
         return Notice(text, reason, current_trace_id(), extra or {})
+
+    def _rejected(self, text: str, reason: str, *, why: str, chars: int) -> Notice:
+        """A notice for input turned away before admission, logged (ids and size, not the text)."""
+        log.info("input_rejected", reason=why, chars=chars)
+        return self._notice(text, reason)
 
     async def _store_user(self, turn: Turn, status: str) -> int:
         incoming = turn.incoming
