@@ -7,14 +7,12 @@ production, a small keyword index in tests. Sync retrievers (LanceDB, BM25) run 
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from typing import Annotated, Any, Literal, Protocol
 
 import structlog
 from pydantic import Field
 
-from core.tools.server import ToolContext, ToolError, ToolServer
+from core.tools.server import ToolContext, ToolError, ToolServer, call_sync_or_async
 
 log = structlog.get_logger(__name__)
 
@@ -57,10 +55,7 @@ def classics_server(retriever: PassageRetriever, *, max_k: int = 10) -> ToolServ
 
 
 async def _search(retriever: PassageRetriever, query: str, k: int, corpus: str) -> list[Any]:
-    if inspect.iscoroutinefunction(retriever.search):
-        response = await retriever.search(query, k=k, corpus=corpus)
-    else:
-        response = await asyncio.to_thread(retriever.search, query, k=k, corpus=corpus)
+    response = await call_sync_or_async(retriever.search, query, k=k, corpus=corpus)
     results = getattr(response, "results", response)
     return list(results or [])
 

@@ -225,7 +225,7 @@ class ToolServer:
         name = tool.definition.name
         started = time.perf_counter()
         try:
-            return await asyncio.wait_for(_invoke(tool.handler, kwargs), timeout_s)
+            return await asyncio.wait_for(call_sync_or_async(tool.handler, **kwargs), timeout_s)
         except asyncio.TimeoutError:
             raise rpc.RpcError(
                 rpc.TOOL_TIMEOUT, f"tool {name} timed out after {timeout_s:g}s", {"tool": name}
@@ -251,10 +251,13 @@ def _timeout(params: dict[str, Any], default: float | None) -> float | None:
     return default
 
 
-async def _invoke(handler: Handler, kwargs: dict[str, Any]) -> Any:
-    if inspect.iscoroutinefunction(handler):
-        return await handler(**kwargs)
-    result = await asyncio.to_thread(handler, **kwargs)  # sync handlers may do blocking I/O
+async def call_sync_or_async(fn: Callable[..., Any], /, *args: Any, **kwargs: Any) -> Any:
+    """Call `fn` without blocking the event loop: await it when it is a coroutine function, else
+    run it in a worker thread (sync callables may do blocking I/O: SQL, LanceDB, BM25) and await
+    what it returns when that is awaitable."""
+    if inspect.iscoroutinefunction(fn):
+        return await fn(*args, **kwargs)
+    result = await asyncio.to_thread(fn, *args, **kwargs)
     return await result if inspect.isawaitable(result) else result
 
 
