@@ -1,8 +1,10 @@
 """Terminal adapter: a real adapter over stdin/stdout, and the end-to-end harness for scripts.
 
 Interactive (a TTY): prompts, streams the answer as it is written, then prints the footnotes.
-Piped: one message per input line; prints each final reply (or notice) followed by a blank line,
-and returns at EOF. Every line is addressed to Fuzi, also in `--group` chats: a script plays
+Lines typed while Fuzi answers are sent at once, so /cancel stops the reply (anything else gets the
+engine's "busy" notice); /quit stops it and leaves; Ctrl-D lets it finish, then leaves.
+Piped: one message per input line, strictly in turn; prints each final reply (or notice) followed by
+a blank line, and returns at EOF. Every line is addressed to Fuzi, also in `--group` chats: a script plays
 several people by running `fuzi chat --user NAME --chat NAME --group` once per speaker.
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+from contextlib import aclosing
 from dataclasses import dataclass
 from typing import AsyncIterator, Protocol, TextIO
 
@@ -64,8 +67,9 @@ class ConsoleAdapter:
     async def say(self, line: str) -> None:
         """Send one line to Fuzi and print the reply."""
         streamed = False
-        async for event in self._engine.handle(self.incoming(line)):
-            streamed = self._show(event, streamed)
+        async with aclosing(self._engine.handle(self.incoming(line))) as events:
+            async for event in events:
+                streamed = self._show(event, streamed)
         self._write("\n")
 
     def _show(self, event: ReplyEvent, streamed: bool) -> bool:
@@ -99,11 +103,32 @@ class ConsoleAdapter:
 
     async def run(self, lines: AsyncIterator[str]) -> int:
         """Answer every line until the input ends; returns the exit status (0)."""
+        if self._interactive:
+            return await self._run_interactive(lines)
         async for line in lines:
-            if line.strip() in {"/quit", "/exit"} and self._interactive:
-                break
             await self.say(line)
         return 0
+
+    async def _run_interactive(self, lines: AsyncIterator[str]) -> int:
+        """Prompt when idle; a line typed during a reply goes to the engine at once (so /cancel works)."""
+        reply: asyncio.Task | None = None
+        self._write(PROMPT)
+        async for line in lines:
+            if line.strip() in {"/quit", "/exit"}:
+                if reply is not None:
+                    reply.cancel()
+                break
+            if reply is None or reply.done():
+                reply = asyncio.create_task(self._say_then_prompt(line))
+            else:
+                await self.say(line)
+        if reply is not None:
+            await asyncio.wait({reply})
+        return 0
+
+    async def _say_then_prompt(self, line: str) -> None:
+        await self.say(line)
+        self._write(PROMPT)
 
 
 async def stdin_lines(prompt: str | None) -> AsyncIterator[str]:
