@@ -11,7 +11,7 @@ import structlog
 
 from core.retrieval.documents import Passage, is_passage_id
 from core.retrieval.retriever import HybridRetriever, SearchResult
-from core.tools.classics import PASSAGE_CHARS, classics_server
+from core.tools.classics import classics_server, cut_passage
 from core.tools.server import ToolContext, ToolError, ToolServer
 
 log = structlog.get_logger(__name__)
@@ -69,14 +69,9 @@ def _key(p: Passage) -> tuple:
     return sort_key(p.id)
 
 
-def _cut(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= PASSAGE_CHARS else text[:PASSAGE_CHARS] + "……"
-
-
 def _passage(p: Passage, *, role: str) -> dict:
-    return {"id": p.id, "ref": p.ref, "text": _cut(p.text), "role": role}
+    return {"id": p.id, "ref": p.ref, "text": cut_passage(p.text), "role": role}
 
 
 def _result(r: SearchResult) -> dict:
-    return {"id": r.id, "ref": r.ref, "text": _cut(r.text), "verbatim": r.verbatim}
+    return {"id": r.id, "ref": r.ref, "text": cut_passage(r.text), "verbatim": r.verbatim}

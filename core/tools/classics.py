@@ -63,7 +63,10 @@ async def _search(retriever: PassageRetriever, query: str, k: int, corpus: str) 
 def _passage(result: Any) -> dict[str, str]:
     get = result.get if isinstance(result, dict) else lambda name, default="": getattr(result, name, default)
     pid = str(get("id", ""))
-    text = " ".join(str(get("text", "") or "").split())
-    if len(text) > PASSAGE_CHARS:
-        text = text[:PASSAGE_CHARS] + "……"
-    return {"id": pid, "ref": str(get("ref", "") or pid), "text": text}
+    return {"id": pid, "ref": str(get("ref", "") or pid), "text": cut_passage(str(get("text", "") or ""))}
+
+
+def cut_passage(text: str) -> str:
+    """A passage's text as tools return it: white space folded, cut at PASSAGE_CHARS with "……"."""
+    text = " ".join(text.split())
+    return text if len(text) <= PASSAGE_CHARS else text[:PASSAGE_CHARS] + "……"
