@@ -54,7 +54,9 @@ CONFIG_ERROR_TEXT = "夫子此刻无法作答：服务配置有误，已告知�
 ERROR_TEXT = "夫子一时语塞……请稍后再问。(trace {trace})"
 _INPUT_REASON = {"too_long": "bad_input", "empty": "bad_input"}
 _END = object()
-_LONE_SURROGATE = re.compile("[\ud800-\udfff]")  # undecodable bytes (surrogateescape) or broken JSON escapes
+# NUL (PostgreSQL text rejects it) and lone surrogates (undecodable bytes via surrogateescape, broken
+# JSON escapes; no UTF-8 encoder takes them): replaced by U+FFFD so the message can always be stored.
+_UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
 
@@ -314,8 +316,8 @@ class ChatService:
 
 
 def _storable(incoming: Incoming) -> Incoming:
-    """Replace lone surrogates (which no database or wire can encode) with U+FFFD, so nothing is lost."""
-    text, name = _LONE_SURROGATE.sub("\ufffd", incoming.text), _LONE_SURROGATE.sub("\ufffd", incoming.user_name)
+    """Replace characters no database or wire takes (NUL, lone surrogates) with U+FFFD: nothing is lost."""
+    text, name = _UNSTORABLE.sub("\ufffd", incoming.text), _UNSTORABLE.sub("\ufffd", incoming.user_name)
     if text == incoming.text and name == incoming.user_name:
         return incoming
     return replace(incoming, text=text, user_name=name)

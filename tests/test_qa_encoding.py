@@ -1,4 +1,4 @@
-"""QA: undecodable input bytes and lone surrogates are kept (as U+FFFD) and answered, never lost."""
+"""QA: undecodable input bytes, NUL and lone surrogates are kept (as U+FFFD) and answered, never lost."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ ROOT = Path(__file__).resolve().parents[1]
 CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 
 
-async def test_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
+async def test_nul_and_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage, retriever=CorpusRetriever())
-    message = Incoming(platform="console", user_id="alice", chat_id="c1", text="巧言令色\udcff\udcfe", user_name="al\ud800ice")
+    message = Incoming(platform="console", user_id="alice", chat_id="c1", text="巧言令色\udcff\x00", user_name="al\ud800ice")
     events = await collect(service, message)
     assert isinstance(events[-1], FinalReply), events  # answered, not "something went wrong"
     assert "巧言令色，鲜矣仁" in final_of(events).text
