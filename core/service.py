@@ -152,13 +152,27 @@ class ChatService:
         skill = self._skills.get(chat.skill)
         turn = Turn(incoming, person_id, skill.name, is_admin=incoming.account in self._admins)
         if incoming.command is not None:
-            result = await self._router.dispatch(turn, incoming.command, incoming.text)
-            reason = "command" if incoming.command in self._router else "unknown_command"
-            yield Notice(result.text, reason, incoming.trace_id, dict(result.extra))
+            yield await self._command(turn)
             return
         async with aclosing(self._answer(turn, skill)) as events:
             async for event in events:
                 yield event
+
+    async def _command(self, turn: Turn) -> Notice:
+        """Run a command. Its arguments pass the same input checks as chat: /remember must not store
+        (and so put into every later prompt) what the guard refuses in a message."""
+        incoming = turn.incoming
+        args = incoming.text
+        if len(args) > self._max_chars:
+            text = TOO_LONG_TEXT[reply_language(args[:500])].format(limit=self._max_chars)
+            return self._rejected(text, "bad_input", why="too_long", chars=len(args))
+        if args.strip():
+            verdict = self._guard.check_input(args)
+            if verdict.refusal is not None:
+                return self._notice(verdict.refusal, _INPUT_REASON.get(verdict.reason or "", verdict.reason or "refused"))
+        result = await self._router.dispatch(turn, incoming.command, args)
+        reason = "command" if incoming.command in self._router else "unknown_command"
+        return Notice(result.text, reason, incoming.trace_id, dict(result.extra))
 
     # ------------------------------------------------------------------ admission
     async def _answer(self, turn: Turn, skill: Skill) -> AsyncIterator[ReplyEvent]:
