@@ -8,13 +8,7 @@ as core/guards/patterns.py.
 
 from __future__ import annotations
 
-import re
-
-from core.guards.patterns import Rule
-
-
-def _r(name: str, style: str, view: str, pattern: str) -> Rule:
-    return Rule(name, style, view, re.compile(pattern))
+from core.guards.patterns import Rule, rule as _r
 
 
 _AUTHORITY = r"(?:administrator|admin|developer|dev|creator|owner|operator|programmer|system|maker|sysadmin)"

@@ -8,13 +8,7 @@ wordings of the same move are caught too. Same `Rule` type and views as patterns
 
 from __future__ import annotations
 
-import re
-
-from core.guards.patterns import Rule
-
-
-def _r(name: str, style: str, view: str, pattern: str) -> Rule:
-    return Rule(name, style, view, re.compile(pattern))
+from core.guards.patterns import Rule, rule as _r
 
 
 def _either(a: str, b: str, gap: int) -> str:
