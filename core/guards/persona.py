@@ -1,13 +1,13 @@
 """Fuzi's in-persona texts for everything the guards say instead of an answer.
 
-Chinese by default; English when the user wrote (almost) no Chinese.
+Chinese by default; English when English words outweigh Chinese characters (core.text.reply_language).
 """
 
 from __future__ import annotations
 
 import math
 
-from core.text import has_cjk
+from core.text import reply_language
 
 SAFE_REPLY_ZH = "（夫子抚琴片刻）此言非吾所当言。吾乃孔丘，愿与子论诗书礼乐、修身处世之道。子欲问何事？"
 SAFE_REPLY_EN = (
@@ -22,8 +22,8 @@ PERSONA_REMINDER = (
 
 
 def is_english(text: str) -> bool:
-    """True when `text` has letters but no Chinese characters."""
-    return not has_cjk(text) and any(c.isalpha() for c in text)
+    """True when Fuzi answers `text` in English: the same rule as every other reply (core.text)."""
+    return reply_language(text) == "en"
 
 
 def wait_phrase(seconds: float, english: bool) -> str:
