@@ -81,3 +81,48 @@ def test_known_secret_is_redacted_url_encoded_too() -> None:
     assert redactor.redact(f"a {secret} b") == f"a {MASK} b"
     assert "p%40ss%2Fword" not in redactor.redact("https://x.test/?a=p%40ss%2Fword%2Bwith%3Dchars")
     assert redactor.redact("short ok") == "short ok"
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "first token: connection error",
+        "auth: failed for chat 42",
+        "secret: none configured, using defaults",
+        "password: please enter it again",
+        "authorization: required for this endpoint",
+        "key: telegram:42",
+        "prompt_tokens=120 completion_tokens=80",
+    ],
+)
+def test_ordinary_words_after_a_secret_name_are_kept(line: str) -> None:
+    assert SecretRedactor().redact(line) == line
+
+
+@pytest.mark.parametrize(
+    ("line", "secret"),
+    [
+        ("token: 9f8e7d6c5b4a3f2e1d0c9b8a", "9f8e7d6c5b4a3f2e1d0c9b8a"),
+        ("x-api-key: 0123456789abcdef0123", "0123456789abcdef0123"),
+        ("https://x.test/search?q=ren&token=plainword&page=2", "plainword"),
+        ("api_key=hunter22 sent", "hunter22"),
+        ("password = 'correcthorse'", "correcthorse"),
+        ("refresh_token=abcdefgh", "abcdefgh"),
+        ('{"api_key": "abc def ghi", "n": 1}', "abc def ghi"),
+        ("{'client_secret': 'shortish', 'id': 3}", "shortish"),
+        ("Authorization: Bearer abcdefgh12", "abcdefgh12"),
+        ("Authorization: Basic dXNlcjpwYXNzd29yZA==", "dXNlcjpwYXNzd29yZA=="),
+        (f"first token: {TELEGRAM} failed", TELEGRAM.split(":")[1]),
+    ],
+)
+def test_secret_values_after_a_secret_name_are_still_redacted(line: str, secret: str) -> None:
+    text = SecretRedactor().redact(line)
+    assert secret not in text and MASK in text
+
+
+def test_only_the_value_is_masked_in_query_strings_and_json() -> None:
+    redactor = SecretRedactor()
+    assert redactor.redact("GET /s?q=ren&api_key=abc123xyz&page=2") == f"GET /s?q=ren&api_key={MASK}&page=2"
+    assert redactor.redact('{"token": "abcdefgh", "chat": "telegram:42"}') == (
+        f'{{"token": "{MASK}", "chat": "telegram:42"}}'
+    )

@@ -16,6 +16,16 @@ from urllib.parse import quote
 
 MASK = "[REDACTED]"
 
+# Names a secret goes by in query strings, assignments and JSON/dict fields. The first group may
+# carry a prefix (``refresh_token``, ``client_secret``, ``x-api-key``); the second stands alone.
+_SECRET_NAME = (
+    r"(?:(?:[A-Za-z0-9]+[_-])*(?:api[_-]?key|apikey|access[_-]?token|token|secret|password|passwd)"
+    r"|key|sig|signature|auth)"
+)
+# A value that looks like a credential rather than a word: a long opaque run without spaces that
+# holds a digit (16+ characters), or any such run of 32+ characters.
+_OPAQUE = r"(?:(?=[A-Za-z0-9._~+/=-]*\d)[A-Za-z0-9._~+/=-]{16,}|[A-Za-z0-9._~+/=-]{32,})(?![A-Za-z0-9._~+/=-])"
+
 # (pattern, replacement); replacements keep harmless context such as the "bot" URL prefix.
 DEFAULT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     # Telegram bot token, also inside https://api.telegram.org/bot<token>/method
@@ -25,18 +35,29 @@ DEFAULT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
     (re.compile(r"(?<![A-Za-z0-9])sk-[A-Za-z0-9_-]{16,}"), MASK),
     # Discord bot token: base64 user id . timestamp . hmac
     (re.compile(r"(?<![A-Za-z0-9_-])[A-Za-z0-9_-]{23,28}\.[A-Za-z0-9_-]{6,7}\.[A-Za-z0-9_-]{27,40}"), MASK),
-    # Authorization headers: "Bearer …", "Bot …"
+    # Authorization headers: "Bearer …", "Bot …", "Basic …", or a bare opaque credential
     (
-        re.compile(r"(?i)\b(authorization[\"']?\s*[:=]\s*[\"']?)(?:bearer|bot)?\s*[A-Za-z0-9._~+/=-]{8,}"),
+        re.compile(
+            r"(?i)\b(authorization[\"']?\s*[:=]\s*[\"']?)"
+            r"(?:(?:bearer|bot|basic|token)\s+[A-Za-z0-9._~+/=-]{8,}|" + _OPAQUE + r")"
+        ),
         rf"\1{MASK}",
     ),
     (re.compile(r"(?i)\b(bearer|bot)\s+[A-Za-z0-9._~+/=-]{20,}"), rf"\1 {MASK}"),
-    # secrets in query strings and key=value text
+    # JSON / dict fields named like secrets: "api_key": "…", 'token': '…'
     (
-        re.compile(
-            r"(?i)(?<![A-Za-z0-9_])((?:api[_-]?key|apikey|key|token|access[_-]?token|secret|password|"
-            r"passwd|sig|signature|auth)[\"']?\s*[=:]\s*[\"']?)[^&\s#\"',;]{6,}"
-        ),
+        re.compile(r"""(?i)(["']""" + _SECRET_NAME + r"""["']\s*:\s*["'])[^"'\n]{6,}"""),
+        rf"\1{MASK}",
+    ),
+    # assignments and query parameters: api_key=…, &token=…, password = '…'
+    (
+        re.compile(r"""(?i)(?<![A-Za-z0-9_-])(""" + _SECRET_NAME + r"""\s*=\s*["']?)[^&\s#"',;]{6,}"""),
+        rf"\1{MASK}",
+    ),
+    # "token: <value>" in free text only when the value looks like a credential, so that
+    # "first token: connection error" stays readable
+    (
+        re.compile(r"""(?i)(?<![A-Za-z0-9_-])(""" + _SECRET_NAME + r"""["']?\s*:\s*["']?)""" + _OPAQUE),
         rf"\1{MASK}",
     ),
 )
@@ -49,7 +70,8 @@ class SecretRedactor:
         secrets: exact secrets to remove (bot tokens, API keys from settings); values shorter than
             8 characters are ignored, as they would mask ordinary words.
         patterns: (regex, replacement) pairs for secret shapes; defaults cover Telegram and
-            Discord bot tokens, ``sk-`` keys, Authorization headers and ``key=`` query parameters.
+            Discord bot tokens, ``sk-`` keys, Authorization headers, ``key=`` assignments and query
+            parameters, JSON/dict fields named like secrets, and ``token: <opaque value>`` text.
     """
 
     def __init__(
