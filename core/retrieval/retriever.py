@@ -11,7 +11,7 @@ from typing import Any
 import structlog
 
 from core.retrieval.documents import CORPORA, Passage, sort_key
-from core.retrieval.embedder import Embedder
+from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
 from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, squash
 from core.retrieval.glossary import expand_english
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, is_modern_question, strip_question_words
@@ -270,7 +270,14 @@ class HybridRetriever:
 
     async def _vector_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
         started = time.perf_counter()
-        vector = await self._embedder.embed_query(query)
+        # Emoji or punctuation only: nothing to embed, so this route has no vote (and no fault),
+        # whatever the embedder; a backend may also find no feature in a query with letters.
+        if not has_features(query):
+            return []
+        try:
+            vector = await self._embedder.embed_query(query)
+        except QueryWithoutFeatures:
+            return []
         timings["embed"] = _ms(started)
         started = time.perf_counter()
         hits = await asyncio.to_thread(self._store.vector_search, vector, pool, corpus)
