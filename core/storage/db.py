@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import structlog
@@ -15,17 +16,23 @@ from core.storage import models  # noqa: F401  (registers the tables on SQLModel
 log = structlog.get_logger(__name__)
 
 
-def create_engine_and_tables(url: str, *, echo: bool = False) -> Engine:
+SQLITE_BUSY_TIMEOUT_S = 5.0
+
+
+def create_engine_and_tables(url: str, *, echo: bool = False, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
     """Create the engine for `url` and every table that does not exist yet.
 
-    SQLite files get their parent folder created, WAL journaling, foreign keys on and a 5 s busy
-    timeout; connections may be used from worker threads (the repositories run in `asyncio.to_thread`).
-    An in-memory SQLite URL shares one connection so every thread sees the same database.
+    SQLite files get their parent folder created, WAL journaling, foreign keys on and a busy
+    timeout (`busy_timeout_s`, 5 s: how long one statement waits for another connection's lock
+    before "database is locked"; `MessageRepo.add` retries past it); connections may be used from
+    worker threads (the repositories run in `asyncio.to_thread`). An in-memory SQLite URL shares one
+    connection so every thread sees the same database.
     """
     parsed = make_url(url)
     kwargs: dict = {"echo": echo}
     if parsed.get_backend_name() == "sqlite":
-        kwargs["connect_args"] = {"check_same_thread": False}
+        # the driver's own timeout and the pragma below say the same, so neither undercuts the other
+        kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout_s}
         database = parsed.database or ""
         if database in ("", ":memory:") or database.startswith("file::memory:"):
             kwargs["poolclass"] = StaticPool
@@ -33,18 +40,18 @@ def create_engine_and_tables(url: str, *, echo: bool = False) -> Engine:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     engine = create_engine(url, **kwargs)
     if parsed.get_backend_name() == "sqlite":
-        event.listen(engine, "connect", _sqlite_pragmas)
+        event.listen(engine, "connect", partial(_sqlite_pragmas, busy_timeout_ms=max(0, int(busy_timeout_s * 1000))))
     SQLModel.metadata.create_all(engine)
     log.info("storage_ready", backend=parsed.get_backend_name(), database=_safe_name(parsed))
     return engine
 
 
-def _sqlite_pragmas(dbapi_connection, _record) -> None:
+def _sqlite_pragmas(dbapi_connection, _record, *, busy_timeout_ms: int) -> None:
     cursor = dbapi_connection.cursor()
     try:
+        cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")  # first: WAL switching may wait too
         cursor.execute("PRAGMA journal_mode=WAL")
         cursor.execute("PRAGMA foreign_keys=ON")
-        cursor.execute("PRAGMA busy_timeout=5000")
     finally:
         cursor.close()
 

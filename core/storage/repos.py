@@ -7,20 +7,75 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Collection
+from collections.abc import Awaitable, Collection
 from contextlib import nullcontext
 from typing import Callable, TypeVar
 
 import structlog
 from sqlalchemy import Engine, delete, update
-from sqlalchemy.exc import IntegrityError
+from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, func, select
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from core.storage.models import Account, Chat, Message, Person
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
+
+
+class StorageBusyError(Exception):
+    """The database stayed locked by another connection through every retry; nothing was written."""
+
+
+def is_locked(exc: BaseException) -> bool:
+    """True for SQLite's transient "database is locked" (another connection holds the write lock)."""
+    return isinstance(exc, OperationalError) and "database is locked" in str(exc.orig).lower()
+
+
+class LockRetry:
+    """A bounded retry with jittered exponential backoff for writes that meet a locked database.
+
+    Each attempt already waits up to the engine's busy timeout inside SQLite; between attempts the
+    event loop is free. Only "database is locked" is retried; any other error is raised at once.
+
+    Args:
+        attempts: tries in all (1 = no retry).
+        wait_initial_s / wait_max_s: the backoff between tries starts near the first and never
+            exceeds the second.
+    """
+
+    def __init__(self, attempts: int = 3, *, wait_initial_s: float = 0.2, wait_max_s: float = 2.0):
+        self.attempts = max(1, attempts)
+        self.wait_initial_s = wait_initial_s
+        self.wait_max_s = wait_max_s
+
+    async def run(self, fn: Callable[[], Awaitable[T]], **log_ids: object) -> T:
+        """Await `fn()` until it succeeds, raising `StorageBusyError` when the lock outlasts the bound."""
+        retrying = AsyncRetrying(
+            retry=retry_if_exception(is_locked),
+            stop=stop_after_attempt(self.attempts),
+            wait=wait_random_exponential(multiplier=self.wait_initial_s, max=self.wait_max_s),
+            before_sleep=lambda state: _log_locked(state, log_ids),
+            reraise=True,
+        )
+
+
+        async def attempt() -> T:  # a coroutine function, so tenacity awaits each try
+            return await fn()
+
+        try:
+            return await retrying(attempt)
+        except OperationalError as exc:
+            if not is_locked(exc):
+                raise
+            log.error("storage_locked_gave_up", attempts=self.attempts, **log_ids)
+            raise StorageBusyError(f"database still locked after {self.attempts} attempts") from exc
+
+
+def _log_locked(state: RetryCallState, log_ids: dict) -> None:
+    wait = state.next_action.sleep if state.next_action else 0.0
+    log.warning("storage_locked_retry", attempt=state.attempt_number, wait_s=round(wait, 3), **log_ids)
 
 
 class _Repo:
@@ -161,7 +216,17 @@ class ChatRepo(_Repo):
 
 
 class MessageRepo(_Repo):
-    """Everything said in every chat, in order. General enough for windows, summaries and exports."""
+    """Everything said in every chat, in order. General enough for windows, summaries and exports.
+
+    Args:
+        engine / lock: as for every repository.
+        lock_retry: how `add` rides out another connection's write lock (SQLite "database is
+            locked"), so a new message is not lost to a short lock; default 3 tries.
+    """
+
+    def __init__(self, engine: Engine, lock: threading.Lock | None = None, *, lock_retry: LockRetry | None = None):
+        super().__init__(engine, lock)
+        self._lock_retry = lock_retry or LockRetry()
 
     async def add(
         self,
@@ -176,18 +241,22 @@ class MessageRepo(_Repo):
         status: str = "ok",
         trace_id: str = "",
     ) -> int:
-        """Store one message and return its id."""
-        row = Message(
-            chat_key=chat_key, role=role, text=text, person_id=person_id, account=account,
-            speaker=speaker, level=level, status=status, trace_id=trace_id,
-        )
+        """Store one message and return its id.
+
+        Raises:
+            StorageBusyError: the database stayed locked through every retry of `lock_retry`.
+        """
 
         def store(s: Session) -> int:
+            row = Message(  # a fresh row per attempt: a rolled-back one may keep stale state
+                chat_key=chat_key, role=role, text=text, person_id=person_id, account=account,
+                speaker=speaker, level=level, status=status, trace_id=trace_id,
+            )
             s.add(row)
             s.commit()
             return row.id
 
-        return await self._run(store)
+        return await self._lock_retry.run(lambda: self._run(store), chat=chat_key, role=role, trace=trace_id)
 
     async def recent(
         self,
@@ -252,9 +321,9 @@ class MessageRepo(_Repo):
 class Storage:
     """The repositories over one engine, built once in bot/wiring and passed in."""
 
-    def __init__(self, engine: Engine):
+    def __init__(self, engine: Engine, *, lock_retry: LockRetry | None = None):
         self.engine = engine
         lock = threading.Lock() if shares_one_connection(engine) else None
         self.identities = IdentityRepo(engine, lock)
         self.chats = ChatRepo(engine, lock)
-        self.messages = MessageRepo(engine, lock)
+        self.messages = MessageRepo(engine, lock, lock_retry=lock_retry)
