@@ -7,8 +7,6 @@ the user in one line and operators in an ERROR log. With no LLM configured the l
 
 from __future__ import annotations
 
-import asyncio
-import inspect
 from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
@@ -21,7 +19,7 @@ from core.events import Citation, TextDelta, TextReset, ToolStep
 from core.llm.errors import LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
 from core.skills import Skill, reply_language
-from core.tools.server import ToolContext
+from core.tools.server import ToolContext, call_sync_or_async
 
 log = structlog.get_logger(__name__)
 
@@ -228,19 +226,12 @@ class FallbackLadder:
 
     async def _search(self, question: str, corpus: str) -> list:
         try:
-            response = await _call_search(self._retriever, question, self._l2_k, corpus)
+            response = await call_sync_or_async(self._retriever.search, question, k=self._l2_k, corpus=corpus)
         except Exception:
             log.exception("l2_search_failed", corpus=corpus)
             return []
         results = getattr(response, "results", response) or []
         return [as_passage(_as_mapping(r)) for r in results][: self._l2_k]
-
-
-async def _call_search(retriever: PassageSearch, query: str, k: int, corpus: str) -> Any:
-    """Await an async `search`; run a sync one in a worker thread (LanceDB, BM25 are blocking)."""
-    if inspect.iscoroutinefunction(retriever.search):
-        return await retriever.search(query, k=k, corpus=corpus)
-    return await asyncio.to_thread(retriever.search, query, k=k, corpus=corpus)
 
 
 def _as_mapping(result: Any) -> dict:
