@@ -115,7 +115,7 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
             storage=Storage(sql), skills=SkillRegistry(default=settings.engine.default_skill), router=router,
             context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
             admins=settings.admins, max_input_chars=settings.engine.max_input_chars,
-            l2_passages=settings.engine.l2_passages,
+            l2_passages=settings.engine.l2_passages, reply_deadline_s=settings.engine.reply_deadline_s,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         register_memory(memory, router=router, tool_client=tools)

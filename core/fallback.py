@@ -1,13 +1,18 @@
 """The fallback ladder: L0 agent with tools → L1 the same prompt without tools → L2 retrieval only.
 
 Only *availability* failures (`LLMUnavailable`: open circuit, 5xx, timeouts) step down a level.
+One reply deadline covers the whole ladder: L0 and L1 share the time up to the deadline less a small
+reserve for L2; when it is up, the running level is cancelled and the ladder answers from L2 at once
+(a `DeadlineExceeded`, which is an `LLMUnavailable`: degraded, never a config error).
 `LLMConfigError` (400/401/403 …) propagates: degrading would hit the same wall, so the caller tells
 the user in one line and operators in an ERROR log. With no LLM configured the ladder starts at L2.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+import asyncio
+import time
+from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Any, Protocol
@@ -23,6 +28,7 @@ from core.tools.server import ToolContext, call_sync_or_async
 
 log = structlog.get_logger(__name__)
 
+L2_RESERVE_S = 5.0  # kept for L2 before the reply deadline (retrieval has its own 3 s budget)
 L2_PASSAGE_CHARS = 160  # a passage longer than this is shortened in a retrieval-only answer
 
 L2_PREFACE = {
@@ -37,6 +43,10 @@ L2_NOTHING = {
 
 class EmptyAnswer(LLMUnavailable):
     """The plain LLM (L1) streamed nothing showable: blank text or only citation markers."""
+
+
+class DeadlineExceeded(LLMUnavailable):
+    """The reply deadline (less the L2 reserve) passed while an LLM level was still running."""
 
 
 @dataclass(frozen=True)
@@ -70,12 +80,15 @@ class LadderRequest:
         skill: decides the tool filter and the L2 corpus; the agent only sees prompt and tools.
         question: the user's text, searched for in L2 and used to pick the reply language.
         ctx: the tool context for this turn.
+        deadline: when the reply must be done, on the ladder's clock (`FallbackLadder.deadline()`);
+            None: the ladder starts the deadline itself when it runs.
     """
 
     messages: list[Message]
     skill: Skill
     question: str
     ctx: ToolContext
+    deadline: float | None = None
 
     def with_message(self, message: Message) -> LadderRequest:
         """The same request with one more message appended (e.g. a reminder before regenerating)."""
@@ -98,13 +111,17 @@ class PassageSearch(Protocol):
 
 
 class FallbackLadder:
-    """Produces one reply, stepping down a level when the LLM is unavailable.
+    """Produces one reply, stepping down a level when the LLM is unavailable or time is up.
 
     Args:
         agent: the ReAct agent (L0), or None to skip L0.
         llm: the LLM port used for L1, or None when no key is configured (then L2 only).
         retriever: searched for L2 answers; None gives the in-persona "nothing found" answer.
         l2_k: passages in a retrieval-only answer.
+        deadline_s: wall time for the whole reply, all levels together; None: no ladder deadline
+            (each level then stops only by its own limits).
+        l2_reserve_s: the part of the deadline kept for L2 (at most a quarter of `deadline_s`).
+        clock: monotonic clock (seconds) the deadline is measured on.
     """
 
     def __init__(
@@ -114,37 +131,83 @@ class FallbackLadder:
         llm: LLM | None,
         retriever: PassageSearch | None,
         l2_k: int = 3,
+        deadline_s: float | None = None,
+        l2_reserve_s: float = L2_RESERVE_S,
+        clock: Callable[[], float] = time.monotonic,
     ):
         self._agent = agent
         self._llm = llm
         self._retriever = retriever
         self._l2_k = l2_k
+        self._deadline_s = deadline_s
+        self._reserve_s = 0.0 if deadline_s is None else min(l2_reserve_s, deadline_s / 4)
+        self._clock = clock
 
     @property
     def has_llm(self) -> bool:
         return self._llm is not None
 
+    def deadline(self) -> float | None:
+        """The deadline of a reply starting now, on the ladder's clock; None when there is none."""
+        return None if self._deadline_s is None else self._clock() + self._deadline_s
+
     async def run(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
         """Yield text, tool steps and resets as they happen, then exactly one Answer."""
+        deadline = request.deadline if request.deadline is not None else self.deadline()
+        llm_until = None if deadline is None else deadline - self._reserve_s
         levels = []
         if self._llm is not None:
             levels = [(0, self._level0)] if self._agent is not None else []
             levels.append((1, self._level1))
         for level, attempt in levels:
+            if llm_until is not None and llm_until <= self._clock():
+                log.warning("fallback", from_level=level, to_level=2, reason="deadline", skipped=True)
+                break
             streamed = False
             try:
                 yield LevelStart(level)
-                async with aclosing(attempt(request)) as events:
+                async with aclosing(self._until(attempt(request), llm_until)) as events:
                     async for event in events:
                         streamed = streamed or isinstance(event, TextDelta)
                         yield event
                 return
             except LLMUnavailable as exc:
-                log.warning("fallback", from_level=level, to_level=level + 1, error=type(exc).__name__)
+                late = isinstance(exc, DeadlineExceeded)
+                log.warning("fallback", from_level=level, to_level=2 if late else level + 1,
+                            reason="deadline" if late else "unavailable", error=type(exc).__name__)
                 if streamed:
                     yield TextReset("fallback")
+                if late:
+                    break
         yield LevelStart(2)
         yield await self._level2(request)
+
+    async def _until(self, events: AsyncIterator[LadderEvent], until: float | None) -> AsyncIterator[LadderEvent]:
+        """`events`, each awaited within the time left before `until` (None: no limit).
+
+        Only the wait for the next event runs under `asyncio.timeout`, never a `yield`: the expiry
+        cancels the level's own awaits (the HTTP request, a tool call), not whatever the consumer
+        awaits between two events. On expiry the level is closed and DeadlineExceeded raised.
+
+        Raises:
+            DeadlineExceeded: `until` passed before the level finished.
+        """
+        async with aclosing(events):
+            while True:
+                left = None if until is None else until - self._clock()
+                if left is not None and left <= 0:
+                    raise DeadlineExceeded("the reply deadline passed")
+                timer = asyncio.timeout(left)
+                try:
+                    async with timer:
+                        event = await anext(events)
+                except StopAsyncIteration:
+                    return
+                except TimeoutError:
+                    if not timer.expired():  # a level's own TimeoutError, not the deadline
+                        raise
+                    raise DeadlineExceeded("the reply deadline passed") from None
+                yield event
 
     # ------------------------------------------------------------------ L0
     async def _level0(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:

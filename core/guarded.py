@@ -84,7 +84,12 @@ class GuardedLadder:
         self._guard = guard
 
     async def run(self, request: LadderRequest, progress: ReplyProgress) -> AsyncIterator[ReplyEvent | LevelStart | Outcome]:
-        """Two attempts at most: a "regenerate" verdict retries once with a reminder appended."""
+        """Two attempts at most: a "regenerate" verdict retries once with a reminder appended.
+
+        Both attempts share one reply deadline: it is fixed here when the request has none yet.
+        """
+        if request.deadline is None:
+            request = replace(request, deadline=self._ladder.deadline())
         usage = None
         for attempt in (1, 2):
             answer, verdict, held = None, None, ""

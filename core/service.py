@@ -75,7 +75,10 @@ class ChatService:
         admins: `platform:user_id` accounts marked `is_admin` in turns.
         max_input_chars: longer messages are stored but not answered.
         l2_passages: passages quoted in a retrieval-only answer.
-        clock: monotonic clock for latency figures.
+        reply_deadline_s: wall time for one reply, all fallback levels together, counted from the
+            start of the reply (context building included); at the deadline the reply is answered
+            from L2. None: no overall deadline (each level stops by its own limits).
+        clock: monotonic clock for latency figures and the reply deadline.
     """
 
     def __init__(
@@ -92,6 +95,7 @@ class ChatService:
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
         l2_passages: int = 3,
+        reply_deadline_s: float | None = 60.0,
         clock: Callable[[], float] = time.monotonic,
     ):
         self._storage = storage
@@ -99,7 +103,9 @@ class ChatService:
         self._router = router
         self._context = context
         self._guard = guard
-        self._ladder = FallbackLadder(agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages)
+        self._ladder = FallbackLadder(
+            agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages, deadline_s=reply_deadline_s, clock=clock,
+        )
         self._guarded = GuardedLadder(self._ladder, guard)
         self._admins = admins
         self._max_chars = max_input_chars
@@ -260,11 +266,11 @@ class ChatService:
             queue.put_nowait(_END)
 
     async def _reply(self, turn: Turn, skill: Skill, progress: ReplyProgress) -> AsyncIterator[ReplyEvent | LevelStart]:
-        started = self._clock()
+        started, deadline = self._clock(), self._ladder.deadline()
         if not self._ladder.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
             yield self._notice(NO_LLM_TEXT, "no_llm")
         messages = await self._context.build(turn, self._guard.harden(skill.system_prompt))
-        request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn))
+        request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn), deadline)
         try:
             outcome = None
             async with aclosing(self._guarded.run(request, progress)) as events:
