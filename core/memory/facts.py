@@ -21,7 +21,7 @@ from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, select
 
 from core.memory.models import Fact
-from core.retrieval.embedder import Embedder
+from core.retrieval.embedder import Embedder, QueryWithoutFeatures
 
 log = structlog.get_logger(__name__)
 
@@ -158,6 +158,8 @@ class FactStore:
         try:
             matrix = await self._vectors(rows)
             q = np.asarray(await self._embedder.embed_query(query), dtype=np.float32)
+        except QueryWithoutFeatures:  # emoji or punctuation only: nothing to compare, not a fault
+            return [_view(f) for f in rows[::-1][:k]]
         except Exception as exc:
             log.warning("fact_recall_degraded", person=person_id, error=type(exc).__name__)
             return [_view(f) for f in rows[::-1][:k]]
