@@ -95,7 +95,7 @@ class ChatService:
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
         l2_passages: int = 3,
-        reply_deadline_s: float | None = 60.0,
+        reply_deadline_s: float | None = 120.0,
         clock: Callable[[], float] = time.monotonic,
     ):
         self._storage = storage

@@ -14,7 +14,7 @@ class EngineSettings(Section):
     l2_passages: int = Field(3, ge=1, le=10)  # passages quoted in a retrieval-only (L2) answer
     shutdown_timeout_s: float = Field(5.0, gt=0)  # how long shutdown waits for background memory updates
     # wall time for one reply, all fallback levels together; at the deadline the answer comes from L2
-    reply_deadline_s: float = Field(60.0, ge=4.0)
+    reply_deadline_s: float = Field(120.0, ge=4.0)
 
     @field_validator("default_skill")
     @classmethod
