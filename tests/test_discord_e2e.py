@@ -11,7 +11,7 @@ from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.skills import SkillRegistry
 from core.tools.client import ToolClient
-from core.tools.server import ToolContext, ToolServer
+from core.tools.classics import classics_server
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_discord import running_bot
@@ -39,18 +39,7 @@ def corpus() -> CorpusRetriever:
 
 @pytest.fixture
 def engine(tmp_path, fake_llm, corpus) -> EngineWithMenus:
-    server = ToolServer("classics")
-
-    @server.tool
-    async def search_classics(ctx: ToolContext, query: str, k: int = 3) -> dict:
-        """Search the Analects and the Book of Songs for passages.
-
-        Args:
-            query: what to look for.
-            k: how many passages.
-        """
-        return {"passages": [{"id": h.id, "ref": h.ref, "text": h.text} for h in corpus.search(query, k=k).results]}
-
+    server = classics_server(corpus)  # the real search_classics tool over the corpus double
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fake", timeout_s=5, retry=RetryPolicy(attempts=1))
     skills, router = SkillRegistry(), CommandRouter()
     agent = Agent(llm, ToolClient([server]), max_rounds=3, reply_timeout_s=20)
