@@ -131,8 +131,8 @@ class ConsoleAdapter:
         self._write(PROMPT)
 
 
-async def stdin_lines(prompt: str | None) -> AsyncIterator[str]:
-    """Lines from stdin without blocking the event loop; shows `prompt` before each when given.
+async def stdin_lines() -> AsyncIterator[str]:
+    """Lines from stdin without blocking the event loop (the adapter writes its own prompt).
 
     Bytes that do not decode become U+FFFD: a stray byte never ends the chat (a strict stdin would
     raise UnicodeDecodeError) and never reaches the engine as an unstorable surrogate.
@@ -140,9 +140,6 @@ async def stdin_lines(prompt: str | None) -> AsyncIterator[str]:
     binary = getattr(sys.stdin, "buffer", None)
     encoding = getattr(sys.stdin, "encoding", None) or "utf-8"
     while True:
-        if prompt:
-            sys.stdout.write(prompt)
-            sys.stdout.flush()
         line = await asyncio.to_thread(binary.readline if binary is not None else sys.stdin.readline)
         if not line:
             return

@@ -33,7 +33,7 @@ def _chat(args: argparse.Namespace) -> int:
             adapter = ConsoleAdapter(engine, who, sys.stdout, interactive=interactive)
             if interactive:
                 print("夫子在此。输入问题，/help 查看命令，/quit 离开。", flush=True)
-            return await adapter.run(stdin_lines(None))  # the adapter prompts when it is idle
+            return await adapter.run(stdin_lines())  # the adapter prompts when it is idle
 
     return asyncio.run(main())
 
