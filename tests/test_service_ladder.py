@@ -13,6 +13,7 @@ from core.events import FinalReply, Notice, TextDelta, TextReset, ToolStep
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
+from core.tools.classics import classics_server
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext, ToolServer
 from tests.fakes.openai_server import fake_llm  # noqa: F401
@@ -36,19 +37,9 @@ def corpus():
     return CorpusRetriever()
 
 
-def classics_server(retriever: CorpusRetriever) -> ToolServer:
-    server = ToolServer("classics")
-
-    @server.tool
-    async def search_classics(ctx: ToolContext, query: str, k: int = 3) -> dict:
-        """Search the Analects and the Book of Songs for passages. Use for any question on the classics.
-
-        Args:
-            query: what to look for.
-            k: how many passages.
-        """
-        hits = retriever.search(query, k=k).results
-        return {"passages": [{"id": h.id, "ref": h.ref, "text": h.text} for h in hits]}
+def web_stub_server() -> ToolServer:
+    """A web_search tool that finds nothing: present so the skills' tool filters can be observed."""
+    server = ToolServer("web")
 
     @server.tool
     async def web_search(ctx: ToolContext, query: str) -> dict:
@@ -72,7 +63,7 @@ def engine(tmp_path, fake_llm, corpus):
             retry=RetryPolicy(attempts=attempts), sleep=Sleeps(),
         )
         llm = CircuitBreakerLLM(client, failures=failures, reset_s=60)
-        agent = Agent(llm, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=20)
+        agent = Agent(llm, ToolClient([classics_server(corpus), web_stub_server()]), max_rounds=3, reply_timeout_s=20)
         store = storage or sqlite_storage(tmp_path)
         return make_service(store, llm=llm, agent=agent, retriever=corpus, **kw), llm, store
 
