@@ -15,10 +15,11 @@ import re
 import sys
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import AsyncIterator, Protocol, TextIO
+from typing import AsyncIterator, TextIO
 
 from adapters.common.render import compose
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
+from core.ports import Engine
 from core.types import Incoming, parse_command
 
 PROMPT = "你> "
@@ -26,10 +27,6 @@ SPEAKER = "夫子> "
 # C0 controls but tab and newline, DEL and C1: ESC/CSI/OSC sequences in a model's answer or a stored
 # fact could recolour, clear or retitle the terminal, or write its clipboard (OSC 52).
 _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")
-
-
-class Engine(Protocol):
-    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
 
 
 @dataclass(frozen=True)

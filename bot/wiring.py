@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from pathlib import Path
 from typing import AsyncIterator, Callable
@@ -17,13 +18,17 @@ from bot.errors import StartupError
 from bot.logging import configure_logging
 from bot.retrieval_factory import build_embedder, build_retriever, build_store
 from bot.settings import Settings
+from core.admission import Admission, RunningReplies
 from core.agent import Agent
-from core.commands import CommandRouter
+from core.commands import BuiltinCommands, CommandRouter
+from core.fallback import AgentRunner, FallbackLadder
+from core.guarded import GuardedLadder
 from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
+from core.ports import ContextBuilder, Guard, PassageSearch
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.retrieval.documents import load_corpus
 from core.retrieval.indexer import build_index
@@ -75,13 +80,45 @@ def build_guard(settings: Settings, engine) -> FuziGuard:
     usage = UsageStore(engine, tz=g.zone)
     usage.create_table()
     return FuziGuard(
-        InMemoryRateLimiter(Quota(per_minute=g.per_minute, per_day=g.per_day, max_in_flight=g.max_in_flight,
-                                  group_per_minute=g.per_group_per_minute)),
+        InMemoryRateLimiter(Quota(per_minute=g.per_minute, per_day=g.per_day, group_per_minute=g.per_group_per_minute)),
         detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
         output=OutputChecker(min_run=g.verbatim_min_chars),
         usage=usage,
-        max_input_chars=g.max_input_chars or settings.engine.max_input_chars,
         daily_token_budget=g.daily_token_budget,
+    )
+
+
+def compose_service(
+    *,
+    storage: Storage,
+    skills: SkillRegistry,
+    router: CommandRouter,
+    context: ContextBuilder,
+    guard: Guard,
+    agent: AgentRunner | None = None,
+    llm: LLM | None = None,
+    retriever: PassageSearch | None = None,
+    admins: frozenset[str] = frozenset(),
+    max_input_chars: int = 4000,
+    l2_passages: int = 3,
+    reply_deadline_s: float | None = 120.0,
+    clock: Callable[[], float] = time.monotonic,
+) -> ChatService:
+    """The engine from its parts: the fallback ladder behind the output guard, the admission gate
+    (one reply in flight per person, then limits) and the built-in commands on `router`.
+
+    `reply_deadline_s` covers one reply, all fallback levels together (None: each level stops by its
+    own limits); `l2_passages` is how many passages a retrieval-only answer quotes.
+    """
+    ladder = FallbackLadder(
+        agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages, deadline_s=reply_deadline_s, clock=clock,
+    )
+    running = RunningReplies()
+    BuiltinCommands(router, skills, storage.chats, running).register()
+    return ChatService(
+        storage=storage, skills=skills, router=router, context=context, guard=guard,
+        replies=GuardedLadder(ladder, guard), admission=Admission(running, guard),
+        admins=admins, max_input_chars=max_input_chars, clock=clock,
     )
 
 
@@ -111,7 +148,7 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
         a = settings.agent
         agent = Agent(llm, tools, max_rounds=a.max_rounds, reply_timeout_s=a.reply_timeout_s,
                       tool_timeout_s=a.tool_timeout_s, final_answer_timeout_s=a.final_answer_timeout_s) if llm else None
-        service = ChatService(
+        service = compose_service(
             storage=Storage(sql), skills=SkillRegistry(default=settings.engine.default_skill), router=router,
             context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
             admins=settings.admins, max_input_chars=settings.engine.max_input_chars,

@@ -1,4 +1,4 @@
-"""Commands every adapter shares: a router, the running-reply registry and the built-in commands.
+"""Commands every adapter shares: a router and the built-in commands.
 
 Built-ins: /start, /help, /skill [name], /cancel. Memory and guard parts register theirs on the same
 router. Command replies are bilingual (Chinese, then English): a command carries no language hint.
@@ -6,22 +6,21 @@ router. Command replies are bilingual (Chinese, then English): a command carries
 
 from __future__ import annotations
 
-import asyncio
 import re
 from dataclasses import dataclass
 
 import structlog
 
+from core.admission import RunningReplies
 from core.ports import CommandHandler, CommandResult, Turn
 from core.skills import SkillRegistry
 from core.storage.repos import ChatRepo
+from core.texts import say
 
 log = structlog.get_logger(__name__)
 
 _NAME = re.compile(r"^[a-z0-9_]{1,32}$")  # Telegram's rule for command names; Discord accepts it too
 
-CANCELLED_TEXT = "已停止。Stopped."
-NOTHING_TO_CANCEL_TEXT = "眼下没有正在作答的问题。There is no reply in progress."
 
 
 @dataclass(frozen=True)
@@ -72,40 +71,6 @@ class CommandRouter:
         lines = ["夫子可应的命令 / Commands:"]
         lines += [f"/{s.name} — {s.summary_zh} · {s.summary_en}" for s in self._specs.values()]
         return "\n".join(lines)
-
-
-class RunningReplies:
-    """The reply task running for each person, so /cancel can stop it (at most one per person)."""
-
-    def __init__(self) -> None:
-        self._tasks: dict[int, asyncio.Task | None] = {}
-
-    def reserve(self, person_id: int) -> bool:
-        """Claim the person's slot; False when a reply for them is already running."""
-        if person_id in self._tasks:
-            return False
-        self._tasks[person_id] = None
-        return True
-
-    def attach(self, person_id: int, task: asyncio.Task) -> None:
-        """Record the task that produces the reply for a reserved slot."""
-        self._tasks[person_id] = task
-
-    def release(self, person_id: int) -> None:
-        """Free the slot (the reply finished, failed or was cancelled)."""
-        self._tasks.pop(person_id, None)
-
-    def is_running(self, person_id: int) -> bool:
-        return person_id in self._tasks
-
-    def cancel(self, person_id: int) -> bool:
-        """Cancel the person's running reply; False when none is running."""
-        task = self._tasks.get(person_id)
-        if task is None or task.done():
-            return False
-        task.cancel()
-        log.info("reply_cancel_requested", person=person_id)
-        return True
 
 
 class BuiltinCommands:
@@ -168,5 +133,5 @@ class BuiltinCommands:
         )
 
     async def cancel(self, turn: Turn, args: str) -> CommandResult:
-        stopped = self._running.cancel(turn.person_id)
-        return CommandResult(CANCELLED_TEXT if stopped else NOTHING_TO_CANCEL_TEXT, extra={"cancelled": stopped})
+        stopped = await self._running.cancel(turn.person_id)
+        return CommandResult(say("CANCELLED" if stopped else "NOTHING_TO_CANCEL", None), extra={"cancelled": stopped})

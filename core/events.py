@@ -57,16 +57,28 @@ class FinalReply:
     kind: Literal["final"] = "final"
 
 
+NoticeReason = Literal[
+    "bad_input",  # empty or too long: nothing to answer
+    "injection",  # the input guard refused it
+    "busy",  # the sender's previous reply is still running
+    "rate_limited",  # a per-person, per-group or token limit; extra has "limit" and "retry_after_s"
+    "no_llm",  # informational, before an answer: no language model configured, texts only
+    "config_error",  # the LLM rejected our configuration (key, model): operators must act
+    "error",  # an unexpected failure; the text carries the trace id
+    "command",  # a command's result; extra carries structured data (choices, cancelled …)
+    "unknown_command",  # a command nobody registered
+]
+
+
 @dataclass(frozen=True)
 class Notice:
     """A short message that is not an answer: bad input, limits, busy, config problems, command results.
 
-    reason is a stable machine word, e.g. "bad_input", "rate_limited", "busy", "injection",
-    "config_error", "no_llm", "command", "cancelled", "error".
+    reason: one of `NoticeReason`, a stable machine word adapters may branch on.
     """
 
     text: str
-    reason: str
+    reason: NoticeReason
     trace_id: str = ""
     extra: dict = field(default_factory=dict)
     kind: Literal["notice"] = "notice"

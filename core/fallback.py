@@ -15,15 +15,19 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 import structlog
 
-from core.citations import CitationBook, as_passage
+from core.agent.types import AgentEvent, AgentResult
+from core.citations import CitationBook, Passage
 from core.events import Citation, TextDelta, TextReset, ToolStep
 from core.llm.errors import LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
+from core.ports import PassageSearch
 from core.skills import Skill, reply_language
+from core.texts import say
+from core.tools.client import ToolClient
 from core.tools.server import ToolContext, call_sync_or_async
 
 log = structlog.get_logger(__name__)
@@ -31,14 +35,6 @@ log = structlog.get_logger(__name__)
 L2_RESERVE_S = 5.0  # kept for L2 before the reply deadline (retrieval has its own 3 s budget)
 L2_PASSAGE_CHARS = 160  # a passage longer than this is shortened in a retrieval-only answer
 
-L2_PREFACE = {
-    "zh": "今日夫子不能细细论说，只以典籍原文相答。与你所问最相近的是：",
-    "en": "Today I can only answer from the texts themselves. These passages speak to your question:",
-}
-L2_NOTHING = {
-    "zh": "夫子翻检典籍，未得与此相应的章句。今日不能细论，改日再来问我。",
-    "en": "I searched the texts and found nothing that speaks to this. I cannot reason it through today; ask me again another day.",
-}
 
 
 class EmptyAnswer(LLMUnavailable):
@@ -96,18 +92,13 @@ class LadderRequest:
 
 
 class AgentRunner(Protocol):
-    """What the ladder needs from the ReAct agent (core/agent.Agent): `tools` (a ToolClient) and `run`."""
+    """What the ladder needs from the ReAct agent (core/agent.Agent): its tools and `run`."""
 
-    tools: Any
+    tools: ToolClient
 
-    def run(self, messages: list[Message], *, allowed_tools: Any, ctx: ToolContext, citations: CitationBook) -> AsyncIterator[Any]:
-        ...
-
-
-class PassageSearch(Protocol):
-    """Anything with `search(query, k=…, corpus=…)` returning results with id, ref, text (sync or async)."""
-
-    def search(self, query: str, *, k: int = ..., corpus: str = ...) -> Any: ...
+    def run(
+        self, messages: list[Message], *, allowed_tools: list[str] | None, ctx: ToolContext, citations: CitationBook
+    ) -> AsyncIterator[AgentEvent]: ...
 
 
 class FallbackLadder:
@@ -213,17 +204,16 @@ class FallbackLadder:
     async def _level0(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
         book = CitationBook()
         allowed = await self._allowed_tools(request.skill)
-        result = None
+        result: AgentResult | None = None
         async with aclosing(self._agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)) as events:
             async for event in events:
-                if isinstance(event, TextDelta | TextReset | ToolStep):
-                    yield event
-                else:
+                if isinstance(event, AgentResult):
                     result = event
+                else:
+                    yield event
         if result is None:
             raise RuntimeError("agent stream ended without a result")
-        text, citations = _result_text(result, book)
-        yield Answer(text, citations, 0, getattr(result, "usage", None))
+        yield Answer(result.text, result.citations, 0, result.usage)
 
     async def _allowed_tools(self, skill: Skill) -> list[str] | None:
         """None (every tool) when the skill allows all; else the permitted names of the agent's tools."""
@@ -265,16 +255,16 @@ class FallbackLadder:
         lang = reply_language(request.question)
         passages = await self._passages(request.question, request.skill.corpus)
         if not passages:
-            return Answer(L2_NOTHING[lang], (), 2)
+            return Answer(say("L2_NOTHING", lang), (), 2)
         book = CitationBook()
-        lines = [L2_PREFACE[lang], ""]
+        lines = [say("L2_PREFACE", lang), ""]
         for passage in passages:
             n = book.number(passage)
             lines.append(f"「{_shorten(passage.text)}」[{n}]")
         text, citations = book.finalize("\n".join(lines))
         return Answer(text, citations, 2)
 
-    async def _passages(self, question: str, corpus: str) -> list:
+    async def _passages(self, question: str, corpus: str) -> list[Passage]:
         """The best passages overall; a skill that prefers one book gets that book's passages next.
 
         The overall best stays first so that a verbatim quote from the other book is never lost
@@ -287,31 +277,16 @@ class FallbackLadder:
         merged = {p.id: p for p in [*best[:1], *preferred, *best[1:]]}
         return list(merged.values())[: self._l2_k]
 
-    async def _search(self, question: str, corpus: str) -> list:
+    async def _search(self, question: str, corpus: str) -> list[Passage]:
         try:
             response = await call_sync_or_async(self._retriever.search, question, k=self._l2_k, corpus=corpus)
         except Exception:
             log.exception("l2_search_failed", corpus=corpus)
             return []
-        results = getattr(response, "results", response) or []
-        return [as_passage(_as_mapping(r)) for r in results][: self._l2_k]
-
-
-def _as_mapping(result: Any) -> dict:
-    if isinstance(result, dict):
-        return result
-    return {"id": result.id, "ref": getattr(result, "ref", ""), "text": getattr(result, "text", "")}
+        return [Passage(hit.id, hit.ref or hit.id, hit.text) for hit in response.results][: self._l2_k]
 
 
 def _shorten(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= L2_PASSAGE_CHARS else text[:L2_PASSAGE_CHARS].rstrip() + "……"
 
-
-def _result_text(result: Any, book: CitationBook) -> tuple[str, tuple[Citation, ...]]:
-    """The agent's final text and footnotes; cleaned with the book when the agent left it raw."""
-    citations = getattr(result, "citations", None)
-    text = getattr(result, "text", "") or ""
-    if citations is None:
-        return book.finalize(text)
-    return text, tuple(citations)

@@ -6,11 +6,35 @@ implement them. Keeping them here lets each part be built and tested on its own.
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator, Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
+from core.events import ReplyEvent
 from core.llm.types import Message, Usage
 from core.types import Incoming
+
+
+# ---------------------------------------------------------------- the engine, as adapters see it
+
+
+class Engine(Protocol):
+    """What every adapter drives (core.service.ChatService implements it).
+
+    `handle` yields TextDelta / TextReset / ToolStep events, then one FinalReply or Notice; the stream
+    always ends cleanly. An adapter that stops reading early closes it (`contextlib.aclosing`), which
+    cancels the reply.
+    """
+
+    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+
+    def commands(self) -> list[tuple[str, str, str]]:
+        """(name, summary_zh, summary_en) of every command, for platform menus."""
+        ...
+
+    def skills(self) -> list[tuple[str, str]]:
+        """(name, display) of every skill, for /skill choices and buttons."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +81,7 @@ class InputVerdict:
 
     text: str
     refusal: str | None = None
-    reason: str | None = None  # "too_long", "empty", "injection" …
+    reason: Literal["empty", "injection"] | None = None
 
 
 @dataclass(frozen=True)
@@ -70,12 +94,6 @@ class OutputVerdict:
     # While streaming (final=False) with action "ok": when set, show only text[:safe_len]; the rest
     # may be the start of a leak (e.g. the first characters of the canary) and is held back.
     safe_len: int | None = None
-
-
-class Lease(Protocol):
-    """An admitted request; release it when the reply is done (also on error or cancel)."""
-
-    def release(self) -> None: ...
 
 
 @dataclass(frozen=True)
@@ -92,7 +110,9 @@ class Guard(Protocol):
 
     def check_input(self, text: str) -> InputVerdict: ...
 
-    async def admit(self, turn: Turn) -> Lease | Refusal: ...
+    async def admit(self, turn: Turn) -> Refusal | None:
+        """Count the turn against the sender's limits; a Refusal when one says no."""
+        ...
 
     def check_output(self, text: str, *, final: bool) -> OutputVerdict: ...
 
@@ -116,3 +136,26 @@ class CommandResult:
 
 class CommandHandler(Protocol):
     async def __call__(self, turn: Turn, args: str) -> CommandResult: ...
+
+
+# ---------------------------------------------------------------- retrieval, as the L2 answer uses it
+
+
+class SearchHit(Protocol):
+    """One passage a search found."""
+
+    id: str
+    ref: str
+    text: str
+
+
+class SearchHits(Protocol):
+    """A search's results, best first."""
+
+    results: Sequence[SearchHit]
+
+
+class PassageSearch(Protocol):
+    """`search(query, k=…, corpus=…)`, sync or async (core.retrieval.HybridRetriever is async)."""
+
+    def search(self, query: str, *, k: int = ..., corpus: str = ...) -> SearchHits | Awaitable[SearchHits]: ...

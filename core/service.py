@@ -15,6 +15,10 @@ account of that person) cancels it: the cancelled stream yields nothing more and
 partial text is stored as "cancelled", and /cancel itself answers "已停止。Stopped." (Notice
 reason "command", extra {"cancelled": True}). An adapter that stops reading early should close the
 stream (`contextlib.aclosing`); that cancels the reply the same way.
+
+The parts are built in bot/wiring.py and passed in: the guarded fallback ladder that produces the
+answer, the admission gate (one reply in flight per person, then limits), the command router with
+the built-in commands already registered.
 """
 
 from __future__ import annotations
@@ -28,57 +32,54 @@ from dataclasses import replace
 
 import structlog
 
-from core.commands import BuiltinCommands, CommandRouter, RunningReplies
-from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset
-from core.fallback import AgentRunner, Answer, FallbackLadder, LadderRequest, LevelStart, PassageSearch
+from core.admission import Admission, NotAdmitted
+from core.commands import CommandRouter
+from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
+from core.fallback import LadderRequest, LevelStart
 from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
-from core.llm.types import LLM
 from core.logging import bind_trace, current_trace_id
-from core.ports import ContextBuilder, Guard, Refusal, Turn
-from core.skills import Skill, SkillRegistry, reply_language
+from core.ports import ContextBuilder, Guard, Turn
+from core.skills import Skill, SkillRegistry
 from core.storage.repos import Storage
+from core.text import reply_language
+from core.texts import say
 from core.tools.server import ToolContext
 from core.types import Incoming
 
 log = structlog.get_logger(__name__)
 
-EMPTY_TEXT = "请说点什么，夫子在听。Say something; I am listening."
-TOO_LONG_TEXT = {
-    "zh": "所言太长（上限 {limit} 字），夫子一时听不过来。请拣要紧处，分几次说。",
-    "en": "That is too long for me to take in at once (limit {limit} characters). Please say the heart of it, in parts.",
-}
-BUSY_TEXT = "夫子正答你上一问，稍候片刻；若要打断，发 /cancel。I am still answering your last question; send /cancel to stop it."
-NO_LLM_TEXT = "今日夫子只凭典籍原文作答（未配置语言模型）。Today I answer from the texts alone (no language model is configured)."
-CONFIG_ERROR_TEXT = "夫子此刻无法作答：服务配置有误，已告知管理者。(trace {trace})"
-ERROR_TEXT = "夫子一时语塞……请稍后再问。(trace {trace})"
-_INPUT_REASON = {"too_long": "bad_input", "empty": "bad_input"}
 _END = object()
 # NUL (PostgreSQL text rejects it) and lone surrogates (undecodable bytes via surrogateescape, broken
 # JSON escapes; no UTF-8 encoder takes them): replaced by U+FFFD so the message can always be stored.
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 
 
+class _Turned(Exception):
+    """Internal: the input checks turned the message away; `status` is stored (None: not stored)."""
+
+    def __init__(self, notice: Notice, status: str | None) -> None:
+        super().__init__(notice.reason)
+        self.notice = notice
+        self.status = status
+
 
 class ChatService:
-    """The chat engine. Everything long-lived is passed in; nothing is global.
+    """The chat engine (the `Engine` port of core/ports.py). Everything long-lived is passed in.
 
     Args:
         storage: repositories over the database.
         skills: the skill registry (per-chat skill, default skill).
-        router: command router; the built-in commands are registered on it here.
+        router: the command router, built-in and memory/guard commands already registered.
         context: builds the model input and learns from finished replies (core/memory).
-        guard: input/output checks, admission, prompt hardening, usage (core/guards).
-        agent: the ReAct agent (L0), or None.
-        llm: the LLM port for L1, or None when no key is configured (the engine answers in L2).
-        retriever: passage search for L2 answers, or None.
+        guard: input checks and prompt hardening (its limits and output checks act through
+            `admission` and `replies`).
+        replies: the fallback ladder (L0 agent, L1 plain LLM, L2 retrieval) behind the output guard.
+        admission: one reply in flight per person, then the sender's limits.
         admins: `platform:user_id` accounts marked `is_admin` in turns.
-        max_input_chars: longer messages are stored but not answered.
-        l2_passages: passages quoted in a retrieval-only answer.
-        reply_deadline_s: wall time for one reply, all fallback levels together, counted from the
-            start of the reply (context building included); at the deadline the reply is answered
-            from L2. None: no overall deadline (each level stops by its own limits).
-        clock: monotonic clock for latency figures and the reply deadline.
+        max_input_chars: the one input length limit (messages and command arguments); longer
+            messages are stored (status "too_long") but not answered.
+        clock: monotonic clock for latency figures.
     """
 
     def __init__(
@@ -89,13 +90,10 @@ class ChatService:
         router: CommandRouter,
         context: ContextBuilder,
         guard: Guard,
-        agent: AgentRunner | None = None,
-        llm: LLM | None = None,
-        retriever: PassageSearch | None = None,
+        replies: GuardedLadder,
+        admission: Admission,
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
-        l2_passages: int = 3,
-        reply_deadline_s: float | None = 120.0,
         clock: Callable[[], float] = time.monotonic,
     ):
         self._storage = storage
@@ -103,16 +101,12 @@ class ChatService:
         self._router = router
         self._context = context
         self._guard = guard
-        self._ladder = FallbackLadder(
-            agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages, deadline_s=reply_deadline_s, clock=clock,
-        )
-        self._guarded = GuardedLadder(self._ladder, guard)
+        self._replies = replies
+        self.admission = admission
         self._admins = admins
         self._max_chars = max_input_chars
         self._clock = clock
-        self.running = RunningReplies()
         self._background: set[asyncio.Task] = set()
-        BuiltinCommands(router, skills, storage.chats, self.running).register()
 
     # ------------------------------------------------------------------ entry point
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
@@ -124,7 +118,7 @@ class ChatService:
         with bind_trace(incoming):
             shown = False
             try:
-                async with aclosing(self._handle(incoming)) as events:
+                async with aclosing(self._route(incoming)) as events:
                     async for event in events:
                         if isinstance(event, TextDelta | TextReset):
                             shown = isinstance(event, TextDelta)
@@ -133,7 +127,7 @@ class ChatService:
                 log.exception("reply_failed")
                 if shown:
                     yield TextReset("error")
-                yield Notice(ERROR_TEXT.format(trace=incoming.trace_id), "error", incoming.trace_id)
+                yield Notice(say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id), "error", incoming.trace_id)
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
@@ -148,7 +142,8 @@ class ChatService:
         if self._background:
             await asyncio.wait(set(self._background), timeout=timeout_s)
 
-    async def _handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+    async def _route(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+        """Who and where → group context / command / input checks → admission → the reply task."""
         person_id = await self._storage.identities.resolve(incoming.platform, incoming.user_id, incoming.user_name)
         chat = await self._storage.chats.ensure(incoming.chat_key, incoming.platform, incoming.is_group)
         if not incoming.addressed:  # group chatter: kept as context, never answered
@@ -157,76 +152,56 @@ class ChatService:
             return
         skill = self._skills.get(chat.skill)
         turn = Turn(incoming, person_id, skill.name, is_admin=incoming.account in self._admins)
-        if incoming.command is not None:
-            yield await self._command(turn)
-            return
-        async with aclosing(self._answer(turn, skill)) as events:
-            async for event in events:
-                yield event
+        try:
+            if incoming.command is not None:
+                yield await self._command(turn)
+                return
+            text = self._checked_input(incoming.text)
+            async with self.admission.admit(turn):
+                await self._store_user(turn, "ok")
+                cleaned = replace(turn, incoming=replace(incoming, text=text))
+                async with aclosing(self._in_task(cleaned, skill)) as events:
+                    async for event in events:
+                        yield event
+        except _Turned as turned:
+            if turned.status is not None:
+                await self._store_user(turn, turned.status)
+            yield turned.notice
+        except NotAdmitted as refused:
+            await self._store_user(turn, refused.status)
+            yield self._notice(refused.text, refused.reason, refused.extra)  # type: ignore[arg-type]
+
+    def _checked_input(self, text: str) -> str:
+        """The cleaned text, or _Turned: empty (not stored), too long, or refused by the input guard.
+
+        The one input check for chat and command arguments alike: /remember must not store (and so
+        put into every later prompt) what the guard refuses in a message.
+        """
+        if not text.strip():
+            raise _Turned(self._rejected(say("EMPTY", None), "bad_input", why="empty", chars=len(text)), None)
+        if len(text) > self._max_chars:
+            notice = self._rejected(
+                say("TOO_LONG", reply_language(text[:500]), limit=self._max_chars), "bad_input", why="too_long", chars=len(text)
+            )
+            raise _Turned(notice, "too_long")
+        verdict = self._guard.check_input(text)
+        if verdict.reason == "empty" or not verdict.text.strip():  # only invisible or control characters
+            raise _Turned(self._rejected(verdict.refusal or say("EMPTY", None), "bad_input", why="empty", chars=len(text)), "empty")
+        if verdict.refusal is not None:
+            raise _Turned(self._notice(verdict.refusal, "injection"), verdict.reason or "injection")
+        return verdict.text
 
     async def _command(self, turn: Turn) -> Notice:
-        """Run a command. Its arguments pass the same input checks as chat: /remember must not store
-        (and so put into every later prompt) what the guard refuses in a message."""
+        """Run a command; its arguments (when there are any) pass the same input check as chat."""
         incoming = turn.incoming
-        args = incoming.text
-        if len(args) > self._max_chars:
-            text = TOO_LONG_TEXT[reply_language(args[:500])].format(limit=self._max_chars)
-            return self._rejected(text, "bad_input", why="too_long", chars=len(args))
-        if args.strip():
-            verdict = self._guard.check_input(args)
-            if verdict.refusal is not None:
-                return self._notice(verdict.refusal, _INPUT_REASON.get(verdict.reason or "", verdict.reason or "refused"))
-        result = await self._router.dispatch(turn, incoming.command, args)
-        reason = "command" if incoming.command in self._router else "unknown_command"
+        if incoming.text.strip():
+            try:
+                self._checked_input(incoming.text)
+            except _Turned as turned:
+                return turned.notice  # a command is not stored, nor are its refused arguments
+        result = await self._router.dispatch(turn, incoming.command, incoming.text)
+        reason: NoticeReason = "command" if incoming.command in self._router else "unknown_command"
         return Notice(result.text, reason, incoming.trace_id, dict(result.extra))
-
-    # ------------------------------------------------------------------ admission
-    async def _answer(self, turn: Turn, skill: Skill) -> AsyncIterator[ReplyEvent]:
-        incoming = turn.incoming
-        if not incoming.text.strip():
-            yield self._rejected(EMPTY_TEXT, "bad_input", why="empty", chars=len(incoming.text))
-            return
-        if len(incoming.text) > self._max_chars:
-            await self._store_user(turn, "too_long")
-            lang = reply_language(incoming.text[:500])
-            text = TOO_LONG_TEXT[lang].format(limit=self._max_chars)
-            yield self._rejected(text, "bad_input", why="too_long", chars=len(incoming.text))
-            return
-        verdict = self._guard.check_input(incoming.text)
-        if verdict.refusal is not None:
-            await self._store_user(turn, verdict.reason or "refused")
-            yield self._notice(verdict.refusal, _INPUT_REASON.get(verdict.reason or "", verdict.reason or "refused"))
-            return
-        if not verdict.text.strip():  # only invisible or control characters
-            await self._store_user(turn, "empty")
-            yield self._rejected(EMPTY_TEXT, "bad_input", why="empty", chars=len(incoming.text))
-            return
-        if not self.running.reserve(turn.person_id):
-            await self._store_user(turn, "busy")
-            yield self._rejected(BUSY_TEXT, "busy", why="busy", chars=len(incoming.text))
-            return
-        try:
-            async with aclosing(self._admitted(turn, skill, verdict.text)) as events:
-                async for event in events:
-                    yield event
-        finally:
-            self.running.release(turn.person_id)
-
-    async def _admitted(self, turn: Turn, skill: Skill, text: str) -> AsyncIterator[ReplyEvent]:
-        lease = await self._guard.admit(turn)
-        if isinstance(lease, Refusal):
-            await self._store_user(turn, "rate_limited")
-            extra = {"limit": lease.reason, "retry_after_s": lease.retry_after_s}
-            yield self._notice(lease.text, "rate_limited", extra)
-            return
-        try:
-            await self._store_user(turn, "ok")
-            turn = replace(turn, incoming=replace(turn.incoming, text=text))
-            async with aclosing(self._in_task(turn, skill)) as events:
-                async for event in events:
-                    yield event
-        finally:
-            lease.release()
 
     # ------------------------------------------------------------------ the reply task
     async def _in_task(self, turn: Turn, skill: Skill) -> AsyncIterator[ReplyEvent]:
@@ -236,7 +211,7 @@ class ChatService:
         """
         queue: asyncio.Queue = asyncio.Queue()
         task = asyncio.create_task(self._produce(turn, skill, queue))
-        self.running.attach(turn.person_id, task)
+        self.admission.running.attach(turn.person_id, task)
         try:
             while (event := await queue.get()) is not _END and not task.cancelling():
                 yield event
@@ -249,13 +224,26 @@ class ChatService:
             raise task.exception()
 
     async def _produce(self, turn: Turn, skill: Skill, queue: asyncio.Queue) -> None:
+        """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END."""
         progress = ReplyProgress()
+
+        def emit(event: ReplyEvent | LevelStart) -> None:
+            progress.see(event)
+            if not isinstance(event, LevelStart):
+                queue.put_nowait(event)
+
         try:
-            async with aclosing(self._reply(turn, skill, progress)) as events:
-                async for event in events:
-                    progress.see(event)
-                    if not isinstance(event, LevelStart):
-                        queue.put_nowait(event)
+            started, deadline = self._clock(), self._replies.deadline()
+            if not self._replies.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
+                emit(self._notice(say("NO_LLM", None), "no_llm"))
+            messages = await self._context.build(turn, self._guard.harden(skill.system_prompt))
+            request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn), deadline)
+            outcome = await self._run_ladder(request, progress, emit)
+            if outcome is not None:
+                await self._finish(turn, outcome, started)
+                progress.finished = True
+                answer = outcome.answer
+                emit(FinalReply(answer.text, answer.citations, answer.level, turn.incoming.trace_id))
         except asyncio.CancelledError:
             if not progress.finished:
                 log.info("reply_cancelled", fallback_level=progress.level, chars=len(progress.text))
@@ -265,48 +253,42 @@ class ChatService:
         finally:
             queue.put_nowait(_END)
 
-    async def _reply(self, turn: Turn, skill: Skill, progress: ReplyProgress) -> AsyncIterator[ReplyEvent | LevelStart]:
-        started, deadline = self._clock(), self._ladder.deadline()
-        if not self._ladder.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
-            yield self._notice(NO_LLM_TEXT, "no_llm")
-        messages = await self._context.build(turn, self._guard.harden(skill.system_prompt))
-        request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn), deadline)
+    async def _run_ladder(self, request: LadderRequest, progress: ReplyProgress, emit) -> Outcome | None:
+        """The guarded ladder's events to `emit`; its Outcome, or None after a config-error notice."""
+        outcome = None
         try:
-            outcome = None
-            async with aclosing(self._guarded.run(request, progress)) as events:
+            async with aclosing(self._replies.run(request, progress)) as events:
                 async for event in events:
                     if isinstance(event, Outcome):
                         outcome = event
                     else:
-                        yield event
+                        emit(event)
         except LLMConfigError as exc:
             log.error("llm_config_error", status=exc.status, error=type(exc).__name__)
             if progress.text:
-                yield TextReset("config_error")
-            yield self._notice(CONFIG_ERROR_TEXT.format(trace=turn.incoming.trace_id), "config_error")
-            return
-        answer = outcome.answer
-        await self._finish(turn, answer, outcome.status, started)
-        progress.finished = True
-        yield FinalReply(answer.text, answer.citations, answer.level, turn.incoming.trace_id)
+                emit(TextReset("config_error"))
+            emit(self._notice(say("CONFIG_ERROR", reply_language(request.question), trace=current_trace_id()), "config_error"))
+            return None
+        return outcome
 
-    async def _finish(self, turn: Turn, answer: Answer, status: str, started: float) -> None:
-        await self._store_reply(turn, answer.text, answer.level, status)
+    async def _finish(self, turn: Turn, outcome: Outcome, started: float) -> None:
+        answer = outcome.answer
+        await self._store_reply(turn, answer.text, answer.level, outcome.status)
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
         log.info(
-            "reply", fallback_level=answer.level, status=status, skill=turn.skill, citations=len(answer.citations),
+            "reply", fallback_level=answer.level, status=outcome.status, skill=turn.skill, citations=len(answer.citations),
             latency_ms=round((self._clock() - started) * 1000, 1),
             prompt_tokens=answer.usage.prompt_tokens if answer.usage else None,
             completion_tokens=answer.usage.completion_tokens if answer.usage else None,
         )
 
     # ------------------------------------------------------------------ helpers
-    def _notice(self, text: str, reason: str, extra: dict | None = None) -> Notice:
+    def _notice(self, text: str, reason: NoticeReason, extra: dict | None = None) -> Notice:
         return Notice(text, reason, current_trace_id(), extra or {})
 
-    def _rejected(self, text: str, reason: str, *, why: str, chars: int) -> Notice:
+    def _rejected(self, text: str, reason: NoticeReason, *, why: str, chars: int) -> Notice:
         """A notice for input turned away before admission, logged (ids and size, not the text)."""
         log.info("input_rejected", reason=why, chars=chars)
         return self._notice(text, reason)
@@ -347,6 +329,5 @@ def _tool_context(turn: Turn) -> ToolContext:
     incoming = turn.incoming
     return ToolContext(
         person_id=turn.person_id, platform=incoming.platform, chat_id=incoming.chat_id,
-        is_group=incoming.is_group, trace_id=incoming.trace_id,
-        extra={"chat_key": incoming.chat_key, "account": incoming.account, "is_admin": turn.is_admin},
+        is_group=incoming.is_group, trace_id=incoming.trace_id, account=incoming.account, is_admin=turn.is_admin,
     )

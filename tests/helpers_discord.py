@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any, AsyncIterator, Callable
 
 from adapters.discord.client import FuziDiscordClient
-from bot.settings.discord import DiscordSettings
+from adapters.discord.settings import DiscordSettings
 from core.events import FinalReply, ReplyEvent
 from core.types import Incoming
 from tests.fakes.discord_server import FakeDiscord

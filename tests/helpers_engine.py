@@ -3,7 +3,7 @@
 - `WindowContext`: a ContextBuilder that sends system prompt + the chat's recent "ok" messages
   + the current message (what core/memory does, minus summary, profile and facts).
 - `OpenGuard`: a Guard that admits everything, hardens the prompt with a canary and blocks any
-  output that contains the canary; counts leases and usage.
+  output that contains the canary; counts admissions and usage.
 - `CorpusRetriever`: a small keyword retriever over the real corpus files (character-bigram overlap).
 - `collect(service, incoming)`: run one message and return its events.
 """
@@ -19,6 +19,7 @@ from core.commands import CommandRouter
 from core.events import FinalReply, Notice, TextDelta
 from core.llm.types import Usage
 from core.ports import InputVerdict, OutputVerdict, Refusal, Turn
+from bot.wiring import compose_service
 from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
@@ -47,14 +48,6 @@ class WindowContext:
 
 
 @dataclass
-class CountingLease:
-    guard: "OpenGuard"
-
-    def release(self) -> None:
-        self.guard.released += 1
-
-
-@dataclass
 class OpenGuard:
     """Guard double: admits all (unless `refuse` is set), blocks outputs that leak the canary.
 
@@ -66,7 +59,6 @@ class OpenGuard:
     regenerate_on: str | None = None
     injection_word: str = "ignore previous instructions"
     admitted: int = 0
-    released: int = 0
     usage: list[Usage] = field(default_factory=list)
     checked_partials: int = 0
 
@@ -79,7 +71,7 @@ class OpenGuard:
         if self.refuse is not None:
             return self.refuse
         self.admitted += 1
-        return CountingLease(self)
+        return None
 
     def check_output(self, text: str, *, final: bool) -> OutputVerdict:
         self.checked_partials += not final
@@ -154,12 +146,12 @@ def _bigrams(text: str) -> set[str]:
 
 
 def make_service(storage: Storage, **kwargs) -> ChatService:
-    """A ChatService over `storage` with honest doubles for whatever is not given."""
+    """A ChatService composed as bot/wiring.py does, with honest doubles for whatever is not given."""
     kwargs.setdefault("skills", SkillRegistry())
     kwargs.setdefault("router", CommandRouter())
     kwargs.setdefault("context", WindowContext(storage))
     kwargs.setdefault("guard", OpenGuard())
-    return ChatService(storage=storage, **kwargs)
+    return compose_service(storage=storage, **kwargs)
 
 
 def sqlite_storage(tmp_path: Path) -> Storage:

@@ -127,8 +127,7 @@ class ScriptedEngine:
         flag = self._running[incoming.account] = asyncio.Event()
         try:
             for step in steps:
-                if flag.is_set():
-                    yield Notice("已停止。", reason="cancelled")
+                if flag.is_set():  # like the real engine: a cancelled reply's stream just ends
                     return
                 if isinstance(step, (int, float)):
                     await self._pause(step, flag)
@@ -137,7 +136,7 @@ class ScriptedEngine:
                 else:
                     yield step
             if flag.is_set():
-                yield Notice("已停止。", reason="cancelled")
+                return
         finally:
             self._running.pop(incoming.account, None)
             self.finished.append(incoming.trace_id)
@@ -168,7 +167,7 @@ class ScriptedEngine:
 async def running_bot(fake, engine, **overrides):
     """Start the real PTB application against ``fake`` (a FakeTelegram); stop it afterwards."""
     from adapters.telegram.app import build_application, start, stop
-    from bot.settings.telegram import TelegramSettings
+    from adapters.telegram.settings import TelegramSettings
     from tests.fakes.telegram_api import TOKEN
 
     values = dict(bot_token=TOKEN, api_base_url=fake.base_url, edit_interval_private_s=0.2, edit_interval_group_s=0.4, poll_timeout_s=1)

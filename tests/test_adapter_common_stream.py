@@ -160,14 +160,6 @@ async def test_tool_step_refreshes_typing_while_thinking():
     assert sink.ops().count("typing") >= 3
 
 
-async def test_cancelled_notice_keeps_shown_text_and_marks_stop():
-    time = FakeTime()
-    sink = RecordingSink(time)
-    events = script(time, TextDelta("学而时习之"), 2.5, Notice("已停止。", reason="cancelled"))
-    stats, _ = await run_reply(time, sink, events)
-    assert sink.finals() == ["学而时习之（已停止）"] and stats.outcome == "stopped"
-
-
 async def test_stream_ending_early_is_finished_cleanly():
     time = FakeTime()
     sink = RecordingSink(time)

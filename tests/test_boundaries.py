@@ -1,6 +1,11 @@
-"""The core never imports a platform library; adapters own platform types."""
+"""Import boundaries: the core never imports a platform library, bot/ or adapters/; adapters never
+import bot/ (the composition root); and every third-party import is declared in pyproject.toml."""
 
 import ast
+import re
+import sys
+import tomllib
+from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -34,6 +39,42 @@ def test_core_never_imports_bot_or_adapters():
         if _imported_roots(p) & {"bot", "adapters"}
     }
     assert offenders == {}
+
+
+def test_adapters_never_import_the_composition_root():
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(_imported_roots(p) & {"bot"})
+        for p in (ROOT / "adapters").rglob("*.py")
+        if "bot" in _imported_roots(p)
+    }
+    assert offenders == {}
+
+
+def _requirement_names(requirements: list[str]) -> set[str]:
+    return {_normalise(re.split(r"[\s\[<>=!~;]", r, maxsplit=1)[0]) for r in requirements}
+
+
+def _normalise(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def test_every_third_party_import_is_declared():
+    """Runtime code (bot, core, adapters, data) imports only declared dependencies; the extras
+    (sentence-transformers, scikit-learn for training) may be imported by the code that needs them."""
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))["project"]
+    declared = _requirement_names(project["dependencies"])
+    for extra in project.get("optional-dependencies", {}).values():
+        declared |= _requirement_names(extra)
+    dists = packages_distributions()
+    ours = {"bot", "core", "adapters", "data", "benchmarks", "evals", "tests"}
+    undeclared: dict[str, list[str]] = {}
+    for package in ("bot", "core", "adapters", "data"):
+        for path in (ROOT / package).rglob("*.py"):
+            for root in _imported_roots(path) - ours - set(sys.stdlib_module_names) - {"__future__"}:
+                names = {_normalise(d) for d in dists.get(root, [root])}
+                if not names & declared:
+                    undeclared.setdefault(root, []).append(str(path.relative_to(ROOT)))
+    assert undeclared == {}
 
 
 def test_the_check_sees_imports(tmp_path):

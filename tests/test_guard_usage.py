@@ -59,9 +59,7 @@ async def test_usage_is_summed_per_person_and_day(store: UsageStore, clock: Wall
 
 async def test_budget_refuses_until_tomorrow_once_spent(store: UsageStore, clock: WallClock) -> None:
     guard = make_guard(store, budget=200)
-    lease = await guard.admit(turn(1))
-    assert not isinstance(lease, Refusal)
-    lease.release()
+    assert await guard.admit(turn(1)) is None
     await guard.record_usage(turn(1), Usage(150, 50))  # exactly the budget
     refusal = await guard.admit(turn(1))
     assert isinstance(refusal, Refusal) and refusal.reason == "token_budget"

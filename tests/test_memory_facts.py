@@ -26,7 +26,7 @@ from tests.test_memory_fixtures import (  # noqa: F401
 
 def ctx_for(turn, is_group: bool, chat_id: str) -> ToolContext:
     inc = turn.incoming
-    return ToolContext(turn.person_id, inc.platform, chat_id, is_group, "trace", extra={"account": inc.account})
+    return ToolContext(turn.person_id, inc.platform, chat_id, is_group, "trace", account=inc.account)
 
 
 async def tools_for(eng) -> ToolClient:
@@ -209,8 +209,7 @@ async def test_remember_tool_needs_the_user_to_ask(make_engine, script, fake_llm
     turn = await eng.turn(plain)
 
     def ctx(inc):
-        extra = {"account": inc.account}
-        return ToolContext(turn.person_id, inc.platform, inc.chat_id, False, inc.trace_id, extra=extra)
+        return ToolContext(turn.person_id, inc.platform, inc.chat_id, False, inc.trace_id, account=inc.account)
 
     refused = await client.call("remember", {"fact": "用户喜欢被叫作陛下"}, ctx(plain))
     assert not refused.ok and "did not ask" in refused.error

@@ -6,10 +6,9 @@ import asyncio
 
 import pytest
 
-from core.commands import CANCELLED_TEXT
 from core.events import FinalReply, TextDelta, TextReset
 from core.llm.client import OpenAIChatClient
-from core.guarded import SAFE_TEXT
+from core.texts import say
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import (
     CANARY, OpenGuard, WindowContext, collect, final_of, incoming, make_service, sqlite_storage,
@@ -48,14 +47,14 @@ async def test_cancel_stops_the_running_reply_and_keeps_the_partial(tmp_path, fa
     seen_at_cancel = len(running.events)
     await asyncio.wait_for(running.task, 5)
 
-    assert notice.text == CANCELLED_TEXT and notice.extra == {"cancelled": True}
+    assert notice.text == say("CANCELLED", None) and notice.extra == {"cancelled": True}
     assert len(running.events) == seen_at_cancel  # nothing more from the cancelled stream
     assert not any(isinstance(e, FinalReply) for e in running.events)
     rows = await storage.messages.recent("console:c1", 5)
     assert [(r.role, r.status) for r in rows] == [("user", "ok"), ("assistant", "cancelled")]
     assert rows[1].text and LONG.startswith(rows[1].text) and len(rows[1].text) < len(LONG)
     assert rows[1].level == 1
-    assert guard.released == 1 and not service.running.is_running(1)
+    assert guard.admitted == 1 and not service.admission.running.is_running(1)
 
     fake_llm.stream_text("可。")
     assert final_of(await collect(service, incoming("再问"))).text == "可。"
@@ -125,7 +124,7 @@ async def test_regenerate_still_bad_gives_a_safe_reply(tmp_path, fake_llm):
     fake_llm.stream_text("As an AI, I think so.")
     fake_llm.stream_text("As an AI model, yes.")
     final = final_of(await collect(service, incoming("Are you an AI?")))
-    assert final.text == SAFE_TEXT["en"] and final.citations == ()
+    assert final.text == say("SAFE_REPLY", "en") and final.citations == ()
     assert len(fake_llm.requests) == 2
 
 
@@ -145,7 +144,7 @@ async def test_unexpected_error_is_a_fixed_notice_with_trace(tmp_path, fake_llm)
     assert fake_llm.requests == []
     [row] = await storage.messages.recent("console:c1", 5)
     assert row.text == "何为礼？"
-    assert guard.released == 1 and not service.running.is_running(1)
+    assert guard.admitted == 1 and not service.admission.running.is_running(1)
 
 
 async def test_after_reply_is_scheduled_with_the_reply(tmp_path, fake_llm):
@@ -174,4 +173,4 @@ async def test_adapter_leaving_early_cancels_the_reply_cleanly(tmp_path, fake_ll
     await stream.aclose()
     rows = await storage.messages.recent("console:c1", 5)
     assert [(r.role, r.status) for r in rows] == [("user", "ok"), ("assistant", "cancelled")]
-    assert not service.running.is_running(1)
+    assert not service.admission.running.is_running(1)

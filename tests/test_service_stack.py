@@ -21,7 +21,7 @@ from core.retrieval.embedder import HashingEmbedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
-from core.service import ChatService
+from bot.wiring import compose_service
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
 from core.tools.classics import classics_server
@@ -54,7 +54,7 @@ async def stack(tmp_path, fake_llm, retriever):
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'fuzi.sqlite3'}")
     memory = build_memory(engine, llm, HashingEmbedder(), MemoryConfig(profile_enabled=False))
     router, tools = CommandRouter(), ToolClient([classics_server(retriever)])
-    service = ChatService(
+    service = compose_service(
         storage=Storage(engine), skills=SkillRegistry(), router=router, context=memory.context,
         guard=FuziGuard(InMemoryRateLimiter(Quota())), agent=Agent(llm, tools), llm=llm, retriever=retriever,
     )

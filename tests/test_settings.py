@@ -53,3 +53,25 @@ def test_cli_prints_one_line_and_no_traceback(tmp_path):
     assert "Traceback" not in proc.stderr
     lines = proc.stderr.strip().splitlines()
     assert len(lines) == 1 and "FUZI_AGENT_MAX_ROUNDS" in lines[0]
+
+
+def test_deprecated_settings_still_set_get_one_warning_line_each(tmp_path):
+    from bot.settings import DEPRECATED, deprecated_in_use
+
+    dotenv = tmp_path / ".env"
+    dotenv.write_text("FUZI_GUARD_MAX_INPUT_CHARS=100\nFUZI_LLM_MODEL=x\n", encoding="utf-8")
+    lines = deprecated_in_use({"FUZI_GUARD_MAX_IN_FLIGHT": "2"}, dotenv)
+    assert len(lines) == 2 and all(line.startswith("warning: FUZI_GUARD_") for line in lines)
+    assert "FUZI_ENGINE_MAX_INPUT_CHARS" in " ".join(lines)
+    assert deprecated_in_use({}, tmp_path / "missing.env") == []
+    documented = (ROOT / ".env.example").read_text(encoding="utf-8")
+    assert not [name for name in DEPRECATED if name in documented]  # removed from the documented settings
+
+
+def test_a_deprecated_setting_does_not_stop_the_cli(tmp_path):
+    env = {**os.environ, "FUZI_GUARD_MAX_IN_FLIGHT": "3", "FUZI_HOME": str(tmp_path)}
+    result = subprocess.run(
+        [sys.executable, "-m", "bot", "search", "学而", "--mode", "keyword", "--json"],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+    )
+    assert "warning: FUZI_GUARD_MAX_IN_FLIGHT is deprecated and ignored" in result.stderr

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest_asyncio
 
-from core.commands import CANCELLED_TEXT
+from core.texts import say
 from core.llm.client import OpenAIChatClient
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
@@ -64,7 +64,7 @@ async def test_cancel_stops_the_real_engine_reply(tmp_path, fake_llm, tg):
         await tg.wait_for(lambda: any(len(m.text) > 6 for m in tg.messages_in(3)), timeout=20)
         tg.private_text(3, "/cancel")
         await tg.wait_for(lambda: any(m.text.endswith("（已停止）") for m in tg.messages_in(3)), timeout=20)
-        await tg.wait_for(lambda: any(m.text == CANCELLED_TEXT for m in tg.messages_in(3)), timeout=20)
+        await tg.wait_for(lambda: any(m.text == say("CANCELLED", None) for m in tg.messages_in(3)), timeout=20)
     stopped = next(m for m in tg.messages_in(3) if m.text.endswith("（已停止）"))
     shown = stopped.text.removesuffix("（已停止）")
     assert shown and (ANSWER * 4).startswith(shown) and len(shown) < len(ANSWER * 4)

@@ -155,7 +155,7 @@ async def test_polling_survives_gateway_errors(tg):
 
 async def test_run_telegram_starts_and_stops_on_event(tg):
     from adapters.telegram.app import run_telegram
-    from bot.settings.telegram import TelegramSettings
+    from adapters.telegram.settings import TelegramSettings
     from tests.fakes.telegram_api import TOKEN
 
     engine = ScriptedEngine(default=[FinalReply("答")])

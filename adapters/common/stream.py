@@ -11,8 +11,8 @@
 * ``TextReset`` discards the streamed text, ``ToolStep`` refreshes "typing";
 * a ``Notice`` ends the reply when the stream ends after it; a notice followed by more events
   (e.g. "no language model configured" before a retrieval-only answer) stays on top of the reply;
-* a reply that is cancelled (a ``Notice(reason="cancelled")``, an engine stream that stops early or
-  raises ``CancelledError`` itself) ends with the text shown so far plus "（已停止）".
+* a reply that is cancelled (the engine stream ends without a final event, or raises
+  ``CancelledError`` itself) ends with the text shown so far plus "（已停止）".
 
 Clock and sleep are injectable, so tests drive time without sleeping.
 """
@@ -29,6 +29,7 @@ import structlog
 from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep
 from adapters.common.render import compose, stopped, with_notice
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
+from core.texts import say
 
 log = structlog.get_logger(__name__)
 
@@ -38,7 +39,6 @@ __all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "St
 class Withdrawn(Exception):
     """A queued preview request was withdrawn before it was sent (see ``MessageSink.withdraw``)."""
 
-DEFAULT_ERROR_TEXT = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
 
 
 class MessageSink(Protocol):
@@ -103,7 +103,6 @@ class StreamingReply:
         placeholder: preview shown once typing was sent but no text has arrived yet.
         typing_every: seconds between "typing" refreshes while the model is thinking.
         first_typing_after: grace before the first "typing", so instant answers skip it.
-        error_text: apology when the engine stream fails; ``{trace_id}`` is filled in.
         max_final_attempts: tries per final part when rate limited.
         clock: monotonic clock; sleep: coroutine function used to wait.
     """
@@ -117,14 +116,13 @@ class StreamingReply:
         placeholder: str = "…",
         typing_every: float = 4.5,
         first_typing_after: float = 0.3,
-        error_text: str = DEFAULT_ERROR_TEXT,
         max_final_attempts: int = 6,
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.sink, self.budget, self.trace_id = sink, budget, trace_id
         self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
-        self.error_text, self.max_final_attempts = error_text, max_final_attempts
+        self.max_final_attempts = max_final_attempts
         self.clock, self.sleep = clock, sleep
         self.stats = StreamStats(started_at=clock())
         self._text = ""
@@ -177,7 +175,7 @@ class StreamingReply:
             return self._stopped()
         except Exception:
             log.exception("engine_stream_failed", trace_id=self.trace_id)
-            return _Outcome("error", with_notice(self._body(), self.error_text.format(trace_id=self.trace_id)))
+            return _Outcome("error", with_notice(self._body(), say("ERROR", None, trace=self.trace_id)))
         if self._pending is not None:  # the stream ended on a notice: that is the answer
             return self._notice_outcome(self._pending)
         return self._stopped()
@@ -197,8 +195,6 @@ class StreamingReply:
         elif isinstance(event, FinalReply):
             return _Outcome("final", "\n\n".join([*self._headers, compose(event)]))
         elif isinstance(event, Notice):
-            if event.reason == "cancelled":
-                return self._notice_outcome(event)
             self._pending = event
         self._wake.set()
         return None
@@ -208,8 +204,6 @@ class StreamingReply:
         return "\n\n".join(part for part in (*self._headers, self._text) if part)
 
     def _notice_outcome(self, notice: Notice) -> _Outcome:
-        if notice.reason == "cancelled":
-            return _Outcome("stopped", stopped(self._body()) if self._body() or self._handle else notice.text)
         return _Outcome("notice", with_notice(self._body(), notice.text), notice.extra or None)
 
     def _stopped(self) -> _Outcome:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import inspect
 import time
 from dataclasses import replace
-from typing import Any, AsyncIterator, Callable, Protocol, Sequence
+from typing import Any, Callable
 
 import discord
 import structlog
@@ -26,24 +26,14 @@ from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
-from bot.settings.discord import DiscordSettings
-from core.events import ReplyEvent
+from adapters.discord.settings import DiscordSettings
+from core.ports import Engine
+from core.texts import say
 from core.types import Incoming, new_trace_id
 
 log = structlog.get_logger(__name__)
 
-APOLOGY = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
 THREAD_NAME_LIMIT = 90
-
-
-class Engine(Protocol):
-    """What the adapter needs from the core (``core.service.ChatService``)."""
-
-    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
-
-    def skills(self) -> Sequence[tuple[str, str]]: ...
-
-    def commands(self) -> Sequence[tuple[str, str, str]]: ...
 
 
 class FuziDiscordClient(discord.Client):
@@ -112,7 +102,7 @@ class FuziDiscordClient(discord.Client):
             await self._stream(incoming, ChannelSink(channel, reply_to=message if channel is message.channel else None))
         except Exception:
             log.exception("discord_message_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
-            await self._quiet(message.channel.send(APOLOGY.format(trace_id=incoming.trace_id)))
+            await self._quiet(message.channel.send(say("ERROR", None, trace=incoming.trace_id)))
 
     async def _reply_channel(self, message: discord.Message, incoming: Incoming) -> tuple[Any, Incoming]:
         """Where to answer: the message's channel, or a new thread when thread replies are on."""
@@ -174,7 +164,7 @@ class FuziDiscordClient(discord.Client):
 
     async def _apologize(self, interaction: discord.Interaction, trace_id: str) -> None:
         """A short fixed apology with the trace id, ephemeral where Discord allows it."""
-        text = APOLOGY.format(trace_id=trace_id)
+        text = say("ERROR", None, trace=trace_id)
         if interaction.response.is_done():
             await self._quiet(interaction.followup.send(text, ephemeral=True))
         else:
@@ -185,7 +175,7 @@ class FuziDiscordClient(discord.Client):
     async def _stream(self, incoming: Incoming, sink: ChannelSink | InteractionSink) -> StreamStats:
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
-        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", error_text=APOLOGY)
+        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="")
         stats = await reply.run(self.engine.handle(incoming))
         log.info(
             "discord_reply_done",

@@ -22,7 +22,7 @@ from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, CallbackQ
 from adapters.common.budget import BudgetRegistry
 from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
-from bot.settings.telegram import TelegramSettings
+from adapters.telegram.settings import TelegramSettings
 
 log = structlog.get_logger(__name__)
 

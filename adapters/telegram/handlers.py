@@ -10,7 +10,7 @@ the running reply; that reply then ends with what was shown plus "（已停止�
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator, Protocol
+from typing import AsyncIterator
 
 import structlog
 from telegram import Message, Update
@@ -22,23 +22,16 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.stream import StreamingReply
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
-from bot.settings.telegram import TelegramSettings
+from adapters.telegram.settings import TelegramSettings
 from core.events import Notice, ReplyEvent
+from core.ports import Engine
+from core.texts import say
 from core.logging import bind_trace
 from core.types import Incoming
 
 log = structlog.get_logger(__name__)
 
 NON_TEXT_NOTICE = "我目前只读得懂文字消息，请用文字提问。(I can only read text messages for now.)"
-APOLOGY = "抱歉，出了点问题，请稍后再试。(trace {trace_id})"
-
-
-class Engine(Protocol):
-    """What the adapter needs from ``core.service.ChatService``."""
-
-    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
-
-    def commands(self) -> list[tuple[str, str, str]]: ...
 
 
 class TelegramHandlers:
@@ -129,7 +122,7 @@ class TelegramHandlers:
 
     async def _apologize(self, context, message: Message, trace_id: str) -> None:
         try:
-            await context.bot.send_message(chat_id=message.chat.id, text=APOLOGY.format(trace_id=trace_id), message_thread_id=message.message_thread_id if message.is_topic_message else None)
+            await context.bot.send_message(chat_id=message.chat.id, text=say("ERROR", None, trace=trace_id), message_thread_id=message.message_thread_id if message.is_topic_message else None)
         except Exception as exc:  # the chat may be gone or flooded; the log line above has the trace
             log.warning("telegram_apology_failed", trace_id=trace_id, error=type(exc).__name__)
 

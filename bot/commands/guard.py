@@ -35,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         print(f"fuzi guard-eval: {exc}", file=sys.stderr)
         return 2
     # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
-    guard = FuziGuard(InMemoryRateLimiter(Quota()), max_input_chars=10**9)
+    guard = FuziGuard(InMemoryRateLimiter(Quota()))
     report = evaluate(examples, lambda text: guard.screen_input(text)[0].reason == "injection")
     if not args.misses:
         report.pop("misses")

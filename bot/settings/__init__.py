@@ -2,19 +2,29 @@
 
 from __future__ import annotations
 
+import os
+import re
+import sys
+from collections.abc import Mapping
 from pathlib import Path
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
+from adapters.discord.settings import DiscordSettings
+from adapters.telegram.settings import TelegramSettings
 from bot.settings.agent import AgentSettings, WebSearchSettings
-from bot.settings.discord import DiscordSettings
 from bot.settings.engine import EngineSettings
 from bot.settings.guards import GuardSettings
 from bot.settings.llm import LLMSettings
 from bot.settings.memory import MemorySettings
 from bot.settings.retrieval import RetrievalSettings
-from bot.settings.telegram import TelegramSettings
+
+# Settings that no longer do anything: a user may still have them set, so say so once at start.
+DEPRECATED = {
+    "FUZI_GUARD_MAX_IN_FLIGHT": "one reply in flight per person is always the rule (the engine's RunningReplies)",
+    "FUZI_GUARD_MAX_INPUT_CHARS": "the one input length limit is FUZI_ENGINE_MAX_INPUT_CHARS",
+}
 
 
 class SettingsError(Exception):
@@ -67,7 +77,10 @@ def load_settings() -> Settings:
     """Read and validate settings; raise SettingsError with one line naming the bad variable.
 
     Each section is built on its own first so an error names the section's own variable.
+    A deprecated variable that is still set gets one warning line on stderr.
     """
+    for line in deprecated_in_use(os.environ, Path(".env")):
+        print(line, file=sys.stderr)
     sections = {}
     for name, field in Settings.model_fields.items():
         cls = field.annotation
@@ -87,3 +100,11 @@ def _one_line(exc: ValidationError, prefix: str) -> str:
     loc = [str(p) for p in err.get("loc", ())]
     name = (prefix + "_".join(loc)).upper() if loc else prefix.rstrip("_")
     return f"invalid setting {name}: {err.get('msg', 'invalid value')}"
+
+
+def deprecated_in_use(environ: Mapping[str, str], dotenv: Path) -> list[str]:
+    """One warning line per deprecated variable set in the environment or in the `.env` file."""
+    names = set(environ)
+    if dotenv.is_file():
+        names |= set(re.findall(r"^\s*(?:export\s+)?([A-Z0-9_]+)\s*=", dotenv.read_text("utf-8", "replace"), re.M))
+    return [f"warning: {name} is deprecated and ignored: {why}" for name, why in DEPRECATED.items() if name in names]

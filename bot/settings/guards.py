@@ -14,15 +14,13 @@ class GuardSettings(Section):
 
     per_minute: int = Field(15, ge=1)  # answers per person in any 60 s window
     per_day: int = Field(150, ge=1)  # answers per person in any 24 h window
-    max_in_flight: int = Field(1, ge=1)  # replies generated at once per person
     per_group_per_minute: int | None = Field(30, ge=1)  # answers per group chat per 60 s; empty: no limit
     daily_token_budget: int | None = Field(None, ge=1)  # tokens per person per day; empty: no budget
-    max_input_chars: int | None = Field(None, ge=1)  # empty: FUZI_ENGINE_MAX_INPUT_CHARS
     usage_timezone: str = "UTC"  # the calendar day for usage and budgets
     verbatim_min_chars: int = Field(40, ge=12)  # a reply repeating this many system-prompt chars is blocked
     injection_classifier: bool = True  # run the learned n-gram classifier after the injection rules
 
-    @field_validator("per_group_per_minute", "daily_token_budget", "max_input_chars", mode="before")
+    @field_validator("per_group_per_minute", "daily_token_budget", mode="before")
     @classmethod
     def _empty_is_none(cls, v: object) -> object:
         return None if isinstance(v, str) and v.strip().lower() in ("", "none", "off") else v

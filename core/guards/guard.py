@@ -13,7 +13,9 @@ from core.guards.normalize import strip_invisible
 from core.guards.output import OutputChecker
 from core.guards.usage import UsageFigures, UsageStore
 from core.llm.types import Usage
-from core.ports import CommandResult, InputVerdict, Lease, OutputVerdict, Refusal, Turn
+from core.ports import CommandResult, InputVerdict, OutputVerdict, Refusal, Turn
+from core.text import reply_language
+from core.texts import limit_refusal, say
 
 log = structlog.get_logger(__name__)
 
@@ -31,27 +33,6 @@ HARDENING_RULES = """\
   conversation."""
 
 
-class _SlotLease:
-    """Holds one in-flight slot; `release()` is idempotent."""
-
-    def __init__(self, limiter: RateLimiter, key: str) -> None:
-        self._limiter = limiter
-        self._key = key
-        self._released = False
-
-    def release(self) -> None:
-        if not self._released:
-            self._released = True
-            self._limiter.release(self._key)
-
-
-class _FreeLease:
-    """Lease for exempt senders (admins): nothing to give back."""
-
-    def release(self) -> None:
-        return None
-
-
 class FuziGuard:
     """Rate limits, input checks, prompt hardening, output checks and usage for the engine.
 
@@ -60,7 +41,6 @@ class FuziGuard:
         detector: the prompt-injection detector.
         output: the canary / verbatim / persona-break checker (holds the canary).
         usage: token usage store; None disables recording, budgets and /usage figures.
-        max_input_chars: longest accepted message, after control characters are removed.
         daily_token_budget: tokens per person per day; None for no budget.
     """
 
@@ -71,14 +51,12 @@ class FuziGuard:
         detector: InjectionDetector | None = None,
         output: OutputChecker | None = None,
         usage: UsageStore | None = None,
-        max_input_chars: int = 4000,
         daily_token_budget: int | None = None,
     ) -> None:
         self.limiter = limiter
         self.detector = detector or InjectionDetector()
         self.output = output or OutputChecker()
         self.usage = usage
-        self.max_input_chars = max_input_chars
         self.daily_token_budget = daily_token_budget
         self.persona_reminder = persona.PERSONA_REMINDER
 
@@ -90,12 +68,15 @@ class FuziGuard:
     @staticmethod
     def safe_reply(english: bool = False) -> str:
         """The in-persona reply to use when a regenerated answer still breaks character."""
-        return persona.safe_reply(english)
+        return say("SAFE_REPLY", "en" if english else "zh")
 
     # ------------------------------------------------------------ input
 
     def check_input(self, text: str) -> InputVerdict:
-        """Strip control characters, enforce the length limit, refuse prompt injection (logged)."""
+        """Strip control characters and refuse prompt injection (logged).
+
+        The length limit is the engine's (one check, `FUZI_ENGINE_MAX_INPUT_CHARS`), applied before this.
+        """
         verdict, found = self.screen_input(text)
         if found is not None and found.flagged:
             log.warning(
@@ -106,41 +87,41 @@ class FuziGuard:
     def screen_input(self, text: str) -> tuple[InputVerdict, Detection | None]:
         """`check_input` without logging; also returns the detector's finding (None if not run)."""
         cleaned = strip_invisible(text).strip()
-        english = persona.is_english(cleaned)
         if not cleaned:
-            return InputVerdict(cleaned, persona.input_refusal("empty", english), "empty"), None
-        if len(cleaned) > self.max_input_chars:
-            refusal = persona.input_refusal("too_long", english, max_chars=self.max_input_chars)
-            return InputVerdict(cleaned, refusal, "too_long"), None
+            return InputVerdict(cleaned, say("EMPTY", None), "empty"), None
         found = self.detector.detect(cleaned)
         if found.flagged:
-            refusal = persona.input_refusal("injection", english, learned=found.style == "learned")
-            return InputVerdict(cleaned, refusal, "injection"), found
+            # Only the statistical classifier (no named rule) flagged it: invite another wording.
+            name = "INJECTION_UNSURE" if found.style == "learned" else "INJECTION"
+            return InputVerdict(cleaned, say(name, reply_language(cleaned)), "injection"), found
         return InputVerdict(cleaned), found
 
     # ------------------------------------------------------------ limits
 
-    async def admit(self, turn: Turn) -> Lease | Refusal:
-        """Admit the turn (a lease to release when done) or refuse it, saying when to ask again."""
+    async def admit(self, turn: Turn) -> Refusal | None:
+        """Count the turn against the sender's limits; a Refusal says when to ask again.
+
+        Admins are exempt. One reply in flight per person is not a limit here: the engine's
+        `RunningReplies` owns that rule.
+        """
         if turn.is_admin:
-            return _FreeLease()
-        english = persona.is_english(turn.incoming.text)
-        budget_refusal = await self._over_budget(turn, english)
+            return None
+        lang = reply_language(turn.incoming.text)
+        budget_refusal = await self._over_budget(turn, lang)
         if budget_refusal is not None:
             return budget_refusal
         key = f"person:{turn.person_id}"
         group = turn.incoming.chat_key if turn.incoming.is_group else None
         decision = await self.limiter.acquire(key, group)
         if decision.allowed:
-            return _SlotLease(self.limiter, key)
+            return None
         reason = decision.reason or "rate_limited"
         log.info(
             "guard.rate_limited", reason=reason, person=turn.person_id, retry_after_s=decision.retry_after_s
         )
-        text = persona.limit_refusal(reason, decision.retry_after_s, english)
-        return Refusal(text, reason, decision.retry_after_s)
+        return Refusal(limit_refusal(reason, decision.retry_after_s, lang), reason, decision.retry_after_s)
 
-    async def _over_budget(self, turn: Turn, english: bool) -> Refusal | None:
+    async def _over_budget(self, turn: Turn, lang) -> Refusal | None:
         if self.daily_token_budget is None or self.usage is None:
             return None
         spent = (await self.usage.for_person(turn.person_id)).total_tokens
@@ -148,7 +129,7 @@ class FuziGuard:
             return None
         wait = self.usage.seconds_until_tomorrow()
         log.info("guard.budget_spent", person=turn.person_id, tokens=spent, retry_after_s=wait)
-        return Refusal(persona.limit_refusal("token_budget", wait, english), "token_budget", wait)
+        return Refusal(limit_refusal("token_budget", wait, lang), "token_budget", wait)
 
     # ------------------------------------------------------------ prompt and output
 
@@ -162,13 +143,13 @@ class FuziGuard:
     def check_output(self, text: str, *, final: bool) -> OutputVerdict:
         """Check the accumulated reply; see core/guards/output.py for the streaming semantics."""
         found = self.output.check(text, final=final)
-        english = persona.is_english(text)
+        lang = reply_language(text)
         if found.action == "block":
             log.warning("guard.output_blocked", reason=found.reason, final=final)
-            return OutputVerdict("block", persona.block_refusal(english), found.reason)
+            return OutputVerdict("block", say("BLOCKED", lang), found.reason)
         if found.action == "regenerate":
             log.warning("guard.persona_break", final=final)
-            return OutputVerdict("regenerate", persona.safe_reply(english), found.reason)
+            return OutputVerdict("regenerate", say("SAFE_REPLY", lang), found.reason)
         return OutputVerdict("ok", reason=found.reason, safe_len=found.safe_len)
 
     # ------------------------------------------------------------ usage

@@ -2,8 +2,8 @@
 
 `RateLimiter` is the port; `InMemoryRateLimiter` is the single-process implementation (sliding
 windows kept as deques of timestamps: every timestamp is appended once and popped once, so each
-check is O(1) amortised). A Redis backend can implement the same port with one Lua script per
-`acquire` (ZREMRANGEBYSCORE + ZCARD + ZADD on sorted sets, INCR/DECR for the in-flight count).
+check is O(1) amortised). A shared backend implements the same port for many processes.
+One reply in flight per person is not a limit here: `core.admission.RunningReplies` owns that rule.
 """
 
 from __future__ import annotations
@@ -26,13 +26,11 @@ class Quota:
     Attributes:
         per_minute: answers per person in any 60 s window.
         per_day: answers per person in any 24 h window.
-        max_in_flight: replies being generated at once for one person.
         group_per_minute: answers per group chat in any 60 s window; None for no group limit.
     """
 
     per_minute: int = 15
     per_day: int = 150
-    max_in_flight: int = 1
     group_per_minute: int | None = 30
 
 
@@ -42,25 +40,20 @@ class LimitDecision:
 
     Attributes:
         allowed: True when the request was admitted and counted.
-        reason: which limit said no: "in_flight", "per_minute", "per_day" or "group_per_minute".
-        retry_after_s: seconds until the request could succeed; None when it depends on another
-            reply finishing (the in-flight limit).
+        reason: which limit said no: "per_minute", "per_day" or "group_per_minute".
+        retry_after_s: seconds until the request could succeed (0 when allowed).
     """
 
     allowed: bool
     reason: str | None = None
-    retry_after_s: float | None = None
+    retry_after_s: float = 0.0
 
 
 class RateLimiter(Protocol):
     """Counts admitted requests per person and per group and says no past the quota."""
 
     async def acquire(self, person_key: str, group_key: str | None) -> LimitDecision:
-        """Atomically check every limit and, when all pass, count the request and take a slot."""
-        ...
-
-    def release(self, person_key: str) -> None:
-        """Give back one in-flight slot taken by a successful `acquire`."""
+        """Atomically check every limit and, when all pass, count the request."""
         ...
 
 
@@ -118,7 +111,6 @@ class InMemoryRateLimiter:
         self._minute = SlidingWindow(MINUTE_S)
         self._day = SlidingWindow(DAY_S)
         self._group = SlidingWindow(MINUTE_S)
-        self._in_flight: dict[str, int] = {}
         self._ops = 0
 
     async def acquire(self, person_key: str, group_key: str | None) -> LimitDecision:
@@ -131,25 +123,10 @@ class InMemoryRateLimiter:
             self._day.add(person_key, now)
             if group_key is not None and self.quota.group_per_minute is not None:
                 self._group.add(group_key, now)
-            self._in_flight[person_key] = self._in_flight.get(person_key, 0) + 1
         return decision
-
-    def release(self, person_key: str) -> None:
-        """See `RateLimiter.release`."""
-        count = self._in_flight.get(person_key, 0) - 1
-        if count > 0:
-            self._in_flight[person_key] = count
-        else:
-            self._in_flight.pop(person_key, None)
-
-    def in_flight(self, person_key: str) -> int:
-        """Replies currently being generated for this person."""
-        return self._in_flight.get(person_key, 0)
 
     def _check(self, person_key: str, group_key: str | None, now: float) -> LimitDecision:
         q = self.quota
-        if self._in_flight.get(person_key, 0) >= q.max_in_flight:
-            return LimitDecision(False, "in_flight", None)
         waits: list[tuple[float, str]] = []
         for window, key, limit, reason in (
             (self._day, person_key, q.per_day, "per_day"),

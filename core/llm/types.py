@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, AsyncIterator, Literal, Protocol, Union
 
 Message = dict[str, Any]  # OpenAI chat message dict: {"role": ..., "content": ..., ...}

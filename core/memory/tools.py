@@ -65,11 +65,9 @@ def build_memory_server(facts: FactStore, history: ChatHistory | None = None) ->
             fact: the fact in the user's own words, one short sentence (e.g. "我下周要考《论语》").
         """
         await check_intent(ctx)
-        account = str(ctx.extra.get("account", ""))
-        chat_key = f"{ctx.platform}:{ctx.chat_id}"
         try:
             view, created = await facts.add(
-                ctx.person_id, fact, is_group=ctx.is_group, account=account, chat_key=chat_key
+                ctx.person_id, fact, is_group=ctx.is_group, account=ctx.account, chat_key=ctx.chat_key
             )
         except ValueError:
             raise ToolError("the fact is empty", hint="Pass the sentence the user asked you to remember.") from None

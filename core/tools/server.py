@@ -27,7 +27,7 @@ import asyncio
 import inspect
 import json
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
 import structlog
@@ -58,7 +58,8 @@ class ToolContext:
         chat_id: the conversation on that platform.
         is_group: True in groups, guild channels and threads.
         trace_id: ties the tool's log lines to the message.
-        extra: anything else a tool needs about the turn (e.g. memory scope info).
+        account: the sender's `platform:user_id` (memory records where a fact was said).
+        is_admin: the sender is in FUZI_ADMIN_IDS.
     """
 
     person_id: int
@@ -66,7 +67,13 @@ class ToolContext:
     chat_id: str
     is_group: bool
     trace_id: str
-    extra: dict = field(default_factory=dict)
+    account: str = ""
+    is_admin: bool = False
+
+    @property
+    def chat_key(self) -> str:
+        """`platform:chat_id`, unique across platforms (as `Incoming.chat_key`)."""
+        return f"{self.platform}:{self.chat_id}"
 
 
 class ToolError(Exception):

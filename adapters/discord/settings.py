@@ -1,11 +1,11 @@
-"""Discord adapter (DISCORD_*, FUZI_DISCORD_GUILD_ID)."""
+"""Discord adapter settings (DISCORD_*, FUZI_DISCORD_GUILD_ID), owned by the adapter; bot/settings composes them."""
 
 from pydantic import AliasChoices, Field, SecretStr
 
-from bot.settings.base import Section, section
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class DiscordSettings(Section):
+class DiscordSettings(BaseSettings):
     """Discord bot: token, endpoints (tests point them at a local fake), sync target and streaming pace.
 
     Attributes:
@@ -23,7 +23,7 @@ class DiscordSettings(Section):
             user's message, so the conversation continues there without mentions.
     """
 
-    model_config = section("DISCORD_")
+    model_config = SettingsConfigDict(env_prefix="DISCORD_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     bot_token: SecretStr | None = None
     api_base_url: str | None = None

@@ -1,13 +1,13 @@
-"""Telegram adapter (TELEGRAM_*)."""
+"""Telegram adapter settings (TELEGRAM_*), owned by the adapter; bot/settings composes them."""
 
 from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
 
-from bot.settings.base import Section, section
+from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
-class TelegramSettings(Section):
+class TelegramSettings(BaseSettings):
     """Bot token, Bot API base, polling or webhook, and outbound pacing.
 
     Pacing: each chat gets one outbound budget (sends, edits, typing share it); the interval is
@@ -15,7 +15,7 @@ class TelegramSettings(Section):
     group under Telegram's 20 messages a minute). ``max_requests_per_s`` caps the whole bot.
     """
 
-    model_config = section("TELEGRAM_")
+    model_config = SettingsConfigDict(env_prefix="TELEGRAM_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
     bot_token: SecretStr | None = None
     api_base_url: str = "https://api.telegram.org/bot"
