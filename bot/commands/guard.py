@@ -84,7 +84,7 @@ def _row(name: str, c: dict[str, Any]) -> str:
 def _table(report: dict[str, Any]) -> str:
     header = f"{'':<24} {'n':>5} {'tp':>5} {'fn':>5} {'fp':>5} {'tn':>5} {'detect':>8} {'fp rate':>8}"
     lines = [header, _row("all", report)]
-    for label in ("style", "lang", "variant"):
+    for label in ("kind", "style", "lang", "variant"):
         for name, counts in report.get(f"by_{label}", {}).items():
             lines.append(_row(f"{label}:{name}", counts))
     lines.append(f"mean {report['mean_us']} µs per message")

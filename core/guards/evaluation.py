@@ -13,13 +13,17 @@ from typing import Any, Callable
 
 @dataclass(frozen=True)
 class Example:
-    """One labelled message; `style`, `lang` and `variant` are optional grouping labels."""
+    """One labelled message; `style`, `lang`, `variant` and `kind` are optional grouping labels."""
 
     text: str
     attack: bool
     style: str | None = None
     lang: str | None = None
     variant: str | None = None
+    kind: str | None = None
+
+
+LABELS = ("style", "lang", "variant", "kind")
 
 
 class EvalFileError(ValueError):
@@ -39,7 +43,7 @@ def load_examples(path: Path) -> list[Example]:
                 raise EvalFileError(f"{path}:{number}: not JSON ({exc.msg})") from None
             if not (isinstance(row, dict) and isinstance(row.get("text"), str) and isinstance(row.get("attack"), bool)):
                 raise EvalFileError(f'{path}:{number}: need {{"text": str, "attack": bool}}')
-            labels = (row.get("style"), row.get("lang"), row.get("variant"))
+            labels = (row.get("style"), row.get("lang"), row.get("variant"), row.get("kind"))
             examples.append(Example(row["text"], row["attack"], *labels))
     return examples
 
@@ -66,7 +70,7 @@ def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict
     """Run `is_flagged` on every example; overall counts and rates, then the same per label.
 
     Returns the contract keys (n, tp, fp, tn, fn, detection_rate, false_positive_rate) plus
-    ``by_style``/``by_lang``/``by_variant``, ``mean_us`` (time per message) and ``misses``.
+    ``by_style``/``by_lang``/``by_variant``/``by_kind``, ``mean_us`` (time per message) and ``misses``.
     """
     results: list[tuple[Example, bool]] = []
     start = time.perf_counter()
@@ -74,7 +78,7 @@ def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict
         results.append((ex, is_flagged(ex.text)))
     elapsed = time.perf_counter() - start
     report = _counts((ex.attack, flagged) for ex, flagged in results)
-    for label in ("style", "lang", "variant"):
+    for label in LABELS:
         groups: dict[str, list[tuple[bool, bool]]] = defaultdict(list)
         for ex, flagged in results:
             value = getattr(ex, label)
@@ -84,7 +88,7 @@ def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict
             report[f"by_{label}"] = {k: _counts(v) for k, v in sorted(groups.items())}
     report["mean_us"] = round(elapsed / len(examples) * 1e6, 1) if examples else None
     report["misses"] = [
-        {"text": ex.text, "attack": ex.attack, "style": ex.style}
+        {"text": ex.text, "attack": ex.attack, "style": ex.style, "kind": ex.kind}
         for ex, flagged in results
         if flagged != ex.attack
     ]

@@ -8,6 +8,7 @@ against the view it was written for, then the classifier.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from core.guards.ngram import BUNDLED, NgramClassifier
@@ -15,9 +16,15 @@ from core.guards.normalize import Views, views
 from core.guards.patterns import EN_RULES, ZH_RULES, Rule
 from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
+from core.guards.scope import SCOPE_RULES
 from core.text import has_cjk
 
-ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES
+# Where a message may be cut into sentences for window scoring (the break stays with the sentence).
+_SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])|(?<=[.])\s+")
+MIN_SENTENCE_CHARS = 8
+MAX_WINDOWS = 8
+
+ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES + SCOPE_RULES
 
 
 @dataclass(frozen=True)
@@ -36,10 +43,46 @@ class Detection:
     rule: str | None = None
 
 
+def sentences(text: str) -> list[str]:
+    """`text` cut after sentence-ending punctuation; fragments shorter than MIN_SENTENCE_CHARS are
+    joined to the sentence before them, so a window never is a lone "好。" or "OK."."""
+    out: list[str] = []
+    for part in _SENTENCE_END.split(text):
+        part = part.strip()
+        if not part:
+            continue
+        if out and (len(part) < MIN_SENTENCE_CHARS or len(out[-1]) < MIN_SENTENCE_CHARS):
+            out[-1] = f"{out[-1]} {part}"
+        else:
+            out.append(part)
+    return out
+
+
+def windows(text: str) -> list[str]:
+    """Windows of one and two consecutive sentences, the last ones first, at most MAX_WINDOWS.
+
+    The classifier scores the whole message; in a long message an attack in one sentence is a small
+    share of the n-grams and its score is diluted. Scoring windows too (the tail first, where a
+    hijack after a benign prefix sits) keeps that share high. None for a single sentence.
+    """
+    parts = sentences(text)
+    if len(parts) < 2:
+        return []
+    found: list[str] = []
+    for i in range(len(parts) - 1, -1, -1):
+        found.append(parts[i])
+        if i > 0 and len(parts) > 2:
+            found.append(f"{parts[i - 1]} {parts[i]}")
+        if len(found) >= MAX_WINDOWS:
+            break
+    return found[:MAX_WINDOWS]
+
+
 class InjectionDetector:
     """Flags messages that try to hijack the goal, reassign the role or extract the prompt.
 
-    Rules first (named, with a style); then, if none matched, the learned n-gram classifier.
+    Rules first (named, with a style); then, if none matched, the learned n-gram classifier on the
+    whole message and on windows of its last sentences (`windows`).
 
     Args:
         rules: the rules to run; defaults to every rule (phrases, proximity, phrasing).
@@ -61,8 +104,11 @@ class InjectionDetector:
         for rule in self._applicable(v):
             if rule.pattern.search(getattr(v, rule.view)):
                 return Detection(True, rule.style, rule.name)
-        if self._classifier is not None and self._classifier.flags(v):
-            return Detection(True, "learned", "ngram_classifier")
+        if self._classifier is not None:
+            if self._classifier.flags(v):
+                return Detection(True, "learned", "ngram_classifier")
+            if any(self._classifier.flags(views(w)) for w in windows(text)):
+                return Detection(True, "learned", "ngram_window")
         return Detection(False)
 
     def matches(self, text: str) -> list[str]:
@@ -71,6 +117,8 @@ class InjectionDetector:
         names = [r.name for r in self._applicable(v) if r.pattern.search(getattr(v, r.view))]
         if self._classifier is not None and self._classifier.flags(v):
             names.append("ngram_classifier")
+        if self._classifier is not None and any(self._classifier.flags(views(w)) for w in windows(text)):
+            names.append("ngram_window")
         return names
 
     def _applicable(self, v: Views) -> tuple[Rule, ...] | list[Rule]:

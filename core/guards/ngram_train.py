@@ -23,6 +23,19 @@ def _chars(text: str) -> list[str]:
     return char_grams(views(text))
 
 
+def with_benign_windows(examples: list[Example]) -> list[Example]:
+    """`examples` plus the sentence windows of every benign one, labelled benign.
+
+    The detector also scores windows of a message (core/guards/injection.py), so the classifier
+    must have seen benign sentences on their own; windows of attacks are not added (their benign
+    sentences would be labelled attacks).
+    """
+    from core.guards.injection import windows
+
+    extra = [Example(w, False) for ex in examples if not ex.attack for w in windows(ex.text)]
+    return [*examples, *extra]
+
+
 def _pipeline(c: float, max_words: int, max_chars: int) -> Any:
     from sklearn.feature_extraction.text import TfidfVectorizer
     from sklearn.linear_model import LogisticRegression
@@ -46,6 +59,7 @@ def train(
     import numpy as np
     from sklearn.model_selection import StratifiedKFold, cross_val_predict
 
+    examples = with_benign_windows(examples)
     texts = [ex.text for ex in examples]
     labels = np.array([ex.attack for ex in examples])
     folds = StratifiedKFold(5, shuffle=True, random_state=seed)

@@ -121,7 +121,13 @@ _ZH_SECRET = (
     "内置规则|预设|system)"
 )
 _ZH_GENERIC = "(?:规则|要求|说明|内容|文字|话|信息|消息|原文|全文|第一句|第一段)"
-_NOT_SELF = "(?!孔子|夫子|孔夫子|孔丘|仲尼|圣人|confucius|fuzi|什么|着|的|了|过|好|者)"
+# Not Fuzi himself, and not a figure of his own world (a disciple, a teacher, "the young Confucius"):
+# role-play inside the Analects is what the debate and teaching skills are for.
+_NOT_SELF = (
+    "(?!孔子|夫子|孔夫子|孔丘|仲尼|圣人|confucius|fuzi|什么|着|的|了|过|好|者|"
+    "(?:当年|年轻时|晚年)|(?:颜回|颜渊|子路|仲由|子贡|端木赐|曾子|曾参|子夏|子张|子游|冉有|冉求|宰我|闵子骞|"
+    "有若|孟子|老子|荀子|周公|弟子|学生|老师|先生))"
+)
 
 
 def rule(name: str, style: str, view: str, pattern: str, flags: int = 0) -> Rule:
