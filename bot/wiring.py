@@ -28,6 +28,7 @@ from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
+from core.guards.fact_screen import FactScreen
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.retrieval.documents import load_corpus
@@ -143,7 +144,9 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
             tools.add_server(web)
         router = CommandRouter()
         guard = build_guard(settings, sql)
-        memory = build_memory(sql, llm, embedder, MemoryConfig.from_settings(settings.memory))
+        memory = build_memory(
+            sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
+        )
         stack.push_async_callback(memory.aclose)
         a = settings.agent
         agent = Agent(llm, tools, max_rounds=a.max_rounds, reply_timeout_s=a.reply_timeout_s,

@@ -31,6 +31,7 @@ class CommandSpec:
     handler: CommandHandler
     summary_zh: str
     summary_en: str
+    screens_input: bool = False
 
 
 class CommandRouter:
@@ -39,17 +40,28 @@ class CommandRouter:
     def __init__(self) -> None:
         self._specs: dict[str, CommandSpec] = {}
 
-    def register(self, name: str, handler: CommandHandler, *, summary_zh: str, summary_en: str) -> None:
-        """Add a command. Raises ValueError for a malformed or already registered name."""
+    def register(
+        self, name: str, handler: CommandHandler, *, summary_zh: str, summary_en: str, screens_input: bool = False
+    ) -> None:
+        """Add a command. Raises ValueError for a malformed or already registered name.
+
+        ``screens_input``: the command checks its own arguments with a check made for them (e.g.
+        /remember's fact screen), so the engine does not run the chat-message input check on them.
+        """
         if not _NAME.match(name):
             raise ValueError(f"bad command name {name!r}: use 1-32 of a-z, 0-9, _")
         if name in self._specs:
             raise ValueError(f"command /{name} is already registered")
-        self._specs[name] = CommandSpec(name, handler, summary_zh, summary_en)
+        self._specs[name] = CommandSpec(name, handler, summary_zh, summary_en, screens_input)
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) for every command, in registration order."""
         return [(s.name, s.summary_zh, s.summary_en) for s in self._specs.values()]
+
+    def screens_input(self, name: str | None) -> bool:
+        """True when the command checks its own arguments (see `register`)."""
+        spec = self._specs.get(name or "")
+        return spec is not None and spec.screens_input
 
     def __contains__(self, name: object) -> bool:
         return name in self._specs

@@ -171,7 +171,7 @@ class ChatService:
             await self._store_user(turn, refused.status)
             yield self._notice(refused.text, refused.reason, refused.extra)  # type: ignore[arg-type]
 
-    def _checked_input(self, text: str) -> str:
+    def _checked_input(self, text: str, *, guard: bool = True) -> str:
         """The cleaned text, or _Turned: empty (not stored), too long, or refused by the input guard.
 
         The one input check for chat and command arguments alike: /remember must not store (and so
@@ -184,6 +184,8 @@ class ChatService:
                 say("TOO_LONG", reply_language(text[:500]), limit=self._max_chars), "bad_input", why="too_long", chars=len(text)
             )
             raise _Turned(notice, "too_long")
+        if not guard:
+            return text
         verdict = self._guard.check_input(text)
         if verdict.reason == "empty" or not verdict.text.strip():  # only invisible or control characters
             raise _Turned(self._rejected(verdict.refusal or say("EMPTY", None), "bad_input", why="empty", chars=len(text)), "empty")
@@ -195,8 +197,8 @@ class ChatService:
         """Run a command; its arguments (when there are any) pass the same input check as chat."""
         incoming = turn.incoming
         if incoming.text.strip():
-            try:
-                self._checked_input(incoming.text)
+            try:  # a command that screens its own arguments (/remember: FactScreen) skips the guard's check
+                self._checked_input(incoming.text, guard=not self._router.screens_input(incoming.command))
             except _Turned as turned:
                 return turned.notice  # a command is not stored, nor are its refused arguments
         result = await self._router.dispatch(turn, incoming.command, incoming.text)

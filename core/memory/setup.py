@@ -12,7 +12,7 @@ from sqlalchemy import Engine
 from core.llm.types import LLM
 from core.memory.commands import MemoryCommands
 from core.memory.context import MemoryContextBuilder
-from core.memory.facts import FactStore
+from core.memory.facts import FactScreenFn, FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import AccountLinker
 from core.memory.models import create_memory_tables, utcnow
@@ -78,6 +78,7 @@ def build_memory(
     *,
     prompt_dir: Path | str | None = None,
     clock: Callable[[], datetime] = utcnow,
+    fact_screen: FactScreenFn | None = None,
 ) -> Memory:
     """Build every memory component over one engine (memory tables are created if missing).
 
@@ -88,12 +89,13 @@ def build_memory(
         config: tuning (defaults when None).
         prompt_dir: folder with summary.yaml and profile.yaml (default data/prompts).
         clock: aware UTC now, for link-code expiry and guessing limits.
+        fact_screen: checks each fact before it is stored (core/guards/fact_screen.py); None: none.
     """
     cfg = config or MemoryConfig()
     create_memory_tables(engine)
     prompts = Path(prompt_dir) if prompt_dir else default_prompt_dir()
     history, chats = ChatHistory(engine), ChatMemoryStore(engine)
-    facts = FactStore(engine, embedder, max_facts=cfg.max_facts, max_chars=cfg.fact_max_chars)
+    facts = FactStore(engine, embedder, max_facts=cfg.max_facts, max_chars=cfg.fact_max_chars, screen=fact_screen)
     profiles = ProfileStore(engine)
     summarizer, profiler = _llm_parts(llm, cfg, prompts, history, chats, profiles)
     linker = AccountLinker(
