@@ -164,12 +164,21 @@ class ChatService:
                     async for event in events:
                         yield event
         except _Turned as turned:
-            if turned.status is not None:
-                await self._store_user(turn, turned.status)
-            yield turned.notice
+            yield await self._charge_refused(turn, turned) if turned.status is not None else turned.notice
         except NotAdmitted as refused:
             await self._store_user(turn, refused.status)
             yield self._notice(refused.text, refused.reason, refused.extra)  # type: ignore[arg-type]
+
+    async def _charge_refused(self, turn: Turn, turned: _Turned) -> Notice:
+        """Refused input counts against the sender's limits (`Guard.admit` counts it) and is stored
+        clipped (`clip_refused`, core/storage/repos.py); over the limit, the limit's refusal answers."""
+        refusal = await self._guard.admit(turn)
+        if refusal is not None:
+            await self._store_user(turn, "rate_limited")
+            extra = {"limit": refusal.reason, "retry_after_s": refusal.retry_after_s}
+            return self._notice(refusal.text, "rate_limited", extra)
+        await self._store_user(turn, turned.status or "refused")
+        return turned.notice
 
     def _checked_input(self, text: str, *, guard: bool = True) -> str:
         """The cleaned text, or _Turned: empty (not stored), too long, or refused by the input guard.

@@ -23,6 +23,24 @@ from core.storage.models import Account, Chat, Message, Person
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
+REFUSED_KEEP_CHARS = 1000
+"""How much of a refused user message is stored (the rest is cut, its length noted)."""
+KEPT_WHOLE = frozenset({"ok", "context"})
+"""User-message statuses stored in full: answered messages (already within the input limit) and
+group chatter kept as context."""
+
+
+def clip_refused(text: str, status: str, keep: int = REFUSED_KEEP_CHARS) -> str:
+    """The text to store for a user message with this status.
+
+    A message that got no answer ("too_long", "injection", "busy", "rate_limited" …) is kept only
+    for the record, so at most `keep` characters of it are stored, followed by a note with its
+    original length: nobody can fill the database by sending refused messages.
+    """
+    if status in KEPT_WHOLE or len(text) <= keep:
+        return text
+    return f"{text[:keep]}…〔截断 truncated: {len(text)} chars〕"
+
 
 class StorageBusyError(Exception):
     """The database stayed locked by another connection through every retry; nothing was written."""
@@ -241,11 +259,14 @@ class MessageRepo(_Repo):
         status: str = "ok",
         trace_id: str = "",
     ) -> int:
-        """Store one message and return its id.
+        """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.
         """
+
+        if role == "user":
+            text = clip_refused(text, status)
 
         def store(s: Session) -> int:
             row = Message(  # a fresh row per attempt: a rolled-back one may keep stale state
