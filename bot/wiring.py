@@ -29,6 +29,7 @@ from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.guards.fact_screen import FactScreen
+from core.guards.second_opinion import SecondOpinion
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.retrieval.documents import load_corpus
@@ -76,8 +77,12 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     return CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
 
 
-def build_guard(settings: Settings, engine) -> FuziGuard:
+def build_guard(settings: Settings, engine, llm: LLM | None = None) -> FuziGuard:
     g = settings.guards
+    second = None
+    if llm is not None and g.second_opinion and g.injection_classifier:
+        second = SecondOpinion(llm, low=g.second_opinion_low, high=g.second_opinion_high,
+                               timeout_s=g.second_opinion_timeout_s)
     usage = UsageStore(engine, tz=g.zone)
     usage.create_table()
     return FuziGuard(
@@ -86,6 +91,7 @@ def build_guard(settings: Settings, engine) -> FuziGuard:
         output=OutputChecker(min_run=g.verbatim_min_chars),
         usage=usage,
         daily_token_budget=g.daily_token_budget,
+        second_opinion=second,
     )
 
 
@@ -143,7 +149,7 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
         if web is not None:
             tools.add_server(web)
         router = CommandRouter()
-        guard = build_guard(settings, sql)
+        guard = build_guard(settings, sql, llm)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )

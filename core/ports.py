@@ -110,6 +110,10 @@ class Guard(Protocol):
 
     def check_input(self, text: str) -> InputVerdict: ...
 
+    async def review_input(self, text: str) -> InputVerdict:
+        """`check_input`, plus a second opinion (an LLM call) where the local check is unsure."""
+        ...
+
     async def admit(self, turn: Turn) -> Refusal | None:
         """Count the turn against the sender's limits; a Refusal when one says no."""
         ...

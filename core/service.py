@@ -156,7 +156,7 @@ class ChatService:
             if incoming.command is not None:
                 yield await self._command(turn)
                 return
-            text = self._checked_input(incoming.text)
+            text = await self._checked_input(incoming.text)
             async with self.admission.admit(turn):
                 await self._store_user(turn, "ok")
                 cleaned = replace(turn, incoming=replace(incoming, text=text))
@@ -180,7 +180,7 @@ class ChatService:
         await self._store_user(turn, turned.status or "refused")
         return turned.notice
 
-    def _checked_input(self, text: str, *, guard: bool = True) -> str:
+    async def _checked_input(self, text: str, *, guard: bool = True) -> str:
         """The cleaned text, or _Turned: empty (not stored), too long, or refused by the input guard.
 
         The one input check for chat and command arguments alike: /remember must not store (and so
@@ -195,7 +195,7 @@ class ChatService:
             raise _Turned(notice, "too_long")
         if not guard:
             return text
-        verdict = self._guard.check_input(text)
+        verdict = await self._guard.review_input(text)  # the local check, and the LLM's where it is unsure
         if verdict.reason == "empty" or not verdict.text.strip():  # only invisible or control characters
             raise _Turned(self._rejected(verdict.refusal or say("EMPTY", None), "bad_input", why="empty", chars=len(text)), "empty")
         if verdict.refusal is not None:
@@ -207,7 +207,7 @@ class ChatService:
         incoming = turn.incoming
         if incoming.text.strip():
             try:  # a command that screens its own arguments (/remember: FactScreen) skips the guard's check
-                self._checked_input(incoming.text, guard=not self._router.screens_input(incoming.command))
+                await self._checked_input(incoming.text, guard=not self._router.screens_input(incoming.command))
             except _Turned as turned:
                 return turned.notice  # a command is not stored, nor are its refused arguments
         result = await self._router.dispatch(turn, incoming.command, incoming.text)

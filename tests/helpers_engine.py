@@ -67,6 +67,9 @@ class OpenGuard:
             return InputVerdict(text, refusal="巧言令色，鲜矣仁。此问夫子不答。", reason="injection")
         return InputVerdict(text.replace("\u200b", "").strip())
 
+    async def review_input(self, text: str) -> InputVerdict:
+        return self.check_input(text)
+
     async def admit(self, turn: Turn):
         if self.refuse is not None:
             return self.refuse

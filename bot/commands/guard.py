@@ -37,6 +37,7 @@ def run(args: argparse.Namespace) -> int:
     # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
     guard = FuziGuard(InMemoryRateLimiter(Quota()))
     report = evaluate(examples, lambda text: guard.screen_input(text)[0].reason == "injection")
+    report["second_opinion_band"] = _band(guard, examples)
     if not args.misses:
         report.pop("misses")
     if args.json:
@@ -44,6 +45,21 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(report))
     return 0
+
+
+def _band(guard: Any, examples: list) -> dict[str, Any]:
+    """How many attacks and benign lines fall in the second opinion's default band (each would cost
+    one LLM call when an LLM is configured); the LLM's answers themselves are not measured here."""
+    from core.guards.second_opinion import SecondOpinion
+
+    band = SecondOpinion(llm=None)  # type: ignore[arg-type] - only `wants` is used
+    counts = {"attack": 0, "benign": 0, "attacks": 0, "benigns": 0, "low": band.low, "high": band.high}
+    for ex in examples:
+        found = guard.screen_input(ex.text)[1]
+        counts["attacks" if ex.attack else "benigns"] += 1
+        if found is not None and band.wants(found):
+            counts["attack" if ex.attack else "benign"] += 1
+    return counts
 
 
 def train(args: argparse.Namespace) -> int:
@@ -88,6 +104,12 @@ def _table(report: dict[str, Any]) -> str:
         for name, counts in report.get(f"by_{label}", {}).items():
             lines.append(_row(f"{label}:{name}", counts))
     lines.append(f"mean {report['mean_us']} µs per message")
+    b = report.get("second_opinion_band")
+    if b:
+        lines.append(
+            f"second-opinion band [{b['low']}, {b['high']}]: {b['attack']}/{b['attacks']} attacks, "
+            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM (its answers are not measured here)"
+        )
     for miss in report.get("misses", []):
         kind = "missed attack" if miss["attack"] else "false positive"
         lines.append(f"  {kind}: {miss['text']}")

@@ -19,6 +19,10 @@ class GuardSettings(Section):
     usage_timezone: str = "UTC"  # the calendar day for usage and budgets
     verbatim_min_chars: int = Field(40, ge=12)  # a reply repeating this many system-prompt chars is blocked
     injection_classifier: bool = True  # run the learned n-gram classifier after the injection rules
+    second_opinion: bool = True  # with an LLM configured, ask it about messages the detector is unsure of
+    second_opinion_low: float = Field(0.4, ge=0.0, le=1.0)  # unflagged messages scored >= this are asked about
+    second_opinion_high: float = Field(0.9, ge=0.0, le=1.0)  # classifier-only flags scored <= this are asked about
+    second_opinion_timeout_s: float = Field(3.0, gt=0)  # past it the local decision stands
 
     @field_validator("per_group_per_minute", "daily_token_budget", mode="before")
     @classmethod

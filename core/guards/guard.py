@@ -11,6 +11,7 @@ from core.guards.injection import Detection, InjectionDetector
 from core.guards.limits import RateLimiter
 from core.guards.normalize import strip_invisible
 from core.guards.output import OutputChecker
+from core.guards.second_opinion import SecondOpinion
 from core.guards.usage import UsageFigures, UsageStore
 from core.llm.types import Usage
 from core.ports import CommandResult, InputVerdict, OutputVerdict, Refusal, Turn
@@ -42,6 +43,7 @@ class FuziGuard:
         output: the canary / verbatim / persona-break checker (holds the canary).
         usage: token usage store; None disables recording, budgets and /usage figures.
         daily_token_budget: tokens per person per day; None for no budget.
+        second_opinion: asks the LLM about messages the local detector is unsure of; None: local only.
     """
 
     def __init__(
@@ -52,12 +54,14 @@ class FuziGuard:
         output: OutputChecker | None = None,
         usage: UsageStore | None = None,
         daily_token_budget: int | None = None,
+        second_opinion: SecondOpinion | None = None,
     ) -> None:
         self.limiter = limiter
         self.detector = detector or InjectionDetector()
         self.output = output or OutputChecker()
         self.usage = usage
         self.daily_token_budget = daily_token_budget
+        self.second_opinion = second_opinion
         self.persona_reminder = persona.PERSONA_REMINDER
 
     @property
@@ -83,6 +87,23 @@ class FuziGuard:
                 "guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text)
             )
         return verdict
+
+    async def review_input(self, text: str) -> InputVerdict:
+        """`check_input`; where the detector is unsure and an LLM is configured, the LLM decides."""
+        verdict, found = self.screen_input(text)
+        if self.second_opinion is None or found is None or not self.second_opinion.wants(found):
+            if found is not None and found.flagged:
+                log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))
+            return verdict
+        opinion = await self.second_opinion.decide(verdict.text, found.flagged)
+        log.info("guard.second_opinion", local=found.flagged, flagged=opinion.flagged, source=opinion.source,
+                 score=round(found.score or 0.0, 3))
+        if not opinion.flagged:
+            return InputVerdict(verdict.text)
+        if not found.flagged:
+            found = Detection(True, "learned", "second_opinion", found.score)
+        log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))
+        return InputVerdict(verdict.text, say("INJECTION_UNSURE", reply_language(verdict.text)), "injection")
 
     def screen_input(self, text: str) -> tuple[InputVerdict, Detection | None]:
         """`check_input` without logging; also returns the detector's finding (None if not run)."""

@@ -36,11 +36,14 @@ class Detection:
         style: the matching rule's style ("goal_hijack", "role_reassign", "prompt_extract",
             "jailbreak"), None when not flagged.
         rule: the matching rule's name, for logs and evaluation.
+        score: the classifier's probability (the highest of the whole message and its windows)
+            when the classifier ran; None after a rule hit or without a classifier.
     """
 
     flagged: bool
     style: str | None = None
     rule: str | None = None
+    score: float | None = None
 
 
 def sentences(text: str) -> list[str]:
@@ -104,12 +107,15 @@ class InjectionDetector:
         for rule in self._applicable(v):
             if rule.pattern.search(getattr(v, rule.view)):
                 return Detection(True, rule.style, rule.name)
-        if self._classifier is not None:
-            if self._classifier.flags(v):
-                return Detection(True, "learned", "ngram_classifier")
-            if any(self._classifier.flags(views(w)) for w in windows(text)):
-                return Detection(True, "learned", "ngram_window")
-        return Detection(False)
+        if self._classifier is None:
+            return Detection(False)
+        score = self._classifier.probability_of(v)
+        if score > self._classifier.threshold:
+            return Detection(True, "learned", "ngram_classifier", score)
+        best = max((self._classifier.probability_of(views(w)) for w in windows(text)), default=0.0)
+        if best > self._classifier.threshold:
+            return Detection(True, "learned", "ngram_window", best)
+        return Detection(False, score=max(score, best))
 
     def matches(self, text: str) -> list[str]:
         """Names of every rule that matches, plus "ngram_classifier" when it flags (for evaluation)."""

@@ -14,6 +14,7 @@ import unicodedata
 import structlog
 
 from core.memory.blocks import GROUP_PROFILE_KEYS, profile_lines
+from core.texts import say
 from core.memory.facts import FactLimitReached, FactRefused, FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import CODE_DIGITS, AccountLinker, LinkResult
@@ -23,10 +24,7 @@ from core.ports import CommandResult, Turn
 
 log = structlog.get_logger(__name__)
 
-FACT_REFUSED_TEXT = (
-    "此言似令非事，夫子只记你的事，不记号令。"
-    "That reads as an instruction, not a fact about you; I keep facts, not orders."
-)
+FACT_REFUSED_TEXT = say("FACT_REFUSED", None)  # a command carries no language hint: both languages
 
 SPECS = (
     ("remember", "记住一件事", "remember something about you"),

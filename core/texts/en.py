@@ -41,3 +41,5 @@ L2_NOTHING = (
 
 CANCELLED = "Stopped."
 NOTHING_TO_CANCEL = "There is no reply in progress."
+
+FACT_REFUSED = "That reads as an instruction, not a fact about you; I keep facts, not orders."

@@ -34,3 +34,5 @@ L2_NOTHING = "夫子翻检典籍，未得与此相应的章句。今日不能细
 
 CANCELLED = "已停止。"
 NOTHING_TO_CANCEL = "眼下没有正在作答的问题。"
+
+FACT_REFUSED = "此言似令非事，夫子只记你的事，不记号令。"
