@@ -143,7 +143,7 @@ async def test_remember_tool_refuses_encoded_instructions(parts) -> None:
     client = ToolClient()
     register_memory(memory, tool_client=client)
     await client.connect()
-    ctx = ToolContext(1, "console", "dm-u1", False, "trace", extra={"account": "console:u1"})
+    ctx = ToolContext(1, "console", "dm-u1", False, "trace", account="console:u1")
     out = await client.call("remember", {"fact": base64.b64encode(ATTACK_ZH.encode()).decode()}, ctx)
     assert not out.ok and "instruction" in out.error
     ok = await client.call("remember", {"fact": "我的生日是五月五日"}, ctx)

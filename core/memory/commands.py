@@ -14,13 +14,13 @@ import unicodedata
 import structlog
 
 from core.memory.blocks import GROUP_PROFILE_KEYS, profile_lines
-from core.texts import say
 from core.memory.facts import FactLimitReached, FactRefused, FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import CODE_DIGITS, AccountLinker, LinkResult
 from core.memory.profile import ProfileStore
 from core.memory.summary import ChatMemoryStore
 from core.ports import CommandResult, Turn
+from core.texts import say
 
 log = structlog.get_logger(__name__)
 
