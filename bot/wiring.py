@@ -9,11 +9,13 @@ from __future__ import annotations
 import asyncio
 import time
 from contextlib import AsyncExitStack, asynccontextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Callable
 
 import structlog
 
+from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from bot.errors import StartupError
 from bot.logging import configure_logging
 from bot.retrieval_factory import build_embedder, build_retriever, build_store
@@ -34,7 +36,7 @@ from core.ports import ContextBuilder, Guard, PassageSearch
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.retrieval.documents import load_corpus
 from core.retrieval.indexer import build_index
-from core.retrieval.retriever import RetrieverNotReady
+from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
 from core.service import ChatService
@@ -50,7 +52,7 @@ log = structlog.get_logger(__name__)
 def secret_redactor(settings: Settings) -> SecretRedactor:
     """A log processor that knows every configured secret (plus the generic token patterns)."""
     secrets = [settings.llm.api_key, settings.telegram.bot_token, settings.discord.bot_token,
-               settings.web_search.tavily_api_key]
+               settings.web_search.tavily_api_key, settings.web.jwt_secret]
     return SecretRedactor(s.get_secret_value() for s in secrets if s is not None)
 
 
@@ -129,12 +131,32 @@ def compose_service(
     )
 
 
+@dataclass(frozen=True)
+class Runtime:
+    """The engine plus the parts an HTTP front door also asks (passage lookup, readiness)."""
+
+    engine: ChatService
+    storage: Storage
+    retriever: HybridRetriever | TimedSearch
+    llm: LLM | None
+
+
 @asynccontextmanager
 async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
     """Build the engine and everything it needs; close it all on exit."""
+    async with open_runtime(settings) as runtime:
+        yield runtime.engine
+
+
+@asynccontextmanager
+async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -> AsyncIterator[Runtime]:
+    """Build the engine and its parts; with `metrics`, LLM and retrieval latency are recorded."""
     settings.home.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
         llm, client = build_llm(settings)
+        if metrics is not None and llm is not None:
+            metrics.watch_breaker(lambda: llm.state)
+            llm = TimedLLM(llm, metrics)
         if client is not None:
             stack.push_async_callback(client.aclose)
         sql = create_engine_and_tables(settings.db_url)
@@ -144,6 +166,8 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
             retriever = await build_retriever(settings, llm=llm, embedder=embedder)
         except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
             raise StartupError(str(exc)) from None
+        if metrics is not None:
+            retriever = TimedSearch(retriever, metrics)
         tools = ToolClient([classics_tools(retriever)], timeout_s=settings.agent.tool_timeout_s)
         web = build_web_search_server(settings.web_search)
         if web is not None:
@@ -157,8 +181,9 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
         a = settings.agent
         agent = Agent(llm, tools, max_rounds=a.max_rounds, reply_timeout_s=a.reply_timeout_s,
                       tool_timeout_s=a.tool_timeout_s, final_answer_timeout_s=a.final_answer_timeout_s) if llm else None
+        storage = Storage(sql)
         service = compose_service(
-            storage=Storage(sql), skills=SkillRegistry(default=settings.engine.default_skill), router=router,
+            storage=storage, skills=SkillRegistry(default=settings.engine.default_skill), router=router,
             context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
             admins=settings.admins, max_input_chars=settings.engine.max_input_chars,
             l2_passages=settings.engine.l2_passages, reply_deadline_s=settings.engine.reply_deadline_s,
@@ -167,7 +192,7 @@ async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()
-        yield service
+        yield Runtime(service, storage, retriever, llm)
 
 
 async def prepare_data(settings: Settings, say: Callable[[str], None]) -> None:

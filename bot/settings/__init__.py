@@ -13,6 +13,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from adapters.discord.settings import DiscordSettings
 from adapters.telegram.settings import TelegramSettings
+from adapters.web.settings import WebSettings
 from bot.settings.agent import AgentSettings, WebSearchSettings
 from bot.settings.engine import EngineSettings
 from bot.settings.guards import GuardSettings
@@ -42,6 +43,7 @@ class Settings(BaseSettings):
     env: str = "development"  # "production" switches logs to JSON lines
     log_level: str = "INFO"
     admin_ids: str = ""  # comma-separated platform:user_id
+    metrics_port: int | None = Field(None, ge=1, le=65535)  # `fuzi run`: serve /metrics, /healthz, /readyz here
 
     llm: LLMSettings = Field(default_factory=LLMSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
@@ -52,6 +54,7 @@ class Settings(BaseSettings):
     guards: GuardSettings = Field(default_factory=GuardSettings)
     telegram: TelegramSettings = Field(default_factory=TelegramSettings)
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
+    web: WebSettings = Field(default_factory=WebSettings)
 
     @field_validator("log_level")
     @classmethod

@@ -1,0 +1,171 @@
+"""Prometheus metrics for every Fuzi process, in one place (no core imports but the event types).
+
+:class:`FuziMetrics` defines the metrics on its own registry; the parts record into it:
+
+* :class:`ObservedEngine` wraps the engine an adapter drives and records, from the event stream
+  alone, replies by outcome and fallback level, time to first visible text and to the end, and guard
+  refusals by reason;
+* :class:`TimedLLM` and :class:`TimedSearch` wrap the LLM port and the passage search (built in
+  ``bot/``) and record their latency;
+* adapters record 429s they receive (``rate_limited(platform)``);
+* the LLM circuit breaker's state is read when Prometheus scrapes (``watch_breaker``).
+
+Outcome words: ``answered`` (a final reply; ``level`` 0/1/2), a notice reason (``busy``,
+``rate_limited``, ``injection``, ``bad_input``, ``error`` …; level ``-``), ``command``, and
+``cancelled`` for a stream that ended without a final reply or notice (/cancel, a client gone).
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from contextlib import aclosing
+from typing import Any, AsyncIterator, Callable, Protocol
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+from prometheus_client import CONTENT_TYPE_LATEST
+
+from core.events import FinalReply, Notice, ReplyEvent, TextDelta
+from core.types import Incoming
+
+CONTENT_TYPE = CONTENT_TYPE_LATEST
+# Notice reasons that are not refusals: the engine answered, or failed, or the person was busy.
+NOT_REFUSALS = frozenset({"command", "unknown_command", "no_llm", "busy", "cancelled", "error", "config_error"})
+BREAKER_STATES = {"closed": 0, "half_open": 1, "open": 2}
+_LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
+
+
+class FuziMetrics:
+    """Every Fuzi metric, on one registry (a fresh one per instance, so tests never share counters)."""
+
+    def __init__(self, registry: CollectorRegistry | None = None):
+        self.registry = r = registry or CollectorRegistry()
+        self.replies = Counter("fuzi_replies_total", "Replies by platform, outcome and fallback level", ["platform", "outcome", "level"], registry=r)
+        self.first_text = Histogram("fuzi_first_text_seconds", "Message to first visible reply text", ["platform"], buckets=_LATENCY_BUCKETS, registry=r)
+        self.reply_time = Histogram("fuzi_reply_seconds", "Message to the end of the reply", ["platform", "outcome"], buckets=_LATENCY_BUCKETS, registry=r)
+        self.retrieval_time = Histogram("fuzi_retrieval_seconds", "One passage search", buckets=_LATENCY_BUCKETS, registry=r)
+        self.llm_time = Histogram("fuzi_llm_seconds", "One LLM call (complete, or a stream to its end)", ["call", "ok"], buckets=_LATENCY_BUCKETS, registry=r)
+        self.refusals = Counter("fuzi_guard_refusals_total", "Messages the guards turned away, by reason", ["reason"], registry=r)
+        self.platform_429 = Counter("fuzi_rate_limited_total", "HTTP 429 received from (or sent by) a platform", ["platform"], registry=r)
+        self.breaker = Gauge("fuzi_llm_breaker_state", "LLM circuit breaker: 0 closed, 1 half-open, 2 open, -1 no LLM", registry=r)
+        self.breaker.set(-1)
+
+    def watch_breaker(self, state: Callable[[], str]) -> None:
+        """Read the breaker's state (``closed``/``half_open``/``open``) whenever metrics are scraped."""
+        self.breaker.set_function(lambda: BREAKER_STATES.get(state(), -1))
+
+    def rate_limited(self, platform: str, count: int = 1) -> None:
+        """Count 429s: received from Telegram/Discord, or sent by the web server's per-IP limit."""
+        if count > 0:
+            self.platform_429.labels(platform).inc(count)
+
+    def exposition(self) -> bytes:
+        """The Prometheus text format of every metric."""
+        return generate_latest(self.registry)
+
+
+class Engine(Protocol):
+    """What the wrapper passes through."""
+
+    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+
+    def commands(self) -> list[tuple[str, str, str]]: ...
+
+    def skills(self) -> list[tuple[str, str]]: ...
+
+
+class ObservedEngine:
+    """The engine, with every addressed message's reply recorded into ``metrics``.
+
+    Args:
+        engine: the engine the adapter would otherwise drive.
+        metrics: where to record.
+        clock: monotonic clock.
+    """
+
+    def __init__(self, engine: Engine, metrics: FuziMetrics, clock: Callable[[], float] = time.monotonic):
+        self._engine, self._metrics, self._clock = engine, metrics, clock
+
+    def commands(self) -> list[tuple[str, str, str]]:
+        return self._engine.commands()
+
+    def skills(self) -> list[tuple[str, str]]:
+        return self._engine.skills()
+
+    async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+        """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""
+        started, outcome, level, first = self._clock(), "cancelled", "-", False
+        try:
+            async with aclosing(self._engine.handle(incoming)) as events:
+                async for event in events:
+                    if isinstance(event, TextDelta) and not first:
+                        first = True
+                        self._metrics.first_text.labels(incoming.platform).observe(self._clock() - started)
+                    elif isinstance(event, FinalReply):
+                        outcome, level = "answered", str(event.level)
+                    elif isinstance(event, Notice) and event.reason != "no_llm":
+                        outcome, level = event.reason, "-"
+                    yield event
+        finally:
+            if incoming.addressed:
+                self._record(incoming.platform, outcome, level, self._clock() - started)
+
+    def _record(self, platform: str, outcome: str, level: str, seconds: float) -> None:
+        m = self._metrics
+        m.replies.labels(platform, outcome, level).inc()
+        if outcome not in NOT_REFUSALS and outcome != "answered":
+            m.refusals.labels(outcome).inc()
+        if outcome not in {"command", "unknown_command"}:
+            m.reply_time.labels(platform, outcome).observe(seconds)
+
+
+class TimedLLM:
+    """An LLM port that records each call's latency; everything else passes through.
+
+    Args:
+        llm: the (breaker-wrapped) LLM.
+        metrics: where to record.
+    """
+
+    def __init__(self, llm: Any, metrics: FuziMetrics, clock: Callable[[], float] = time.monotonic):
+        self._llm, self._metrics, self._clock = llm, metrics, clock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._llm, name)
+
+    async def complete(self, messages, **kwargs):
+        started, ok = self._clock(), "false"
+        try:
+            result = await self._llm.complete(messages, **kwargs)
+            ok = "true"
+            return result
+        finally:
+            self._metrics.llm_time.labels("complete", ok).observe(self._clock() - started)
+
+    async def stream(self, messages, **kwargs):
+        started, ok = self._clock(), "false"
+        try:
+            async with aclosing(self._llm.stream(messages, **kwargs)) as events:
+                async for event in events:
+                    yield event
+            ok = "true"
+        finally:
+            self._metrics.llm_time.labels("stream", ok).observe(self._clock() - started)
+
+
+class TimedSearch:
+    """A passage retriever whose ``search`` records its latency; every other method passes through."""
+
+    def __init__(self, retriever: Any, metrics: FuziMetrics, clock: Callable[[], float] = time.monotonic):
+        self._retriever, self._metrics, self._clock = retriever, metrics, clock
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._retriever, name)
+
+    async def search(self, query: str, **kwargs):
+        started = self._clock()
+        try:
+            result = self._retriever.search(query, **kwargs)
+            return await result if inspect.isawaitable(result) else result
+        finally:
+            self._metrics.retrieval_time.observe(self._clock() - started)

@@ -1,0 +1,132 @@
+"""The FastAPI application: routes, the page, health, metrics, error shapes and hardening.
+
+`create_app` takes everything built elsewhere (bot/web.py composes it): the engine, passage lookup,
+a readiness probe, the authenticator and the metrics. Every error is JSON ``{"error", "detail"}``;
+no response ever carries a stack trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Awaitable, Callable
+
+import structlog
+from fastapi import Depends, FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.middleware.cors import CORSMiddleware
+from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.staticfiles import StaticFiles
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
+from adapters.web.auth import Authenticator
+from adapters.web.handlers import CancelRequest, ChatRequest, Engine, MeOut, NoticeOut, Passages, PassageOut, SkillsOut, WebHandlers
+from adapters.web.hardening import Hardening, IpLimiter
+from adapters.web.sse import MEDIA_TYPE
+
+log = structlog.get_logger(__name__)
+
+Readiness = Callable[[], Awaitable[dict[str, str]]]
+"""Returns a state word per dependency; ``storage`` and ``index`` must be ``ok`` to be ready."""
+_ERROR_WORDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
+                413: "body_too_large", 422: "invalid_request", 429: "too_many_requests", 500: "internal"}
+
+
+@dataclass(frozen=True)
+class WebConfig:
+    """What the app itself needs from the settings (kept apart so tests can build apps directly)."""
+
+    max_body_bytes: int = 65536
+    per_ip_per_minute: int = 120
+    cors_origins: list[str] = field(default_factory=list)
+
+
+def create_app(engine: Engine, passages: Passages, auth: Authenticator, *, readiness: Readiness,
+               metrics: FuziMetrics, config: WebConfig = WebConfig()) -> FastAPI:
+    """The ASGI app for ``fuzi serve``."""
+    app = FastAPI(title="Fuzi (夫子)", version="1", docs_url=None, redoc_url=None,
+                  description="Chat with Fuzi over HTTP: SSE streaming replies, JWT bearer auth.")
+    h = WebHandlers(engine, passages, auth)
+    _routes(app, h)
+    add_ops_routes(app, readiness, metrics)
+    _page(app)
+    _errors(app)
+    if config.cors_origins:
+        app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
+                           allow_headers=["Authorization", "Content-Type"], expose_headers=["X-Trace-Id"])
+    app.add_middleware(Hardening, max_body_bytes=config.max_body_bytes, limiter=IpLimiter(config.per_ip_per_minute),
+                       on_limited=lambda: metrics.rate_limited("web"))
+    return app
+
+
+def _routes(app: FastAPI, h: WebHandlers) -> None:
+    user = Depends(h.user)
+
+    @app.post("/v1/chat", response_class=Response, tags=["chat"],
+              responses={200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"}})
+    async def chat(body: ChatRequest, who: str = user):
+        """Send a message; the reply streams back as Server-Sent Events."""
+        return await h.chat(body, who)
+
+    @app.post("/v1/chat/cancel", response_model=NoticeOut, tags=["chat"])
+    async def cancel(body: CancelRequest | None = None, who: str = user):
+        """Stop the reply in progress (the stream ends; the partial text is kept as cancelled)."""
+        return await h.cancel(body, who)
+
+    @app.get("/v1/skills", response_model=SkillsOut, tags=["chat"])
+    async def skills(chat: str | None = None, who: str = user):
+        return await h.skills(who, chat)
+
+    @app.get("/v1/passages/{passage_id}", response_model=PassageOut, tags=["classics"])
+    async def passage(passage_id: str, who: str = user):
+        return await h.passage(passage_id, who)
+
+    @app.get("/v1/me", response_model=MeOut, tags=["chat"])
+    async def me(who: str = user):
+        return await h.me(who)
+
+
+def add_ops_routes(app: FastAPI, readiness: Readiness, metrics: FuziMetrics) -> None:
+    """``/healthz`` (the process answers), ``/readyz`` (storage and index usable; breaker reported), ``/metrics``."""
+
+    @app.get("/healthz", tags=["ops"])
+    async def healthz():
+        return {"status": "ok"}
+
+    @app.get("/readyz", tags=["ops"])
+    async def readyz():
+        checks = await readiness()
+        ready = checks.get("storage") == "ok" and checks.get("index") == "ok"
+        return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503)
+
+    @app.get("/metrics", tags=["ops"], response_class=Response)
+    async def prometheus():
+        return Response(metrics.exposition(), media_type=CONTENT_TYPE)
+
+
+def _page(app: FastAPI) -> None:
+    static = files("adapters.web") / "static"
+
+    @app.get("/", response_class=HTMLResponse, include_in_schema=False)
+    async def index():
+        return HTMLResponse(static.joinpath("index.html").read_text("utf-8"), headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(packages=[("adapters.web", "static")]), name="static")
+
+
+def _errors(app: FastAPI) -> None:
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(request: Request, exc: StarletteHTTPException):
+        word = _ERROR_WORDS.get(exc.status_code, "error")
+        return JSONResponse({"error": word, "detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
+
+    @app.exception_handler(RequestValidationError)
+    async def invalid(request: Request, exc: RequestValidationError):
+        problems = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
+        return JSONResponse({"error": "invalid_request", "detail": problems}, status_code=422)
+
+    @app.exception_handler(Exception)
+    async def internal(request: Request, exc: Exception):
+        log.error("web_request_failed", path=request.url.path, error=type(exc).__name__, exc_info=exc)
+        return JSONResponse({"error": "internal", "detail": "something went wrong"}, status_code=500)

@@ -1,0 +1,165 @@
+"""HTTP handlers: requests become `Incoming` (platform "web", the token's subject as the user), the
+engine's events become SSE or JSON. No decisions here: limits, busy, commands are the engine's.
+
+Chats: a web person has any number of chats, named by the client (``chat``, default ``main``); the
+engine sees ``chat_id = "<user>/<chat>"``, so one person can never write into another's chat.
+"""
+
+from __future__ import annotations
+
+import re
+from contextlib import aclosing
+from typing import Any, AsyncIterator, Protocol
+
+import structlog
+from fastapi import HTTPException, Request
+from pydantic import BaseModel, Field
+
+from adapters.web.auth import Authenticator, Unauthorized
+from adapters.web.sse import EventStreamResponse, frame, sse_event
+from core.events import Notice, ReplyEvent
+from core.logging import bind_trace
+from core.types import Incoming, parse_command
+
+log = structlog.get_logger(__name__)
+
+CHAT_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
+_CHAT = re.compile(CHAT_PATTERN)
+DEFAULT_CHAT = "main"
+
+
+class Engine(Protocol):
+    """What the web adapter needs from the engine."""
+
+    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+
+    def skills(self) -> list[tuple[str, str]]: ...
+
+    def commands(self) -> list[tuple[str, str, str]]: ...
+
+
+class Passages(Protocol):
+    """Looks a passage up by id (``lunyu:3.22``); the result has ``id``, ``ref`` and ``text``."""
+
+    async def get(self, passage_id: str) -> Any | None: ...
+
+
+class ChatRequest(BaseModel):
+    """One message to Fuzi. A message starting with ``/`` is a command (``/memories``, ``/remember …``)."""
+
+    message: str = Field(description="what the person says (or a /command)")
+    chat: str | None = Field(None, pattern=CHAT_PATTERN, description="which of the person's chats (default: main)")
+    skill: str | None = Field(None, max_length=32, description="switch the chat to this skill first (see /v1/skills)")
+
+
+class CancelRequest(BaseModel):
+    chat: str | None = Field(None, pattern=CHAT_PATTERN)
+
+
+class NoticeOut(BaseModel):
+    reason: str
+    text: str
+    trace_id: str
+    extra: dict = Field(default_factory=dict)
+
+
+class PassageOut(BaseModel):
+    id: str
+    ref: str
+    text: str
+
+
+class SkillOut(BaseModel):
+    name: str
+    display: str
+
+
+class SkillsOut(BaseModel):
+    skills: list[SkillOut]
+    current: str | None = None
+
+
+class MeOut(BaseModel):
+    user: str
+    auth: str
+
+
+class WebHandlers:
+    """The route functions, bound to one engine.
+
+    Args:
+        engine: the chat engine (possibly wrapped for metrics).
+        passages: passage lookup for footnotes.
+        auth: JWT or local authenticator.
+    """
+
+    def __init__(self, engine: Engine, passages: Passages, auth: Authenticator):
+        self.engine, self.passages, self.auth = engine, passages, auth
+
+    # ------------------------------------------------------------------ auth
+    def user(self, request: Request) -> str:
+        """FastAPI dependency: the caller's user id, or 401."""
+        try:
+            return self.auth.user_for(request.headers.get("authorization"))
+        except Unauthorized as exc:
+            raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
+
+    # ------------------------------------------------------------------ routes
+    async def chat(self, body: ChatRequest, user: str) -> EventStreamResponse:
+        """Stream the reply as SSE; a ``skill`` is switched first (its notice is the first event)."""
+        chat = body.chat or DEFAULT_CHAT
+        first: list[Incoming] = []
+        if body.skill is not None:
+            if body.skill not in {name for name, _ in self.engine.skills()}:
+                raise HTTPException(422, f"unknown skill {body.skill!r}; see GET /v1/skills")
+            first.append(self._incoming(user, chat, body.skill, command="skill"))
+        command, args = parse_command(body.message)
+        message = self._incoming(user, chat, args if command else body.message, command=command)
+        return EventStreamResponse(self._frames([*first, message]), headers={"X-Trace-Id": message.trace_id})
+
+    async def cancel(self, body: CancelRequest | None, user: str) -> NoticeOut:
+        """Stop the person's running reply (from any chat); the stopped stream simply ends."""
+        notice = await self._command(user, (body.chat if body else None) or DEFAULT_CHAT, "cancel", "")
+        return NoticeOut(reason=notice.reason, text=notice.text, trace_id=notice.trace_id, extra=dict(notice.extra))
+
+    async def skills(self, user: str, chat: str | None = None) -> SkillsOut:
+        """Every skill, and the one the chat is in."""
+        if chat is not None and not _CHAT.match(chat):
+            raise HTTPException(422, "chat: 1-32 of letters, digits, _ and -")
+        notice = await self._command(user, chat or DEFAULT_CHAT, "skill", "")
+        choices = [SkillOut(name=n, display=d) for n, d in self.engine.skills()]
+        return SkillsOut(skills=choices, current=notice.extra.get("current"))
+
+    async def passage(self, passage_id: str, user: str) -> PassageOut:
+        """The full text a footnote points to."""
+        found = await self.passages.get(passage_id) if len(passage_id) <= 64 else None
+        if found is None:
+            raise HTTPException(404, "no such passage")
+        return PassageOut(id=found.id, ref=found.ref, text=found.text)
+
+    async def me(self, user: str) -> MeOut:
+        return MeOut(user=user, auth=type(self.auth).__name__.removesuffix("Auth").lower())
+
+    # ------------------------------------------------------------------ helpers
+    def _incoming(self, user: str, chat: str, text: str, *, command: str | None = None) -> Incoming:
+        return Incoming(platform="web", user_id=user, chat_id=f"{user}/{chat}", text=text, user_name=user,
+                        is_group=False, addressed=True, command=command)
+
+    async def _frames(self, incomings: list[Incoming]) -> AsyncIterator[bytes]:
+        for incoming in incomings:
+            with bind_trace(incoming):
+                log.info("web_incoming", command=incoming.command)
+                async with aclosing(self.engine.handle(incoming)) as events:
+                    async for event in events:
+                        yield frame(*sse_event(event))
+
+    async def _command(self, user: str, chat: str, command: str, args: str) -> Notice:
+        incoming = self._incoming(user, chat, args, command=command)
+        notice = None
+        with bind_trace(incoming):
+            async with aclosing(self.engine.handle(incoming)) as events:
+                async for event in events:
+                    notice = event if isinstance(event, Notice) else notice
+        if notice is None:
+            raise HTTPException(500, "no answer")
+        return notice

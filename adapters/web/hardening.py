@@ -1,0 +1,120 @@
+"""ASGI middleware in front of every route: per-IP limit (before auth), body size limit, security headers.
+
+Pure ASGI (not BaseHTTPMiddleware), so event streams pass through unbuffered.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from typing import Callable
+
+import structlog
+from fastapi import HTTPException
+from limits import RateLimitItemPerMinute
+from limits.storage import MemoryStorage
+from limits.strategies import MovingWindowRateLimiter
+from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+log = structlog.get_logger(__name__)
+
+SECURITY_HEADERS = {
+    "X-Content-Type-Options": "nosniff",
+    "X-Frame-Options": "DENY",
+    "Referrer-Policy": "no-referrer",
+    "Cross-Origin-Opener-Policy": "same-origin",
+    "Permissions-Policy": "camera=(), microphone=(), geolocation=()",
+    "Content-Security-Policy": (
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+    ),
+}
+_RAW_HEADERS = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+
+
+class BodyTooLarge(HTTPException):
+    """The request body passed the size limit while the app was reading it (FastAPI passes an
+    HTTPException raised while reading the body through unchanged: the client gets 413)."""
+
+    def __init__(self, limit: int):
+        super().__init__(413, f"at most {limit} bytes")
+
+
+class IpLimiter:
+    """At most ``per_minute`` requests per client address in any 60 s (a moving window, `limits`)."""
+
+    def __init__(self, per_minute: int):
+        self._item = RateLimitItemPerMinute(per_minute)
+        self._storage = MemoryStorage()
+        self._limiter = MovingWindowRateLimiter(self._storage)
+
+    def allow(self, ip: str) -> bool:
+        return self._limiter.hit(self._item, "ip", ip)
+
+    def retry_after_s(self, ip: str) -> int:
+        reset = self._limiter.get_window_stats(self._item, "ip", ip).reset_time
+        return max(1, math.ceil(reset - time.time()))
+
+
+class Hardening:
+    """Limits and headers around the app.
+
+    Args:
+        app: the ASGI app.
+        max_body_bytes: larger bodies get 413 (by Content-Length, or counted while read).
+        limiter: the per-IP limiter; applies to paths under ``limited_prefix``.
+        on_limited: called once per refused request (metrics).
+    """
+
+    def __init__(self, app: ASGIApp, *, max_body_bytes: int, limiter: IpLimiter, limited_prefix: str = "/v1/",
+                 on_limited: Callable[[], None] = lambda: None):
+        self.app, self.max_body, self.limiter = app, max_body_bytes, limiter
+        self.prefix, self.on_limited = limited_prefix, on_limited
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        ip = (scope.get("client") or ("unknown", 0))[0]
+        if scope["path"].startswith(self.prefix) and not self.limiter.allow(ip):
+            self.on_limited()
+            log.info("web_ip_limited", path=scope["path"])
+            retry = str(self.limiter.retry_after_s(ip))
+            await _json(send, 429, {"error": "too_many_requests", "detail": "slow down", "retry_after_s": int(retry)}, [(b"retry-after", retry.encode())])
+            return
+        length = dict(scope.get("headers") or []).get(b"content-length")
+        if length is not None and (not length.isdigit() or int(length) > self.max_body):
+            await _json(send, 413, {"error": "body_too_large", "detail": f"at most {self.max_body} bytes"})
+            return
+        started = False
+
+        async def counted_receive() -> Message:
+            message = await receive()
+            if message["type"] == "http.request":
+                counted_receive.total += len(message.get("body", b""))
+                if counted_receive.total > self.max_body:
+                    raise BodyTooLarge(self.max_body)
+            return message
+
+        counted_receive.total = 0
+
+        async def secured_send(message: Message) -> None:
+            nonlocal started
+            if message["type"] == "http.response.start":
+                started = True
+                message = {**message, "headers": [*message.get("headers", []), *_RAW_HEADERS]}
+            await send(message)
+
+        try:
+            await self.app(scope, counted_receive, secured_send)
+        except BodyTooLarge:
+            if not started:
+                await _json(send, 413, {"error": "body_too_large", "detail": f"at most {self.max_body} bytes"})
+
+
+async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:
+    data = json.dumps(body).encode()
+    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *_RAW_HEADERS, *(headers or [])]
+    await send({"type": "http.response.start", "status": status, "headers": raw})
+    await send({"type": "http.response.body", "body": data})

@@ -1,0 +1,29 @@
+"""Web server settings (FUZI_WEB_*), owned by the adapter; bot/settings nests them."""
+
+from __future__ import annotations
+
+from pydantic import Field, SecretStr
+from pydantic_settings import BaseSettings, SettingsConfigDict
+
+
+class WebSettings(BaseSettings):
+    """Address, authentication, CORS and request limits of `fuzi serve`.
+
+    Without ``jwt_secret`` the server only starts on a loopback address and serves one local person
+    (no login); with it every API call needs ``Authorization: Bearer <JWT>`` (HS256).
+    """
+
+    model_config = SettingsConfigDict(env_prefix="FUZI_WEB_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+
+    host: str = "127.0.0.1"
+    port: int = Field(8080, ge=0, le=65535)
+    jwt_secret: SecretStr | None = None  # HS256 key; `fuzi token create --user NAME` signs with it
+    token_ttl: str = "7d"  # default lifetime of `fuzi token create` tokens: 30m, 12h, 7d
+    local_user: str = "local"  # the one person a loopback server without a secret serves
+    cors_origins: str = ""  # comma-separated origins allowed to call the API from a browser; empty: none
+    max_body_bytes: int = Field(65536, ge=1024)  # larger request bodies get 413
+    per_ip_per_minute: int = Field(120, ge=1)  # API requests per client address per minute, before auth (429)
+
+    @property
+    def origins(self) -> list[str]:
+        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]

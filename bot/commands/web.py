@@ -1,0 +1,60 @@
+"""`fuzi serve` (the HTTP API and the web page) and `fuzi token create` (a bearer JWT for it)."""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+
+
+def register(sub: argparse._SubParsersAction) -> None:
+    p = sub.add_parser("serve", help="serve the chat API, the web page, health and metrics over HTTP")
+    p.add_argument("--host", default=None, help="address to bind (default FUZI_WEB_HOST, 127.0.0.1)")
+    p.add_argument("--port", type=int, default=None, help="port (default FUZI_WEB_PORT, 8080)")
+    p.set_defaults(func=_serve)
+    t = sub.add_parser("token", help="web API tokens")
+    tsub = t.add_subparsers(dest="token_command", required=True)
+    c = tsub.add_parser("create", help="print a bearer token (JWT, HS256, signed with FUZI_WEB_JWT_SECRET)")
+    c.add_argument("--user", required=True, help="the web person the token speaks for")
+    c.add_argument("--ttl", default=None, help="lifetime: 30m, 12h, 7d … (default FUZI_WEB_TOKEN_TTL, 7d)")
+    c.set_defaults(func=_token_create)
+
+
+def _token_create(args: argparse.Namespace) -> int:
+    from adapters.web.auth import JwtAuth, parse_ttl, valid_user
+    from bot.settings import SettingsError, load_settings
+
+    settings = load_settings()
+    secret = settings.web.jwt_secret
+    if secret is None or not secret.get_secret_value():
+        raise SettingsError("missing setting FUZI_WEB_JWT_SECRET: needed to sign tokens")
+    if not valid_user(args.user):
+        raise SettingsError("--user: 1-64 of letters, digits and _ . @ -")
+    try:
+        ttl = parse_ttl(args.ttl or settings.web.token_ttl)
+    except ValueError as exc:
+        raise SettingsError(f"--ttl: {exc}") from None
+    print(JwtAuth(secret.get_secret_value()).issue(args.user, ttl))
+    return 0
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from adapters.common.metrics import FuziMetrics
+    from bot.settings import load_settings
+    from bot.web import authenticator, build_web_app, uvicorn_server
+    from bot.wiring import open_runtime, prepare_data, setup_logging
+
+    settings = load_settings()
+    setup_logging(settings)
+    host, port = args.host or settings.web.host, args.port if args.port is not None else settings.web.port
+    authenticator(settings, host)  # refuse a public address without a secret before loading anything
+
+    async def main() -> int:
+        await prepare_data(settings, say=print)
+        metrics = FuziMetrics()
+        async with open_runtime(settings, metrics) as runtime:
+            server = uvicorn_server(build_web_app(settings, runtime, metrics, host), host, port)
+            print(f"Fuzi is listening on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
+            await server.serve()  # uvicorn handles SIGINT/SIGTERM; open_runtime drains on exit
+        return 0
+
+    return asyncio.run(main())

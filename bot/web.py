@@ -1,0 +1,102 @@
+"""Composes the HTTP front door: `fuzi serve` (chat API, page, ops) and the ops port of `fuzi run`.
+
+Authentication is decided here: with FUZI_WEB_JWT_SECRET every API call needs a bearer JWT; without
+it the server serves one local person, and only on a loopback address (anything else refuses to start).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import ipaddress
+
+import structlog
+import uvicorn
+from fastapi import FastAPI
+from sqlalchemy import text
+
+from adapters.common.metrics import FuziMetrics, ObservedEngine
+from adapters.web.app import Readiness, WebConfig, add_ops_routes, create_app
+from adapters.web.auth import Authenticator, JwtAuth, LocalAuth
+from bot.errors import StartupError
+from bot.settings import Settings
+from bot.wiring import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+def is_loopback(host: str) -> bool:
+    """True for localhost, 127.0.0.0/8 and ::1."""
+    if host.strip().lower() == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+def authenticator(settings: Settings, host: str) -> Authenticator:
+    """JWT auth with a secret; the local person on loopback without one; else StartupError."""
+    secret = settings.web.jwt_secret
+    if secret is not None and secret.get_secret_value():
+        return JwtAuth(secret.get_secret_value())
+    if not is_loopback(host):
+        raise StartupError(f"refusing to serve on {host} without FUZI_WEB_JWT_SECRET (anyone could chat as anyone); "
+                           "set a secret or bind to 127.0.0.1")
+    return LocalAuth(settings.web.local_user)
+
+
+def readiness(runtime: Runtime) -> Readiness:
+    """Storage answers a query, the passage index is loaded and non-empty; the LLM breaker's state."""
+
+    async def check() -> dict[str, str]:
+        return {"storage": await _storage_state(runtime), "index": _index_state(runtime), "llm": _breaker_state(runtime)}
+
+    return check
+
+
+async def _storage_state(runtime: Runtime) -> str:
+    def ping() -> None:
+        with runtime.storage.engine.connect() as connection:
+            connection.execute(text("SELECT 1"))
+
+    try:
+        await asyncio.wait_for(asyncio.to_thread(ping), timeout=3.0)
+        return "ok"
+    except Exception as exc:
+        log.warning("readiness_storage_failed", error=type(exc).__name__)
+        return "error"
+
+
+def _index_state(runtime: Runtime) -> str:
+    try:
+        return "ok" if runtime.retriever.ready and runtime.retriever.size > 0 else "empty"
+    except Exception as exc:
+        log.warning("readiness_index_failed", error=type(exc).__name__)
+        return "error"
+
+
+def _breaker_state(runtime: Runtime) -> str:
+    return str(getattr(runtime.llm, "state", "none")) if runtime.llm is not None else "none"
+
+
+def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, host: str) -> FastAPI:
+    """The `fuzi serve` app over a running engine."""
+    w = settings.web
+    config = WebConfig(max_body_bytes=w.max_body_bytes, per_ip_per_minute=w.per_ip_per_minute, cors_origins=w.origins)
+    engine = ObservedEngine(runtime.engine, metrics)
+    return create_app(engine, runtime.retriever, authenticator(settings, host), readiness=readiness(runtime),
+                      metrics=metrics, config=config)
+
+
+def build_ops_app(runtime: Runtime, metrics: FuziMetrics) -> FastAPI:
+    """Only /healthz, /readyz and /metrics: the ops port of the Telegram and Discord processes."""
+    app = FastAPI(title="Fuzi ops", docs_url=None, redoc_url=None, openapi_url=None)
+    add_ops_routes(app, readiness(runtime), metrics)
+    return app
+
+
+def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
+    """A uvicorn server for `app` that logs through our logging (no access log: ids are logged per reply)."""
+    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, server_header=False,
+                            timeout_graceful_shutdown=5, lifespan="off")
+    return uvicorn.Server(config)
