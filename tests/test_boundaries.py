@@ -9,7 +9,7 @@ from importlib.metadata import packages_distributions
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-FORBIDDEN = {"telegram", "discord"}
+FORBIDDEN = {"telegram", "discord", "fastapi", "starlette", "uvicorn"}
 
 
 def _imported_roots(path: Path) -> set[str]:
