@@ -7,7 +7,9 @@ it the server serves one local person, and only on a loopback address (anything 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ipaddress
+import signal
 
 import structlog
 import uvicorn
@@ -95,8 +97,29 @@ def build_ops_app(runtime: Runtime, metrics: FuziMetrics) -> FastAPI:
     return app
 
 
+class QuietServer(uvicorn.Server):
+    """uvicorn without its own signal handling: after SIGTERM it would re-raise the signal and kill the
+    process before the engine drains; the caller stops it with ``should_exit`` instead."""
+
+    @contextlib.contextmanager
+    def capture_signals(self):
+        yield
+
+
 def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
     """A uvicorn server for `app` that logs through our logging (no access log: ids are logged per reply)."""
     config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, server_header=False,
                             timeout_graceful_shutdown=5, lifespan="off")
-    return uvicorn.Server(config)
+    return QuietServer(config)
+
+
+async def serve_until_signalled(server: uvicorn.Server) -> None:
+    """Run ``server`` until SIGTERM or SIGINT, then let it finish the replies in flight (bounded)."""
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+    try:
+        await server.serve()
+    finally:
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.remove_signal_handler(sig)

@@ -19,7 +19,7 @@ import uvicorn
 
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from bot.settings import Settings
-from bot.web import build_web_app
+from bot.web import QuietServer, build_web_app
 from bot.wiring import Runtime
 from core.agent import Agent
 from core.llm.breaker import CircuitBreakerLLM
@@ -66,8 +66,7 @@ async def serving(app) -> AsyncIterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = uvicorn.Server(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2))
-    server.install_signal_handlers = lambda: None  # older uvicorn
+    server = QuietServer(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2))
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():

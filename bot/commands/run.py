@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import signal
 
 
@@ -15,7 +16,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import open_engine, prepare_data, setup_logging
+    from adapters.common.metrics import FuziMetrics, ObservedEngine
+    from bot.wiring import open_runtime, prepare_data, setup_logging
 
     settings = load_settings()
     setup_logging(settings)
@@ -26,16 +28,35 @@ def _run(args: argparse.Namespace) -> int:
 
     async def main() -> int:
         await prepare_data(settings, say=print)
-        async with open_engine(settings) as engine:
+        metrics = FuziMetrics() if settings.metrics_port else None
+        async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics):
+            engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine) for name in wanted))
             _stop_on_signals(bots)
             try:
                 await bots
             except asyncio.CancelledError:
-                pass  # SIGTERM/SIGINT: the bots closed; open_engine drains memory updates on exit
+                pass  # SIGTERM/SIGINT: the bots closed; open_runtime drains memory updates on exit
         return 0
 
     return asyncio.run(main())
+
+
+@contextlib.asynccontextmanager
+async def _ops_port(settings, runtime, metrics):
+    """FUZI_METRICS_PORT: /healthz, /readyz and /metrics beside the bots, on FUZI_WEB_HOST."""
+    if metrics is None:
+        yield
+        return
+    from bot.web import build_ops_app, uvicorn_server
+
+    server = uvicorn_server(build_ops_app(runtime, metrics), settings.web.host, settings.metrics_port)
+    task = asyncio.create_task(server.serve())
+    try:
+        yield
+    finally:
+        server.should_exit = True
+        await asyncio.wait({task}, timeout=10)
 
 
 def _stop_on_signals(task: asyncio.Future) -> None:

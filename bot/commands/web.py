@@ -40,7 +40,7 @@ def _token_create(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics
     from bot.settings import load_settings
-    from bot.web import authenticator, build_web_app, uvicorn_server
+    from bot.web import authenticator, build_web_app, serve_until_signalled, uvicorn_server
     from bot.wiring import open_runtime, prepare_data, setup_logging
 
     settings = load_settings()
@@ -54,7 +54,7 @@ def _serve(args: argparse.Namespace) -> int:
         async with open_runtime(settings, metrics) as runtime:
             server = uvicorn_server(build_web_app(settings, runtime, metrics, host), host, port)
             print(f"Fuzi is listening on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
-            await server.serve()  # uvicorn handles SIGINT/SIGTERM; open_runtime drains on exit
+            await serve_until_signalled(server)  # SIGTERM/SIGINT; open_runtime drains memory updates on exit
         return 0
 
     return asyncio.run(main())

@@ -1,0 +1,89 @@
+"""`fuzi serve` and `fuzi token create` as real processes (the fake LLM server, the hashing embedder)."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import socket
+import sys
+from pathlib import Path
+
+import httpx
+
+from adapters.web.auth import JwtAuth
+from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_web import sse
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
+SECRET = "cli-secret-0123456789abcdef0123456789"
+
+
+def env(tmp_path: Path, **extra: str) -> dict:
+    base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
+    base.update(PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
+                FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", **extra)
+    return base
+
+
+async def fuzi(tmp_path: Path, *args: str, **extra: str) -> tuple[int, str, str]:
+    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", *args, cwd=tmp_path, env=env(tmp_path, **extra),
+                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
+    return proc.returncode, out.decode(), err.decode()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+async def test_token_create_prints_a_verifiable_token(tmp_path):
+    code, out, err = await fuzi(tmp_path, "token", "create", "--user", "ann", "--ttl", "2h", FUZI_WEB_JWT_SECRET=SECRET)
+    assert code == 0, err
+    assert JwtAuth(SECRET).user_for(f"Bearer {out.strip()}") == "ann"
+    assert SECRET not in out + err
+
+
+async def test_token_create_without_secret_or_with_bad_ttl_says_one_line(tmp_path):
+    code, _, err = await fuzi(tmp_path, "token", "create", "--user", "ann")
+    assert code == 2 and "FUZI_WEB_JWT_SECRET" in err and "Traceback" not in err
+    code, _, err = await fuzi(tmp_path, "token", "create", "--user", "ann", "--ttl", "soon", FUZI_WEB_JWT_SECRET=SECRET)
+    assert code == 2 and "--ttl" in err and len(err.strip().splitlines()) == 1
+
+
+async def test_public_address_without_secret_refuses_to_start(tmp_path):
+    code, _, err = await fuzi(tmp_path, "serve", "--host", "0.0.0.0", "--port", str(free_port()))
+    assert code == 2 and "FUZI_WEB_JWT_SECRET" in err and "Traceback" not in err
+
+
+async def test_serve_answers_over_sse_and_stops_on_sigterm(tmp_path, fake_llm):
+    fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
+    port = free_port()
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable, "-m", "bot", "serve", "--port", str(port), cwd=tmp_path,
+        env=env(tmp_path, FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test-key-123456", FUZI_WEB_JWT_SECRET=SECRET),
+        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+    )
+    base, token = f"http://127.0.0.1:{port}", JwtAuth(SECRET).issue("bob", 600)
+    try:
+        async with httpx.AsyncClient(timeout=20) as client:
+            for _ in range(600):
+                try:
+                    if (await client.get(f"{base}/readyz")).status_code == 200:
+                        break
+                except httpx.TransportError:
+                    await asyncio.sleep(0.1)
+            async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"},
+                                     headers={"Authorization": f"Bearer {token}"}) as response:
+                events = [e async for e in sse(response)]
+            metrics = (await client.get(f"{base}/metrics")).text
+    finally:
+        proc.send_signal(signal.SIGTERM)
+        out, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+    assert events[-1][0] == "final" and "学而时习之" in events[-1][1]["text"]
+    assert 'fuzi_replies_total{level="0",outcome="answered",platform="web"} 1.0' in metrics
+    assert proc.returncode == 0, err.decode()[-2000:]
+    assert token not in (out + err).decode() and SECRET not in (out + err).decode()
