@@ -50,6 +50,12 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
+def cpu_s(pid: int) -> float:
+    """User + system CPU seconds the process has used (its threads included)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def memory_kib(pid: int) -> dict[str, int]:
     fields = {}
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
@@ -65,7 +71,8 @@ async def start_server(home: Path, llm: FakeOpenAI, port: int) -> asyncio.subpro
                FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1",
                FUZI_LLM_BASE_URL=llm.base_url, FUZI_LLM_API_KEY="sk-bench-0123456789abcdef", FUZI_WEB_JWT_SECRET=SECRET,
                FUZI_WEB_PER_IP_PER_MINUTE="1000000", FUZI_LOG_LEVEL="WARNING")
-    return await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", "serve", "--port", str(port), cwd=home, env=env,
+    profile = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
+    return await asyncio.create_subprocess_exec(sys.executable, *profile, "-m", "bot", "serve", "--port", str(port), cwd=home, env=env,
                                                 stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
 
 
@@ -113,9 +120,10 @@ async def run(args: argparse.Namespace) -> dict:
                 await ask(client, base, auth.issue("warmup", 3600))
                 sequential = [await ask(client, base, auth.issue(f"seq{i}", 3600)) for i in range(args.sequential)]
                 tokens = [auth.issue(f"load{i}", 3600) for i in range(args.clients)]
-                started = time.perf_counter()
+                started, cpu_before, self_before = time.perf_counter(), cpu_s(proc.pid), time.process_time()
                 load = await asyncio.gather(*(ask(client, base, t) for t in tokens))
                 wall = time.perf_counter() - started
+                server_cpu, bench_cpu = cpu_s(proc.pid) - cpu_before, time.process_time() - self_before
                 after = memory_kib(proc.pid)
         finally:
             proc.send_signal(signal.SIGTERM)
@@ -135,6 +143,7 @@ async def run(args: argparse.Namespace) -> dict:
                        "outcomes": sorted({r["outcome"] for r in sequential})},
         "concurrent": {"clients": args.clients, "outcomes": outcomes, "completed": outcomes.get("final", 0),
                        "errors": sum(v for k, v in outcomes.items() if k.startswith(("error", "http_"))), "wall_s": round(wall, 2),
+                       "server_cpu_s": round(server_cpu, 2), "client_and_fake_llm_cpu_s": round(bench_cpu, 2),
                        "first_delta_ms_p50": round(pct(load_first, 50), 1), "first_delta_ms_p95": round(pct(load_first, 95), 1),
                        "final_ms_p50": round(pct(load_end, 50), 1), "final_ms_p95": round(pct(load_end, 95), 1)},
         "server_rss_mib": {"idle": round(idle["VmRSS"] / 1024, 1), "after_load": round(after["VmRSS"] / 1024, 1),
