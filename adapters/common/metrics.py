@@ -20,12 +20,13 @@ from __future__ import annotations
 import inspect
 import time
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Callable, Protocol
+from typing import Any, AsyncIterator, Callable
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client import CONTENT_TYPE_LATEST
 
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta
+from core.ports import Engine
 from core.types import Incoming
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -62,16 +63,6 @@ class FuziMetrics:
     def exposition(self) -> bytes:
         """The Prometheus text format of every metric."""
         return generate_latest(self.registry)
-
-
-class Engine(Protocol):
-    """What the wrapper passes through."""
-
-    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
-
-    def commands(self) -> list[tuple[str, str, str]]: ...
-
-    def skills(self) -> list[tuple[str, str]]: ...
 
 
 class ObservedEngine:

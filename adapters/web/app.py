@@ -21,9 +21,10 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
 from adapters.web.auth import Authenticator
-from adapters.web.handlers import CancelRequest, ChatRequest, Engine, MeOut, NoticeOut, Passages, PassageOut, SkillsOut, WebHandlers
+from adapters.web.handlers import CancelRequest, ChatRequest, MeOut, NoticeOut, Passages, PassageOut, SkillsOut, WebHandlers
 from adapters.web.hardening import Hardening, IpLimiter
 from adapters.web.sse import MEDIA_TYPE
+from core.ports import Engine
 
 log = structlog.get_logger(__name__)
 

@@ -17,8 +17,9 @@ from pydantic import BaseModel, Field
 
 from adapters.web.auth import Authenticator, Unauthorized
 from adapters.web.sse import EventStreamResponse, frame, sse_event
-from core.events import Notice, ReplyEvent
+from core.events import Notice
 from core.logging import bind_trace
+from core.ports import Engine
 from core.types import Incoming, parse_command
 
 log = structlog.get_logger(__name__)
@@ -26,16 +27,6 @@ log = structlog.get_logger(__name__)
 CHAT_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
 _CHAT = re.compile(CHAT_PATTERN)
 DEFAULT_CHAT = "main"
-
-
-class Engine(Protocol):
-    """What the web adapter needs from the engine."""
-
-    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
-
-    def skills(self) -> list[tuple[str, str]]: ...
-
-    def commands(self) -> list[tuple[str, str, str]]: ...
 
 
 class Passages(Protocol):
