@@ -84,7 +84,8 @@ def _breaker_state(runtime: Runtime) -> str:
 def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, host: str) -> FastAPI:
     """The `fuzi serve` app over a running engine."""
     w = settings.web
-    config = WebConfig(max_body_bytes=w.max_body_bytes, per_ip_per_minute=w.per_ip_per_minute, cors_origins=w.origins)
+    config = WebConfig(max_body_bytes=w.max_body_bytes, per_ip_per_minute=w.per_ip_per_minute, cors_origins=w.origins,
+                       heartbeat_s=w.heartbeat_s)
     engine = ObservedEngine(runtime.engine, metrics)
     return create_app(engine, runtime.retriever, authenticator(settings, host), readiness=readiness(runtime),
                       metrics=metrics, config=config)

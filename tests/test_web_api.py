@@ -199,3 +199,22 @@ async def test_not_ready_when_storage_fails(tmp_path, fake_llm, retriever):
         (tmp_path / "fuzi.sqlite3").mkdir()  # the database path is now a directory: unusable
         ready = await client.get(f"{base}/readyz")
     assert ready.status_code == 503 and ready.json()["checks"]["storage"] == "error"
+
+
+async def test_idle_stream_gets_heartbeats_then_the_answer(tmp_path, fake_llm, retriever):
+    fake_llm.delay(1.0, "学而时习之。")
+    settings = Settings(web=WebSettings(heartbeat_s=0.2))
+    async with web_app(tmp_path, fake_llm, retriever, settings=settings) as (base, _, _), httpx.AsyncClient(timeout=20) as client:
+        async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"}) as response:
+            lines = [line async for line in response.aiter_lines()]
+    first_event = next(i for i, line in enumerate(lines) if line.startswith("event: "))
+    assert lines[:first_event].count(": ping") >= 2
+    assert "event: final" in lines
+
+
+def test_short_jwt_secret_is_refused(monkeypatch):
+    from bot.settings import SettingsError, load_settings
+
+    monkeypatch.setenv("FUZI_WEB_JWT_SECRET", "short")
+    with pytest.raises(SettingsError, match="FUZI_WEB_JWT_SECRET"):
+        load_settings()

@@ -41,6 +41,7 @@ class WebConfig:
     max_body_bytes: int = 65536
     per_ip_per_minute: int = 120
     cors_origins: list[str] = field(default_factory=list)
+    heartbeat_s: float = 15.0
 
 
 def create_app(engine: Engine, passages: Passages, auth: Authenticator, *, readiness: Readiness,
@@ -48,7 +49,7 @@ def create_app(engine: Engine, passages: Passages, auth: Authenticator, *, readi
     """The ASGI app for ``fuzi serve``."""
     app = FastAPI(title="Fuzi (夫子)", version="1", docs_url=None, redoc_url=None,
                   description="Chat with Fuzi over HTTP: SSE streaming replies, JWT bearer auth.")
-    h = WebHandlers(engine, passages, auth)
+    h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s)
     _routes(app, h)
     add_ops_routes(app, readiness, metrics)
     _page(app)

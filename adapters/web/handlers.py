@@ -82,10 +82,11 @@ class WebHandlers:
         engine: the chat engine (possibly wrapped for metrics).
         passages: passage lookup for footnotes.
         auth: JWT or local authenticator.
+        heartbeat_s: an idle event stream gets an SSE comment this often.
     """
 
-    def __init__(self, engine: Engine, passages: Passages, auth: Authenticator):
-        self.engine, self.passages, self.auth = engine, passages, auth
+    def __init__(self, engine: Engine, passages: Passages, auth: Authenticator, *, heartbeat_s: float = 15.0):
+        self.engine, self.passages, self.auth, self.heartbeat_s = engine, passages, auth, heartbeat_s
 
     # ------------------------------------------------------------------ auth
     def user(self, request: Request) -> str:
@@ -106,7 +107,8 @@ class WebHandlers:
             first.append(self._incoming(user, chat, body.skill, command="skill"))
         command, args = parse_command(body.message)
         message = self._incoming(user, chat, args if command else body.message, command=command)
-        return EventStreamResponse(self._frames([*first, message]), headers={"X-Trace-Id": message.trace_id})
+        return EventStreamResponse(self._frames([*first, message]), headers={"X-Trace-Id": message.trace_id},
+                                   heartbeat_s=self.heartbeat_s)
 
     async def cancel(self, body: CancelRequest | None, user: str) -> NoticeOut:
         """Stop the person's running reply (from any chat); the stopped stream simply ends."""

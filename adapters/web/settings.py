@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -23,6 +23,14 @@ class WebSettings(BaseSettings):
     cors_origins: str = ""  # comma-separated origins allowed to call the API from a browser; empty: none
     max_body_bytes: int = Field(65536, ge=1024)  # larger request bodies get 413
     per_ip_per_minute: int = Field(120, ge=1)  # API requests per client address per minute, before auth (429)
+    heartbeat_s: float = Field(15.0, gt=0)  # an idle event stream gets an SSE comment this often (proxies close idle connections)
+
+    @field_validator("jwt_secret")
+    @classmethod
+    def _long_enough(cls, v: SecretStr | None) -> SecretStr | None:
+        if v is not None and v.get_secret_value() and len(v.get_secret_value()) < 32:
+            raise ValueError("use at least 32 characters (e.g. the output of `openssl rand -hex 32`)")
+        return v
 
     @property
     def origins(self) -> list[str]:

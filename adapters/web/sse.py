@@ -48,40 +48,69 @@ def sse_event(event: ReplyEvent) -> tuple[str, dict[str, Any]]:
 class EventStreamResponse(Response):
     """Streams frames from ``frames`` and closes it (``aclosing``) when it ends or the client leaves.
 
-    Starlette's StreamingResponse only notices a gone client on its next write and then leaves the
-    iterator to the garbage collector; here a watcher waits for ``http.disconnect`` and cancels the
-    pump at once, so the engine stores the partial reply as cancelled and frees the person.
+    A watcher waits for ``http.disconnect`` and stops the producer at once (whatever the ASGI server
+    version, and even while the engine is silent in a long tool call), so the engine stores the
+    partial reply as cancelled and frees the person. While no frame comes for ``heartbeat_s``, an SSE
+    comment (``: ping``) keeps proxies from closing an idle connection.
     """
 
     media_type = MEDIA_TYPE
 
-    def __init__(self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None):
+    def __init__(self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None, *, heartbeat_s: float = 15.0):
         self.status_code, self.background = 200, None
         all_headers = {"content-type": f"{MEDIA_TYPE}; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", **(headers or {})}
         self.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in all_headers.items()]
         self._frames = frames  # no Content-Length: the body is chunked
+        self._heartbeat_s = heartbeat_s
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         await send({"type": "http.response.start", "status": self.status_code, "headers": self.raw_headers})
+        queue: asyncio.Queue = asyncio.Queue(maxsize=64)
         async with aclosing(self._frames) as frames:
-            pump = asyncio.create_task(self._pump(frames, send))
+            produce = asyncio.create_task(_produce(frames, queue))
             gone = asyncio.create_task(_disconnected(receive))
             try:
-                await asyncio.wait({pump, gone}, return_when=asyncio.FIRST_COMPLETED)
+                delivered = await self._deliver(queue, send, gone)
             finally:
-                for task in (pump, gone):
+                for task in (produce, gone):
                     task.cancel()
-                await asyncio.wait({pump, gone})
-            if pump.cancelled():
+                await asyncio.wait({produce, gone})
+            if not delivered:
                 log.info("web_client_gone")
-            elif pump.exception() is not None:
-                raise pump.exception()
+            elif not produce.cancelled() and produce.exception() is not None:
+                raise produce.exception()
 
-    @staticmethod
-    async def _pump(frames: AsyncIterator[bytes], send: Send) -> None:
-        async for chunk in frames:
+    async def _deliver(self, queue: asyncio.Queue, send: Send, gone: asyncio.Task) -> bool:
+        """Send frames until the end (True) or until the client is gone (False)."""
+        while not gone.done():
+            get = asyncio.create_task(queue.get())
+            await asyncio.wait({get, gone}, timeout=self._heartbeat_s, return_when=asyncio.FIRST_COMPLETED)
+            if not get.done():
+                get.cancel()
+                if gone.done():
+                    return False
+                await send({"type": "http.response.body", "body": b": ping\n\n", "more_body": True})
+                continue
+            chunk = get.result()
+            if chunk is _END:
+                await send({"type": "http.response.body", "body": b"", "more_body": False})
+                return True
             await send({"type": "http.response.body", "body": chunk, "more_body": True})
-        await send({"type": "http.response.body", "body": b"", "more_body": False})
+        return False
+
+
+_END = object()
+
+
+async def _produce(frames: AsyncIterator[bytes], queue: asyncio.Queue) -> None:
+    """Frames into the queue, then _END (also after a failure; a cancelled producer has no reader)."""
+    try:
+        async for chunk in frames:
+            await queue.put(chunk)
+    except Exception:
+        await queue.put(_END)
+        raise
+    await queue.put(_END)
 
 
 async def _disconnected(receive: Receive) -> None:
