@@ -20,7 +20,7 @@ from __future__ import annotations
 import inspect
 import time
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Callable
+from typing import Any, AsyncIterator, Callable, Protocol
 
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 from prometheus_client import CONTENT_TYPE_LATEST
@@ -34,6 +34,12 @@ CONTENT_TYPE = CONTENT_TYPE_LATEST
 NOT_REFUSALS = frozenset({"command", "unknown_command", "no_llm", "busy", "cancelled", "error", "config_error"})
 BREAKER_STATES = {"closed": 0, "half_open": 1, "open": 2}
 _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
+
+
+class RateLimitRecorder(Protocol):
+    """Where an adapter counts the 429s its platform answered (FuziMetrics is one)."""
+
+    def rate_limited(self, platform: str, count: int = 1) -> None: ...
 
 
 class FuziMetrics:

@@ -20,6 +20,7 @@ from telegram.error import TelegramError
 from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, CallbackQueryHandler, MessageHandler, filters
 
 from adapters.common.budget import BudgetRegistry
+from adapters.common.metrics import RateLimitRecorder
 from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
@@ -30,18 +31,20 @@ ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
-def build_application(settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None) -> Application:
+def build_application(settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None,
+                      recorder: RateLimitRecorder | None = None) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
     Args:
         settings: TELEGRAM_* settings; ``bot_token`` is required.
         engine: the chat engine (``handle``, ``commands``).
         budgets: per-chat outbound budgets (tests pass one with a fake clock).
+        recorder: counts the 429s Telegram answered (metrics), or None.
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     limiter = global_limiter(settings)
-    handlers = TelegramHandlers(engine, settings, budgets)
+    handlers = TelegramHandlers(engine, settings, budgets, recorder)
 
     async def post_init(app: Application) -> None:
         await register_commands(app, engine)
@@ -126,9 +129,10 @@ async def stop(app: Application) -> None:
     await app.shutdown()
 
 
-async def run_telegram(settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None) -> None:
+async def run_telegram(settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None,
+                       recorder: RateLimitRecorder | None = None) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
-    app = build_application(settings, engine)
+    app = build_application(settings, engine, recorder=recorder)
     await start(app, settings)
     try:
         await (stop_event or asyncio.Event()).wait()

@@ -19,6 +19,7 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
+from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
@@ -41,10 +42,12 @@ class TelegramHandlers:
         engine: the chat engine.
         settings: Telegram settings (pacing intervals).
         budgets: per-chat outbound budgets, shared by every reply in a chat.
+        recorder: counts the 429s Telegram answered (metrics), or None.
     """
 
-    def __init__(self, engine: Engine, settings: TelegramSettings, budgets: BudgetRegistry | None = None) -> None:
-        self.engine, self.settings = engine, settings
+    def __init__(self, engine: Engine, settings: TelegramSettings, budgets: BudgetRegistry | None = None,
+                 recorder: RateLimitRecorder | None = None) -> None:
+        self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
 
     # ------------------------------------------------------------------ updates
@@ -119,6 +122,8 @@ class TelegramHandlers:
             await self._apologize(context, message, incoming.trace_id)
             return
         log.info("telegram_replied", outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
+        if self.recorder is not None:
+            self.recorder.rate_limited("telegram", stats.rate_limited)
 
     async def _apologize(self, context, message: Message, trace_id: str) -> None:
         try:

@@ -31,7 +31,8 @@ def _run(args: argparse.Namespace) -> int:
         metrics = FuziMetrics() if settings.metrics_port else None
         async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics):
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
-            bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine) for name in wanted))
+            extra = {"telegram": {"recorder": metrics} if metrics else {}, "discord": {}}
+            bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:
                 await bots
