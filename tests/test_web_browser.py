@@ -81,6 +81,10 @@ def drive(base: str, shot: Path) -> dict:
         quote = wait.until(ec.visibility_of_element_located((By.CSS_SELECTOR, "blockquote.passage")))
         seen["passage"] = quote.text
         driver.save_screenshot(str(shot))
+        driver.set_window_size(390, 844)  # a phone: nothing may stick out sideways
+        seen["overflow"] = driver.execute_script("return document.documentElement.scrollWidth - window.innerWidth")
+        driver.save_screenshot(str(shot.with_name(shot.stem + "-phone.png")))
+        driver.set_window_size(900, 1000)
         Select(driver.find_element(By.ID, "skill")).select_by_value("poetry")
         wait.until(lambda d: any("论诗" in n.text or "poetry" in n.text.lower() for n in d.find_elements(By.CSS_SELECTOR, ".msg.notice")))
         seen["skill"] = Select(driver.find_element(By.ID, "skill")).first_selected_option.get_attribute("value")
@@ -105,6 +109,7 @@ async def test_page_streams_footnotes_and_skill_switch(tmp_path, fake_llm, retri
     growth = sorted(set(seen["lengths"]))
     assert len(growth) >= 5 and growth[0] < growth[-1]  # the text grew while streaming
     assert seen["languages"] == {"请教", "Ask"}
+    assert seen["overflow"] <= 0
     assert seen["footnote"] == "《论语·八佾》第22章"
     assert "管仲之器小哉" in seen["passage"]
     assert seen["bold"] == ["器小"] and seen["items"] == 2
