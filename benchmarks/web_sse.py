@@ -22,7 +22,6 @@ import os
 import platform
 import signal
 import socket
-import statistics
 import sys
 import tempfile
 import time

@@ -7,9 +7,9 @@ no response ever carries a stack trace.
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
-from typing import Awaitable, Callable
 
 import structlog
 from fastapi import Depends, FastAPI, Request
@@ -21,7 +21,16 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
 from adapters.web.auth import Authenticator
-from adapters.web.handlers import CancelRequest, ChatRequest, MeOut, NoticeOut, Passages, PassageOut, SkillsOut, WebHandlers
+from adapters.web.handlers import (
+    CancelRequest,
+    ChatRequest,
+    MeOut,
+    NoticeOut,
+    PassageOut,
+    Passages,
+    SkillsOut,
+    WebHandlers,
+)
 from adapters.web.hardening import Hardening, IpLimiter
 from adapters.web.sse import MEDIA_TYPE
 from core.ports import Engine

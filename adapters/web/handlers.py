@@ -8,8 +8,9 @@ engine sees ``chat_id = "<user>/<chat>"``, so one person can never write into an
 from __future__ import annotations
 
 import re
+from collections.abc import AsyncIterator
 from contextlib import aclosing
-from typing import Any, AsyncIterator, Protocol
+from typing import Any, Protocol
 
 import structlog
 from fastapi import HTTPException, Request

@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import math
 import time
-from typing import Callable
+from collections.abc import Callable
 
 import structlog
 from fastapi import HTTPException

@@ -40,7 +40,12 @@ def _token_create(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics
     from bot.settings import load_settings
-    from bot.web import authenticator, build_web_app, serve_until_signalled, uvicorn_server
+    from bot.web import (
+        authenticator,
+        build_web_app,
+        serve_until_signalled,
+        uvicorn_server,
+    )
     from bot.wiring import open_runtime, prepare_data, setup_logging
 
     settings = load_settings()
