@@ -79,11 +79,15 @@ async def test_serve_answers_over_sse_and_stops_on_sigterm(tmp_path, fake_llm):
             async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"},
                                      headers={"Authorization": f"Bearer {token}"}) as response:
                 events = [e async for e in sse(response)]
+            auth = {"Authorization": f"Bearer {token}"}
+            remembered = await client.post(f"{base}/v1/chat", json={"message": "/remember 我最爱读《诗经》"}, headers=auth)
+            memories = await client.post(f"{base}/v1/chat", json={"message": "/memories"}, headers=auth)
             metrics = (await client.get(f"{base}/metrics")).text
     finally:
         proc.send_signal(signal.SIGTERM)
         out, err = await asyncio.wait_for(proc.communicate(), timeout=30)
     assert events[-1][0] == "final" and "学而时习之" in events[-1][1]["text"]
     assert 'fuzi_replies_total{level="0",outcome="answered",platform="web"} 1.0' in metrics
+    assert '"reason": "command"' in remembered.text and "诗经" in memories.text  # the memory commands work on the web
     assert proc.returncode == 0, err.decode()[-2000:]
     assert token not in (out + err).decode() and SECRET not in (out + err).decode()
