@@ -91,3 +91,41 @@ async def test_serve_answers_over_sse_and_stops_on_sigterm(tmp_path, fake_llm):
     assert '"reason": "command"' in remembered.text and "诗经" in memories.text  # the memory commands work on the web
     assert proc.returncode == 0, err.decode()[-2000:]
     assert token not in (out + err).decode() and SECRET not in (out + err).decode()
+
+
+async def test_run_telegram_serves_metrics_on_its_own_port(tmp_path, fake_llm):
+    from tests.fakes.telegram_api import TOKEN, FakeTelegram
+
+    fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
+    port = free_port()
+    async with FakeTelegram() as tg:
+        proc = await asyncio.create_subprocess_exec(
+            sys.executable, "-m", "bot", "run", "telegram", cwd=tmp_path,
+            env=env(tmp_path, FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test-key-123456",
+                    TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url, TELEGRAM_POLL_TIMEOUT_S="1",
+                    FUZI_METRICS_PORT=str(port)),
+            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        )
+        base = f"http://127.0.0.1:{port}"
+        try:
+            async with httpx.AsyncClient(timeout=20) as client:
+                for _ in range(600):
+                    try:
+                        if (await client.get(f"{base}/readyz")).status_code == 200:
+                            break
+                    except httpx.TransportError:
+                        await asyncio.sleep(0.1)
+                tg.private_text(5, "何为学？")
+                await tg.wait_for(lambda: any("学而时习之" in m.text for m in tg.messages_in(5)), timeout=30)
+                for _ in range(100):  # recorded when the engine's stream ends, just after the final send
+                    metrics = (await client.get(f"{base}/metrics")).text
+                    if 'platform="telegram"' in metrics:
+                        break
+                    await asyncio.sleep(0.05)
+                chat = await client.post(f"{base}/v1/chat", json={"message": "x"})
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            _, err = await asyncio.wait_for(proc.communicate(), timeout=30)
+    assert 'fuzi_replies_total{level="0",outcome="answered",platform="telegram"} 1.0' in metrics
+    assert chat.status_code == 404  # only health and metrics on the ops port
+    assert proc.returncode == 0, err.decode()[-2000:]
