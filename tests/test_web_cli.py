@@ -119,13 +119,13 @@ async def test_run_telegram_serves_metrics_on_its_own_port(tmp_path, fake_llm):
                 await tg.wait_for(lambda: any("学而时习之" in m.text for m in tg.messages_in(5)), timeout=30)
                 for _ in range(100):  # recorded when the engine's stream ends, just after the final send
                     metrics = (await client.get(f"{base}/metrics")).text
-                    if 'platform="telegram"' in metrics:
+                    if 'outcome="answered",platform="telegram"' in metrics:
                         break
                     await asyncio.sleep(0.05)
                 chat = await client.post(f"{base}/v1/chat", json={"message": "x"})
         finally:
             proc.send_signal(signal.SIGTERM)
             _, err = await asyncio.wait_for(proc.communicate(), timeout=30)
-    assert 'fuzi_replies_total{level="0",outcome="answered",platform="telegram"} 1.0' in metrics
+    assert 'fuzi_replies_total{level="0",outcome="answered",platform="telegram"} 1.0' in metrics, err.decode()[-3000:]
     assert chat.status_code == 404  # only health and metrics on the ops port
     assert proc.returncode == 0, err.decode()[-2000:]
