@@ -38,9 +38,15 @@ def classics_server(retriever: PassageRetriever, *, max_k: int = 10) -> ToolServ
         numbered passages to quote and cite. Use it before answering about Confucius's teachings,
         a saying, a disciple, a virtue or a poem, and to check a quotation. Do not use it for
         modern facts or events, nor for what the user told you about themselves.
+        Search with the classical wording whenever you know it: the original words of the saying
+        or line (己所不欲, not "don't impose on others"), a name (管仲, 颜渊) or a poem's title (关雎).
+        Words found verbatim in a passage put that passage first; modern or English wording is
+        matched only approximately. If the results do not fit, search again with other classical
+        words you expect in the text.
 
         Args:
-            query: the question or phrase, in the user's words or as a classical phrase (e.g. 管仲, 巧言令色, 关雎).
+            query: a classical phrase, name or title when you know one (e.g. 管仲, 巧言令色, 关雎),
+                else the question in the user's words.
             k: how many passages to return (1-10).
             corpus: "lunyu" for the Analects only, "shijing" for the Book of Songs only, "all" for both.
         """
