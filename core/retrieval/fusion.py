@@ -1,8 +1,10 @@
-"""Weighted reciprocal-rank fusion and the verbatim-quote rule.
+"""Rank fusion (reciprocal-rank or normalised-score) and the verbatim-quote rule.
 
 RRF: score(d) = Σ_route weight_route / (k + rank_route(d)), ranks 1-based, k = 60. Only the ranks
-matter, so cosine similarities and BM25 scores never have to share a scale. Ties go to the smaller
-passage id in corpus order, so the same input always gives the same order.
+matter, so cosine similarities and BM25 scores never have to share a scale. Score fusion: each
+route's scores min-max normalised over the candidates it returned, then summed. Neither has a
+parameter chosen on our evaluation sets (k = 60 is the published default, weights are 1). Ties go
+to the smaller passage id in corpus order, so the same input always gives the same order.
 """
 
 from __future__ import annotations
@@ -38,6 +40,34 @@ def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int = RRF_
         weight = weights.get(route, 1.0)
         for rank, doc_id in enumerate(ids, start=1):
             scores[doc_id] = scores.get(doc_id, 0.0) + weight / (k + rank)
+            routes.setdefault(doc_id, {})[route] = rank
+    order = sorted(scores, key=lambda d: (-scores[d], sort_key(d)))
+    return [Fused(d, scores[d], routes[d]) for d in order]
+
+
+def score_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], norm: str = "minmax") -> list[Fused]:
+    """Fuse (id, score) lists (best first) by summing normalised scores per route.
+
+    `norm`: "minmax" maps each route's candidates to [0, 1] (best 1, worst 0); "dbsf" maps
+    mean ± 3 standard deviations of the route's candidates to [0, 1], clipped. A route whose
+    candidates all score the same gives each of them 1. Ties by corpus order of id.
+    """
+    scores: dict[str, float] = {}
+    routes: dict[str, dict[str, int]] = {}
+    for route, hits in scored.items():
+        if not hits:
+            continue
+        weight = weights.get(route, 1.0)
+        values = [s for _, s in hits]
+        low, high = min(values), max(values)
+        if norm == "dbsf" and len(values) > 1:
+            mean = sum(values) / len(values)
+            std = (sum((v - mean) ** 2 for v in values) / len(values)) ** 0.5
+            low, high = mean - 3 * std, mean + 3 * std
+        span = high - low
+        for rank, (doc_id, score) in enumerate(hits, start=1):
+            value = min(1.0, max(0.0, (score - low) / span)) if span > 0 else 1.0
+            scores[doc_id] = scores.get(doc_id, 0.0) + weight * value
             routes.setdefault(doc_id, {})[route] = rank
     order = sorted(scores, key=lambda d: (-scores[d], sort_key(d)))
     return [Fused(d, scores[d], routes[d]) for d in order]

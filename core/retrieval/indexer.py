@@ -1,8 +1,9 @@
 """Builds or refreshes the passage table: idempotent and incremental.
 
 A passage is re-embedded only when its content hash changed (or the table is rebuilt); passages
-that left the corpus are deleted. The keyword index needs no build step: the retriever rebuilds it
-from the table on every start.
+that left the corpus are deleted; a table of `ann_min_rows` passages or more gets an ANN index. The
+keyword index needs no build step here: the retriever builds it from the table at its first start
+after a change and keeps a snapshot keyed by the table's content (core/retrieval/snapshot.py).
 """
 
 from __future__ import annotations
@@ -38,10 +39,13 @@ def build_index(
     rebuild: bool = False,
     batch: int = 64,
     progress=None,
+    sentences: bool = False,
 ) -> IndexReport:
     """Bring the table in line with `passages` (blocking; run it in a worker thread from async code).
 
-    Raises IndexMismatchError when the table was built with another model and `rebuild` is False.
+    With `sentences`, the sentences of multi-sentence passages are embedded too, into the sentence
+    table (incremental the same way). Raises IndexMismatchError when the table was built with
+    another model and `rebuild` is False.
     """
     started = time.perf_counter()
     if rebuild or not store.exists():
@@ -61,6 +65,10 @@ def build_index(
         store.upsert(chunk, vectors)
         if progress:
             progress(start + len(chunk), len(todo))
+    if sentences:
+        _index_sentences(store, embedder, passages, rebuild=rebuild, batch=batch, embed=embed)
+    if todo or gone or rebuild:
+        store.ensure_ann_index()  # only from `ann_min_rows` passages up; exact search below that
     return IndexReport(
         total=store.count(),
         embedded=len(todo),
@@ -69,6 +77,23 @@ def build_index(
         seconds=round(time.perf_counter() - started, 2),
         rebuilt=rebuild,
     )
+
+
+def _index_sentences(store: PassageStore, embedder: Embedder, passages: list[Passage], *, rebuild, batch, embed) -> None:
+    from core.retrieval.sentences import split_sentences
+
+    table = store.sentences
+    if rebuild or not table.exists() or table.recorded_model() != (embedder.model_name, embedder.dim):
+        table.create(embedder.model_name, embedder.dim)
+    stored = table.hashes()
+    split = {p.id: split_sentences(p) for p in passages}
+    todo = [p for p in passages if split[p.id] and stored.get(p.id) != p.content_hash]
+    table.delete(sorted(set(stored) - {p.id for p in passages if split[p.id]}))
+    for start in range(0, len(todo), batch):
+        chunk = todo[start : start + batch]
+        texts = [s for p in chunk for s in split[p.id]]
+        vectors = embed(texts) if embed else _run(embedder.embed_passages(texts))
+        table.replace(chunk, [split[p.id] for p in chunk], vectors)
 
 
 def _run(coro):

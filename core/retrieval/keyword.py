@@ -1,92 +1,137 @@
-"""Keyword route: BM25 (rank-bm25's Okapi parameters and IDF) over an inverted index.
+"""Keyword route: Okapi BM25 over a compact inverted index (CSR arrays), and the verbatim index.
 
-Tokens are jieba words **plus every single CJK character** (classical Chinese is mostly
-one-character words, and jieba is trained on modern Chinese) plus lower-cased Latin words.
-Only documents sharing at least one token with the query are scored: a document with zero score is
-never ranked, so a route that matched nothing does not vote in fusion.
+Tokens are **every single CJK character plus every pair of neighbouring CJK characters within a run**
+(classical Chinese is mostly one-character words; character bigrams stand in for words without a
+dictionary trained on modern Chinese) plus lower-cased Latin words. `tokenizer="jieba"` keeps the v1
+tokens (jieba words of 2+ characters instead of bigrams) for comparison. Only documents sharing at
+least one token with the query are scored: a document with zero score is never ranked, so a route
+that matched nothing does not vote in fusion.
+
+The index is a few numpy arrays (`arrays()` / `from_arrays()`), so a snapshot keyed by the table's
+content can be saved and memory-mapped back instead of re-tokenising the corpus at every start
+(core/retrieval/snapshot.py).
 """
 
 from __future__ import annotations
 
-import logging
-import math
+import bisect
 import re
-from collections import Counter, defaultdict
+import unicodedata
+from collections import Counter
 
-import jieba
 import numpy as np
-from rank_bm25 import BM25Okapi
 
 from core.retrieval.documents import Passage, embedding_text
 from core.text import CJK, has_cjk
 
-jieba.setLogLevel(logging.WARNING)
-
 _LATIN = re.compile(r"[A-Za-z0-9]+")
+_CJK_RUN = re.compile(CJK.pattern + "+")
+TOKENIZERS = ("bigram", "jieba")
 
 
-def tokenize(text: str) -> list[str]:
-    """jieba words (CJK only, 2+ chars), single CJK characters, lower-cased Latin/number words."""
+def tokenize(text: str, tokenizer: str = "bigram") -> list[str]:
+    """Single CJK characters, CJK bigrams (or jieba words) and lower-cased Latin/number words."""
     tokens: list[str] = []
-    for word in jieba.lcut(text):
-        if len(word) > 1 and all(CJK.match(ch) for ch in word):
-            tokens.append(word)
-    tokens.extend(CJK.findall(text))
+    if tokenizer == "jieba":
+        import logging
+
+        import jieba
+
+        jieba.setLogLevel(logging.WARNING)
+        tokens.extend(w for w in jieba.lcut(text) if len(w) > 1 and all(CJK.match(ch) for ch in w))
+        tokens.extend(CJK.findall(text))
+    else:
+        for run in _CJK_RUN.findall(text):
+            tokens.extend(run)
+            tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
     tokens.extend(w.lower() for w in _LATIN.findall(text))
     return tokens
 
 
-class _LuceneIdfOkapi(BM25Okapi):
-    """Okapi BM25 with the non-negative IDF log(1 + (N - n + 0.5) / (n + 0.5)).
-
-    rank-bm25's own IDF goes negative for a term in more than half the documents and is then
-    floored at ε × mean IDF, which is itself negative in a small corpus: a matching document would
-    score below zero and drop out. This IDF is always > 0, so every match counts a little.
-    """
-
-    def _calc_idf(self, nd):
-        for word, freq in nd.items():
-            self.idf[word] = math.log(1 + (self.corpus_size - freq + 0.5) / (freq + 0.5))
-
-
 class KeywordIndex:
-    """In-memory BM25 index over passages; rebuilt from the LanceDB table on every start.
+    """BM25 (k1, b) with the non-negative IDF log(1 + (N - n + 0.5) / (n + 0.5)).
+
+    The classic Okapi IDF goes negative for a term in more than half the documents (and rank-bm25's
+    ε floor is then itself negative in a small corpus): a matching document would score below zero
+    and drop out. This IDF is always > 0, so every match counts a little.
 
     Args:
         passages: the documents (their title line and text are indexed).
         k1, b: Okapi BM25 parameters.
+        tokenizer: "bigram" (default) or "jieba".
     """
 
-    def __init__(self, passages: list[Passage], *, k1: float = 1.5, b: float = 0.75):
+    def __init__(self, passages: list[Passage], *, k1: float = 1.5, b: float = 0.75, tokenizer: str = "bigram"):
+        if tokenizer not in TOKENIZERS:
+            raise ValueError(f"tokenizer must be one of {TOKENIZERS}")
+        self.tokenizer = tokenizer
         self.ids = [p.id for p in passages]
         self._corpus = np.array([p.corpus for p in passages])
-        docs = [tokenize(embedding_text(p)) for p in passages]
-        self._postings: dict[str, tuple[np.ndarray, np.ndarray]] = {}
-        self._idf: dict[str, float] = {}
-        if not passages:
-            return
-        bm25 = _LuceneIdfOkapi(docs, k1=k1, b=b)  # IDF, avgdl and document lengths
-        self._idf = dict(bm25.idf)
-        lengths = np.asarray(bm25.doc_len, dtype=np.float64)
-        norm = k1 * (1 - b + b * lengths / bm25.avgdl)
-        acc: dict[str, tuple[list[int], list[float]]] = defaultdict(lambda: ([], []))
-        for i, doc in enumerate(docs):
-            for term, tf in Counter(doc).items():
-                acc[term][0].append(i)
-                acc[term][1].append(tf * (k1 + 1) / (tf + norm[i]))
-        self._postings = {t: (np.asarray(d, dtype=np.int64), np.asarray(w)) for t, (d, w) in acc.items()}
+        vocab: dict[str, int] = {}
+        term_of: list[int] = []
+        doc_of: list[int] = []
+        tf_of: list[int] = []
+        lengths = np.zeros(len(passages), dtype=np.float64)
+        for i, p in enumerate(passages):
+            tokens = tokenize(embedding_text(p), tokenizer)
+            lengths[i] = len(tokens)
+            for term, tf in Counter(tokens).items():
+                term_of.append(vocab.setdefault(term, len(vocab)))
+                doc_of.append(i)
+                tf_of.append(tf)
+        terms = np.array(list(vocab), dtype=str) if vocab else np.array([], dtype=str)
+        term_ids = np.asarray(term_of, dtype=np.int64)
+        order = np.argsort(term_ids, kind="stable")  # postings grouped by term, documents ascending
+        docs = np.asarray(doc_of, dtype=np.int32)[order]
+        tf = np.asarray(tf_of, dtype=np.float64)[order]
+        df = np.bincount(term_ids, minlength=len(vocab))
+        offsets = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
+        n = len(passages)
+        avgdl = float(lengths.mean()) if n else 0.0
+        norm = k1 * (1 - b + b * lengths / avgdl) if avgdl else np.zeros(n)
+        weights = (tf * (k1 + 1) / (tf + norm[docs])).astype(np.float32) if n else np.zeros(0, np.float32)
+        idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
+        self._set(terms, offsets, docs, weights, idf)
+
+    def _set(self, terms, offsets, docs, weights, idf) -> None:
+        self._terms = terms
+        self._vocab = {t: i for i, t in enumerate(terms.tolist())}
+        self._offsets, self._docs, self._weights, self._idf = offsets, docs, weights, idf
+
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The index as plain arrays (for a snapshot)."""
+        return {
+            "kw_ids": np.array(self.ids, dtype=str),
+            "kw_corpus": self._corpus,
+            "kw_terms": self._terms,
+            "kw_offsets": self._offsets,
+            "kw_docs": self._docs,
+            "kw_weights": self._weights,
+            "kw_idf": self._idf,
+            "kw_tokenizer": np.array(self.tokenizer),
+        }
+
+    @classmethod
+    def from_arrays(cls, arrays) -> "KeywordIndex":
+        """The index `arrays()` described, without tokenising anything."""
+        index = cls.__new__(cls)
+        index.tokenizer = str(arrays["kw_tokenizer"])
+        index.ids = arrays["kw_ids"].tolist()
+        index._corpus = arrays["kw_corpus"]
+        index._set(arrays["kw_terms"], arrays["kw_offsets"], arrays["kw_docs"], arrays["kw_weights"], arrays["kw_idf"])
+        return index
 
     def __len__(self) -> int:
         return len(self.ids)
 
     def search(self, query: str, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
         """(id, score) of documents sharing a token with the query, best first, ties by id."""
-        scores = np.zeros(len(self.ids), dtype=np.float64)
-        for term, qtf in Counter(tokenize(query)).items():
-            posting = self._postings.get(term)
-            if posting is not None:
-                docs, weights = posting
-                scores[docs] += weights * (self._idf[term] * qtf)
+        scores = np.zeros(len(self.ids), dtype=np.float32)
+        for term, qtf in Counter(tokenize(query, self.tokenizer)).items():
+            t = self._vocab.get(term)
+            if t is not None:
+                lo, hi = self._offsets[t], self._offsets[t + 1]
+                scores[self._docs[lo:hi]] += self._weights[lo:hi] * (self._idf[t] * qtf)
         if corpus != "all":
             scores[self._corpus != corpus] = 0.0
         candidates = np.flatnonzero(scores > 0)
@@ -103,16 +148,20 @@ class VerbatimIndex:
     """Finds the passages that contain a squashed quote (punctuation and spaces removed).
 
     All squashed texts are joined into one string, so a lookup is a few `str.find` calls in C.
+
+    Args:
+        passages: the documents.
+        texts: id -> text lookup for `aligned` (defaults to the passages' own texts).
     """
 
     _SEP = "\x00"
 
-    def __init__(self, passages: list[Passage]):
+    def __init__(self, passages: list[Passage], texts=None):
         from core.retrieval.fusion import squash
 
         self.ids = [p.id for p in passages]
         self._corpus = [p.corpus for p in passages]
-        self._texts = {p.id: p.text for p in passages}
+        self._texts = texts if texts is not None else {p.id: p.text for p in passages}
         self._starts: list[int] = []
         parts, pos = [], 0
         for p in passages:
@@ -122,10 +171,20 @@ class VerbatimIndex:
             pos += len(text) + 1
         self._blob = self._SEP.join(parts)
 
+    def arrays(self) -> dict[str, np.ndarray]:
+        """The index as plain arrays (for a snapshot; ids and corpora are the keyword index's)."""
+        return {"vb_blob": np.frombuffer(self._blob.encode("utf-8"), dtype=np.uint8), "vb_starts": np.asarray(self._starts, dtype=np.int64)}
+
+    @classmethod
+    def from_arrays(cls, arrays, ids: list[str], corpus: list[str], texts) -> "VerbatimIndex":
+        index = cls.__new__(cls)
+        index.ids, index._corpus, index._texts = ids, corpus, texts
+        index._blob = arrays["vb_blob"].tobytes().decode("utf-8")
+        index._starts = arrays["vb_starts"].tolist()
+        return index
+
     def containing(self, key: str, corpus: str = "all", limit: int = 50) -> list[str]:
         """Ids of passages whose squashed text contains `key`, in corpus order (at most `limit`)."""
-        import bisect
-
         found: list[str] = []
         if not key:
             return found
@@ -140,8 +199,6 @@ class VerbatimIndex:
 
     def aligned(self, key: str, ids: list[str]) -> set[str]:
         """Those of `ids` where `key` covers whole clauses (执子之手，与子偕老 — not 掺执子之手兮)."""
-        import unicodedata
-
         pattern = re.compile(r"(?:^|\|)" + r"\|?".join(map(re.escape, key)) + r"(?:\||$)")
         out = set()
         for doc_id in ids:

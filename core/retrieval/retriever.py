@@ -12,10 +12,11 @@ import structlog
 
 from core.retrieval.documents import CORPORA, Passage, sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
-from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, squash
+from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, score_fusion, squash
 from core.retrieval.glossary import expand_english
-from core.retrieval.keyword import KeywordIndex, VerbatimIndex, is_modern_question, strip_question_words
+from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
 from core.retrieval.rerank import Reranker, RerankError
+from core.retrieval.snapshot import PassageTable, load_or_build
 from core.retrieval.store import IndexMissingError, PassageStore
 
 log = structlog.get_logger(__name__)
@@ -37,38 +38,39 @@ class RetrieverConfig:
     """Fusion and budget knobs.
 
     Attributes:
-        weights: RRF weight per route for Chinese queries.
-        english_weights: RRF weights for Latin-script queries. The keyword route then searches the
-            glossary's Chinese terms and is precise when it fires; the small e5 model is weak from
-            English to classical Chinese, so the vector route mostly breaks ties and fills in when
-            the glossary knows no word of the query (measured in docs/retrieval.md).
+        fusion: "rrf" (reciprocal rank, k = `rrf_k`) or "score" (min-max normalised scores summed).
+        weights: weight per route, the same for every query (no per-query-type weights: those were
+            fitted to the v1 dev set and lost on unseen queries; docs/retrieval.md).
         rrf_k: RRF constant.
         oversample: each route recalls `oversample × k` candidates before fusion.
         rerank_pool: at most this many fused candidates go to the reranker.
         budget_s: time budget for one search, rerank included.
-        verbatim_boost: rank passages containing a ≥4-character quote first (hybrid mode).
-        language_weights: use `english_weights` for Latin-script queries.
+        verbatim_boost: rank passages containing a quote (≥ 4 characters) or a bare 2-3 character
+            name first (hybrid mode).
         english_expansion: the keyword route searches the glossary's Chinese terms for the English
             words of a Latin-script query (core/retrieval/glossary.py).
         question_filter: the keyword route drops the scaffolding of modern-Chinese questions
             (怎么, 什么, 的 …; core/retrieval/keyword.py `strip_question_words`).
-        question_weights: RRF weights for modern-Chinese questions (with question_filter): what is
-            left after the scaffolding is the content, which the keyword route matches precisely,
-            while the small embedder bridges modern and classical Chinese poorly (chosen on the dev
-            set; docs/retrieval.md).
+        tokenizer: keyword tokens, "bigram" (characters and character pairs) or "jieba" (v1).
+        snapshot: save the keyword/verbatim index and passages next to the table, keyed by its
+            content, and load them at the next start instead of re-tokenising.
+        sentence_vectors: "off"; "max" (a passage's vector score is the best of its own and its
+            sentences' similarities); "route" (sentence hits, mapped to passages, are a third
+            fused route). Needs `fuzi index` with sentence vectors.
     """
 
+    fusion: str = "rrf"
     weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
-    english_weights: dict[str, float] = field(default_factory=lambda: {"vector": 0.05, "keyword": 1.0})
     rrf_k: int = RRF_K
     oversample: int = 4
     rerank_pool: int = 20
     budget_s: float = 3.0
     verbatim_boost: bool = True
-    language_weights: bool = True
     english_expansion: bool = True
     question_filter: bool = True
-    question_weights: dict[str, float] | None = field(default_factory=lambda: {"vector": 1.0, "keyword": 5.0})
+    tokenizer: str = "bigram"
+    snapshot: bool = True
+    sentence_vectors: str = "off"
 
 
 @dataclass(frozen=True)
@@ -150,14 +152,15 @@ class HybridRetriever:
         self._embedder = embedder
         self._reranker = reranker
         self.config = config or RetrieverConfig()
-        self._passages: dict[str, Passage] = {}
-        self._order: list[str] = []
+        self._passages: PassageTable = PassageTable.from_passages([])
         self._keyword: KeywordIndex | None = None
         self._verbatim: VerbatimIndex | None = None
+        self._query_vectors: dict[str, asyncio.Future] = {}
 
     # ------------------------------------------------------------------ readiness
     async def start(self) -> None:
-        """Check the index and rebuild the keyword index from it; raise loudly when not servable."""
+        """Check the index, load the snapshot for the table's content (or build and save it from
+        the table); raise loudly when not servable."""
         await asyncio.to_thread(self._load)
 
     def _load(self) -> None:
@@ -165,17 +168,18 @@ class HybridRetriever:
         stored = self._store.count()
         if stored == 0:
             raise IndexMissingError("no passages are indexed yet; run `fuzi index`")
-        passages = sorted(self._store.all_passages(), key=lambda p: sort_key(p.id))
-        keyword = KeywordIndex(passages)
-        if len(keyword) != stored:
+        snapshot, source = load_or_build(self._store, tokenizer=self.config.tokenizer, use_saved=self.config.snapshot)
+        if len(snapshot.keyword) != stored:
             raise RetrieverNotReady(
-                f"keyword index holds {len(keyword)} passages but the table holds {stored}; refusing to start"
+                f"keyword index holds {len(snapshot.keyword)} passages but the table holds {stored}; refusing to start"
             )
-        self._passages = {p.id: p for p in passages}
-        self._order = [p.id for p in passages]
-        self._keyword = keyword
-        self._verbatim = VerbatimIndex(passages)
-        log.info("retriever_ready", passages=stored, model=self._embedder.model_name)
+        self._store.load_flat()  # exact in-memory scan below the ANN threshold
+        if self.config.sentence_vectors != "off":
+            self._store.sentences.load_flat()
+        self._passages = snapshot.passages
+        self._keyword = snapshot.keyword
+        self._verbatim = snapshot.verbatim
+        log.info("retriever_ready", passages=stored, model=self._embedder.model_name, source=source)
 
     @property
     def ready(self) -> bool:
@@ -195,8 +199,9 @@ class HybridRetriever:
         passage = self._passages.get(passage_id)
         if passage is None:
             return []
-        i = self._order.index(passage_id)
-        window = self._order[max(0, i - n) : i] + self._order[i + 1 : i + 1 + n]
+        order = self._passages.order
+        i = self._passages.position(passage_id)
+        window = order[max(0, i - n) : i] + order[i + 1 : i + 1 + n]
         group = _group(passage)
         return [self._passages[j] for j in window if _group(self._passages[j]) == group]
 
@@ -248,14 +253,17 @@ class HybridRetriever:
 
     async def _run_routes(self, query, pool, corpus, mode, clock, timings):
         names = ["vector", "keyword"] if mode == "hybrid" else [mode]
-        if mode == "hybrid" and self._weights(query).get("keyword", 1.0) == 0:
+        if mode == "hybrid" and self.config.sentence_vectors == "route" and self._store.sentences.exists():
+            names.append("sentence")
+        if mode == "hybrid" and self.config.weights.get("keyword", 1.0) == 0:
             names = ["vector"]
-        runners = {"vector": self._vector_route, "keyword": self._keyword_route}
+        runners = {"vector": self._vector_route, "keyword": self._keyword_route, "sentence": self._sentence_route}
+        self._query_vectors = {}  # one embedding per search, shared by the vector and sentence routes
         tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings)) for n in names}
         done, pending = await asyncio.wait(tasks.values(), timeout=clock.remaining())
         for task in pending:
             task.cancel()
-        rankings: dict[str, list[str]] = {}
+        rankings: dict[str, list[tuple[str, float]]] = {}
         failed: list[str] = []
         for name, task in tasks.items():
             if task in done and task.exception() is None:
@@ -268,24 +276,46 @@ class HybridRetriever:
             raise RetrievalError("every retrieval route failed")
         return rankings, failed
 
-    async def _vector_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
+    async def _vector_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[tuple[str, float]]:
         started = time.perf_counter()
         # Emoji or punctuation only: nothing to embed, so this route has no vote (and no fault),
         # whatever the embedder; a backend may also find no feature in a query with letters.
         if not has_features(query):
             return []
         try:
-            vector = await self._embedder.embed_query(query)
+            vector = await asyncio.shield(self._query_vector(query))
         except QueryWithoutFeatures:
             return []
         timings["embed"] = _ms(started)
         started = time.perf_counter()
         hits = await asyncio.to_thread(self._store.vector_search, vector, pool, corpus)
+        if self.config.sentence_vectors == "max" and self._store.sentences.exists():
+            best = dict(hits)
+            for pid, score in await asyncio.to_thread(self._store.sentences.search, vector, pool * 3, corpus):
+                best[pid] = max(best.get(pid, -1.0), score)
+            hits = list(best.items())
         timings["vector"] = _ms(started)
-        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0].id)))
-        return [p.id for p, _ in hits]
+        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
+        return hits[:pool]
 
-    async def _keyword_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[str]:
+    def _query_vector(self, query: str) -> asyncio.Future:
+        future = self._query_vectors.get(query)
+        if future is None:
+            future = self._query_vectors[query] = asyncio.ensure_future(self._embedder.embed_query(query))
+        return future
+
+    async def _sentence_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[tuple[str, float]]:
+        if not has_features(query):
+            return []
+        try:
+            vector = await asyncio.shield(self._query_vector(query))
+        except QueryWithoutFeatures:
+            return []
+        hits = await asyncio.to_thread(self._store.sentences.search, vector, pool * 3, corpus)
+        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
+        return hits[:pool]
+
+    async def _keyword_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[tuple[str, float]]:
         started = time.perf_counter()
         language = query_language(query)
         if self.config.english_expansion and language == "en":
@@ -294,18 +324,14 @@ class HybridRetriever:
             query = strip_question_words(query)  # 孔子怎么看管仲 → 管仲
         hits = await asyncio.to_thread(self._keyword.search, query, pool, corpus) if query else []
         timings["keyword"] = _ms(started)
-        return [doc_id for doc_id, _ in hits]
-
-    def _weights(self, query: str) -> dict[str, float]:
-        if self.config.language_weights and query_language(query) == "en":
-            return self.config.english_weights
-        if self.config.question_filter and self.config.question_weights and is_modern_question(query):
-            return self.config.question_weights
-        return self.config.weights
+        return hits
 
     def _fuse(self, query, rankings, corpus, mode, timings) -> list[Fused]:
         started = time.perf_counter()
-        fused = rrf(rankings, self._weights(query), self.config.rrf_k)
+        if self.config.fusion in ("score", "dbsf"):
+            fused = score_fusion(rankings, self.config.weights, "dbsf" if self.config.fusion == "dbsf" else "minmax")
+        else:
+            fused = rrf({r: [i for i, _ in hits] for r, hits in rankings.items()}, self.config.weights, self.config.rrf_k)
         if mode == "hybrid" and self.config.verbatim_boost:
             key = quote_key(query)
             if key:

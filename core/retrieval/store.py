@@ -33,15 +33,65 @@ def _schema(model_name: str, dim: int) -> pa.Schema:
     return pa.schema(fields, metadata={"embedding_model": model_name, "embedding_dim": str(dim)})
 
 
+class FlatVectors:
+    """Vectors held in memory for an exact cosine scan (rows are unit length, so a dot product).
+
+    Below `ann_min_rows` a matrix-vector product over a few thousand rows takes microseconds, where
+    a LanceDB query pays its planning overhead (~10 ms) whatever the table size.
+    """
+
+    def __init__(self, ids: list[str], corpus: list[str], matrix: np.ndarray):
+        self.ids = ids
+        self._corpus = np.asarray(corpus)
+        self._matrix = np.ascontiguousarray(matrix, dtype=np.float32)
+
+    @classmethod
+    def from_arrow(cls, rows, id_column: str = "id") -> "FlatVectors":
+        dim = rows.schema.field("vector").type.list_size
+        flat = rows["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
+        return cls(rows[id_column].to_pylist(), rows["corpus"].to_pylist(), flat.reshape(-1, dim))
+
+    def __len__(self) -> int:
+        return len(self.ids)
+
+    def search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
+        scores = self._matrix @ np.asarray(vector, dtype=np.float32)
+        if corpus != "all":
+            scores = np.where(self._corpus == corpus, scores, -np.inf)
+        limit = min(limit, len(scores))
+        if limit <= 0:
+            return []
+        top = np.argpartition(-scores, limit - 1)[:limit]
+        top = top[np.isfinite(scores[top])]
+        top = top[np.argsort(-scores[top], kind="stable")]
+        return [(self.ids[i], float(scores[i])) for i in top.tolist()]
+
+
 class PassageStore:
     """One LanceDB table of passages under `path` (normally `$FUZI_HOME/lancedb`).
+
+    Vector search is exact (a flat scan) until the table holds `ann_min_rows` passages; from there
+    `ensure_ann_index` builds an IVF_PQ index and searches probe `nprobes` partitions and re-rank
+    `refine_factor × limit` candidates by exact distance (recall against the flat scan is measured
+    in docs/retrieval.md).
 
     Args:
         path: the LanceDB folder.
         table: table name.
+        ann_min_rows: table size from which an ANN index pays (0: never build one).
+        nprobes: IVF partitions searched per query when the table has an ANN index.
+        refine_factor: candidates re-scored exactly, as a multiple of the limit.
     """
 
-    def __init__(self, path: Path | str, table: str = TABLE):
+    def __init__(
+        self,
+        path: Path | str,
+        table: str = TABLE,
+        *,
+        ann_min_rows: int = 50_000,
+        nprobes: int = 20,
+        refine_factor: int = 5,
+    ):
         import lancedb
 
         self.path = Path(path)
@@ -49,6 +99,11 @@ class PassageStore:
         self._db = lancedb.connect(str(self.path))
         self._name = table
         self._table = None
+        self.ann_min_rows = ann_min_rows
+        self.nprobes = nprobes
+        self.refine_factor = refine_factor
+        self._ann: bool | None = None
+        self._flat: FlatVectors | None = None
 
     # ------------------------------------------------------------------ lifecycle
     def _open(self):
@@ -86,6 +141,53 @@ class PassageStore:
     def create(self, model_name: str, dim: int) -> None:
         """Create (or replace) an empty table for vectors of this model and dimension."""
         self._table = self._db.create_table(self._name, schema=_schema(model_name, dim), mode="overwrite")
+        self._ann = False
+        self._flat = None
+
+    @property
+    def sentences(self):
+        """The sentence-vector table of this passage table (core/retrieval/sentences.py)."""
+        from core.retrieval.sentences import SentenceStore
+
+        if getattr(self, "_sentences", None) is None:
+            self._sentences = SentenceStore(self._db, f"{self._name}_sentences")
+        return self._sentences
+
+    def load_flat(self) -> bool:
+        """Hold the vectors in memory for exact search when the table is below `ann_min_rows`
+        (or has no ANN index); True when loaded. Writes through this store drop them again."""
+        table = self._open()
+        self._flat = None
+        if table is None or (table.count_rows() >= self.ann_min_rows > 0 and self.has_ann_index()):
+            return False
+        self._flat = FlatVectors.from_arrow(table.search().select(["id", "corpus", "vector"]).limit(None).to_arrow())
+        return True
+
+    def has_ann_index(self) -> bool:
+        """Whether the vector column has an ANN index (cached after the first look)."""
+        if self._ann is None:
+            table = self._open()
+            self._ann = table is not None and any("vector" in i.columns for i in table.list_indices())
+        return self._ann
+
+    def ensure_ann_index(self, *, force: bool = False) -> bool:
+        """Build (or rebuild) the IVF_PQ index when the table is big enough; True when it has one.
+
+        Rebuilding after a write keeps new rows searchable through the index (LanceDB also searches
+        unindexed rows exactly, so a stale index costs speed, not results).
+        """
+        table = self._require()
+        rows = table.count_rows()
+        if not force and (self.ann_min_rows <= 0 or rows < self.ann_min_rows):
+            return self.has_ann_index()
+        from lancedb.index import IvfPq
+
+        partitions = max(16, min(1024, int(rows**0.5)))
+        dim = table.schema.field("vector").type.list_size
+        sub_vectors = next(n for n in (48, 32, 24, 16, 8, 4, 2, 1) if dim % n == 0)
+        table.create_index("vector", config=IvfPq(distance_type="cosine", num_partitions=partitions, num_sub_vectors=sub_vectors), replace=True)
+        self._ann = True
+        return True
 
     # ------------------------------------------------------------------ writes
     def upsert(self, passages: list[Passage], vectors: np.ndarray) -> None:
@@ -111,6 +213,7 @@ class PassageStore:
             schema=table.schema,
         )
         table.merge_insert("id").when_matched_update_all().when_not_matched_insert_all().execute(data)
+        self._flat = None
 
     def delete(self, ids: list[str]) -> None:
         """Remove rows by id (ids are validated passage ids, quoted for the SQL filter)."""
@@ -118,6 +221,7 @@ class PassageStore:
             return
         quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
         self._require().delete(f"id IN ({quoted})")
+        self._flat = None
 
     # ------------------------------------------------------------------ reads
     def count(self) -> int:
@@ -132,6 +236,13 @@ class PassageStore:
         rows = table.search().select(["id", "content_hash"]).limit(None).to_arrow()
         return dict(zip(rows["id"].to_pylist(), rows["content_hash"].to_pylist()))
 
+    def snapshot_path(self, fingerprint: str) -> Path:
+        """Where the retriever's snapshot for this table content lives (inside the LanceDB folder)."""
+        return self.path / ".snapshots" / f"{self._name}.{fingerprint[:32]}.npz"
+
+    def snapshot_glob(self) -> str:
+        return f"{self._name}.*.npz"
+
     def all_passages(self) -> list[Passage]:
         """Every stored passage without its vector (to rebuild the keyword index on start)."""
         table = self._open()
@@ -140,15 +251,24 @@ class PassageStore:
         rows = table.search().select(_COLUMNS).limit(None).to_arrow().to_pylist()
         return [_passage(r) for r in rows]
 
-    def vector_search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[Passage, float]]:
-        """Nearest passages by cosine distance, with their cosine similarity, best first."""
+    def vector_search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
+        """Ids of the nearest passages by cosine distance, with their cosine similarity, best first.
+
+        Only the id and distance columns are read: the retriever holds the texts already.
+        """
+        if self._flat is not None:
+            if corpus != "all" and corpus not in CORPORA:
+                raise ValueError(f"unknown corpus {corpus!r}")
+            return self._flat.search(vector, limit, corpus)
         query = self._require().search(np.asarray(vector, dtype=np.float32)).metric("cosine")
+        if self.has_ann_index():
+            query = query.nprobes(self.nprobes).refine_factor(self.refine_factor)
         if corpus != "all":
             if corpus not in CORPORA:
                 raise ValueError(f"unknown corpus {corpus!r}")
             query = query.where(f"corpus = '{corpus}'", prefilter=True)
-        rows = query.select([*_COLUMNS, "_distance"]).limit(limit).to_list()
-        return [(_passage(r), 1.0 - float(r["_distance"])) for r in rows]
+        rows = query.select(["id", "_distance"]).limit(limit).to_arrow()
+        return list(zip(rows["id"].to_pylist(), (1.0 - rows["_distance"].to_numpy()).tolist()))
 
     def _require(self):
         table = self._open()
