@@ -15,6 +15,7 @@ embedded once):
 * `dbsf`: score fusion with mean ± 3σ normalisation per route instead of min-max.
 * `vector-sent-max`, `score-sent-max`, `score-sent-route`: with sentence vectors (best of passage and
   sentence similarity in the vector route, or sentences as a third route).
+* `v2` (= `score-sent-max`, the v2 default) and `v2-no-glossary`, `v2-no-filter`, `v2-no-verbatim`.
 * `keyword-jieba`, `rrf-jieba`: the v1 keyword tokens (jieba words + characters) instead of bigrams.
 """
 
@@ -77,6 +78,11 @@ def variants(base):
         "score-sent-max": ("hybrid", r(base, fusion="score", sentence_vectors="max"), HybridRetriever),
         "score-sent-route": ("hybrid", r(base, fusion="score", sentence_vectors="route"), HybridRetriever),
         "vector-sent-max": ("vector", r(base, sentence_vectors="max"), HybridRetriever),
+        "v2": ("hybrid", r(base, fusion="score", sentence_vectors="max"), HybridRetriever),
+        "v2-no-glossary": ("hybrid", r(base, fusion="score", sentence_vectors="max", english_expansion=False), HybridRetriever),
+        "v2-no-filter": ("hybrid", r(base, fusion="score", sentence_vectors="max", question_filter=False), HybridRetriever),
+        "v2-no-verbatim": ("hybrid", r(base, fusion="score", sentence_vectors="max", verbatim_boost=False), HybridRetriever),
+        "rrf-sent-max": ("hybrid", r(base, fusion="rrf", sentence_vectors="max"), HybridRetriever),
         "score-no-glossary": ("hybrid", r(base, fusion="score", english_expansion=False), HybridRetriever),
         "score-no-filter": ("hybrid", r(base, fusion="score", question_filter=False), HybridRetriever),
     }

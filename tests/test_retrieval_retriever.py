@@ -236,8 +236,8 @@ async def test_every_query_type_is_fused_with_the_same_weights(small):
     path, embedder = small
     # vector ranks 1.1 first (alpha), keyword finds only 1.2 (有朋) once the scaffolding is gone.
     query = "alpha 有朋是什么意思"
-    vector_first = RetrieverConfig(weights={"vector": 5.0, "keyword": 1.0}, verbatim_boost=False)
-    keyword_first = RetrieverConfig(weights={"vector": 1.0, "keyword": 5.0}, verbatim_boost=False)
+    vector_first = RetrieverConfig(fusion="rrf", weights={"vector": 5.0, "keyword": 1.0}, verbatim_boost=False)
+    keyword_first = RetrieverConfig(fusion="rrf", weights={"vector": 1.0, "keyword": 5.0}, verbatim_boost=False)
     assert (await (await open_retriever(path, embedder, config=vector_first)).search(query, k=1)).results[0].id == "lunyu:1.1"
     assert (await (await open_retriever(path, embedder, config=keyword_first)).search(query, k=1)).results[0].id == "lunyu:1.2"
     for fusion in ("rrf", "score"):
@@ -308,3 +308,31 @@ def test_ann_index_above_the_threshold(tmp_path):
     vectors = embedder.embed_passages_sync([p.text for p in passages[:20]])
     top = [store.vector_search(v, 10)[0][0] for v in vectors]
     assert sum(t == p.id for t, p in zip(top, passages[:20])) >= 18  # each passage finds itself
+
+
+async def test_sentence_vectors_are_incremental_and_never_stale(tmp_path):
+    from core.retrieval.embedder import HashingEmbedder
+    from core.retrieval.sentences import split_sentences
+    from tests.fakes.retrieval_fixtures import real_passages
+
+    passages = [p for p in real_passages() if p.corpus == "shijing"][:30]
+    embedder = HashingEmbedder()
+    store = PassageStore(tmp_path / "db")
+    build_index(store, embedder, passages, sentences=True)
+    with_sentences = {p.id for p in passages if split_sentences(p)}
+    assert set(store.sentences.hashes()) == with_sentences and with_sentences
+    config = RetrieverConfig(sentence_vectors="max")
+    retriever = await open_retriever(tmp_path / "db", embedder, config=config)
+    assert retriever._sentences
+    line = split_sentences(passages[0])[1]
+    response = await retriever.search(line, k=3, mode="vector")
+    assert response.results[0].id == passages[0].id  # results stay passage-level
+    # The passage table changes without sentences: the sentence rows are stale and not used.
+    changed = [passage(passages[0].id, "新的一句诗。又一句新的诗。", "shijing"), *passages[1:]]
+    build_index(PassageStore(tmp_path / "db"), embedder, changed)
+    with capture_logs() as logs:
+        stale = await open_retriever(tmp_path / "db", embedder, config=config)
+    assert not stale._sentences and any(e["event"] == "sentence_vectors_stale" for e in logs)
+    build_index(PassageStore(tmp_path / "db"), embedder, changed, sentences=True)
+    fresh = await open_retriever(tmp_path / "db", embedder, config=config)
+    assert fresh._sentences and (await fresh.search("又一句新的诗", k=1, mode="vector")).results[0].id == passages[0].id

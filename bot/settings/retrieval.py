@@ -28,18 +28,18 @@ class RetrievalSettings(Section):
     reranker_model: str | None = None  # CrossEncoder model name or path (reranker=cross-encoder)
     rerank_pool: int = Field(20, ge=2, le=100)  # fused candidates the reranker scores
 
-    fusion: Literal["rrf", "score"] = "rrf"  # reciprocal rank, or min-max normalised scores summed
+    fusion: Literal["rrf", "score", "dbsf"] = "score"  # reciprocal rank, or normalised scores summed
     vector_weight: float = Field(1.0, ge=0)  # the same for every query (docs/retrieval.md)
     keyword_weight: float = Field(1.0, ge=0)
     english_expansion: bool = True  # English words → Chinese terms for the keyword route
     question_filter: bool = True  # the keyword route drops 怎么, 什么, 的… from modern questions
-    sentence_vectors: Literal["off", "max", "route"] = "off"  # sentence-level vectors (needs `fuzi index`)
+    sentence_vectors: Literal["off", "max", "route"] = "max"  # sentence-level vectors (needs `fuzi index`)
     ann_min_rows: int = Field(50_000, ge=0)  # table size from which vector search uses an IVF_PQ index
     ann_nprobes: int = Field(20, ge=1)  # IVF partitions searched per query
     ann_refine_factor: int = Field(5, ge=1)  # ANN candidates re-scored exactly, × the limit
     rrf_k: int = Field(60, ge=1)
     oversample: int = Field(4, ge=1, le=20)  # each route recalls oversample × k before fusion
-    verbatim_boost: bool = True  # passages containing a ≥4-character quote rank first
+    verbatim_boost: bool = True  # passages containing a ≥4-character quote (or a bare name) rank first
     budget_s: float = Field(3.0, gt=0)
 
     @model_validator(mode="after")

@@ -59,7 +59,7 @@ class RetrieverConfig:
             fused route). Needs `fuzi index` with sentence vectors.
     """
 
-    fusion: str = "rrf"
+    fusion: str = "score"
     weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
     rrf_k: int = RRF_K
     oversample: int = 4
@@ -70,7 +70,7 @@ class RetrieverConfig:
     question_filter: bool = True
     tokenizer: str = "bigram"
     snapshot: bool = True
-    sentence_vectors: str = "off"
+    sentence_vectors: str = "max"
 
 
 @dataclass(frozen=True)
@@ -156,6 +156,7 @@ class HybridRetriever:
         self._keyword: KeywordIndex | None = None
         self._verbatim: VerbatimIndex | None = None
         self._query_vectors: dict[str, asyncio.Future] = {}
+        self._sentences = False
 
     # ------------------------------------------------------------------ readiness
     async def start(self) -> None:
@@ -174,12 +175,27 @@ class HybridRetriever:
                 f"keyword index holds {len(snapshot.keyword)} passages but the table holds {stored}; refusing to start"
             )
         self._store.load_flat()  # exact in-memory scan below the ANN threshold
-        if self.config.sentence_vectors != "off":
-            self._store.sentences.load_flat()
+        self._sentences = self.config.sentence_vectors != "off" and self._sentences_usable()
         self._passages = snapshot.passages
         self._keyword = snapshot.keyword
         self._verbatim = snapshot.verbatim
         log.info("retriever_ready", passages=stored, model=self._embedder.model_name, source=source)
+
+    def _sentences_usable(self) -> bool:
+        """Sentence vectors exist and match the passages' current content; otherwise warn, skip them."""
+        sentences = self._store.sentences
+        if not sentences.exists():
+            log.warning("sentence_vectors_missing", hint="run `fuzi index` with FUZI_RETRIEVAL_SENTENCE_VECTORS set")
+            return False
+        if sentences.recorded_model() != (self._embedder.model_name, self._embedder.dim):
+            log.warning("sentence_vectors_other_model", hint="run `fuzi index`")
+            return False
+        current = self._store.hashes()
+        stale = [pid for pid, digest in sentences.hashes().items() if current.get(pid) != digest]
+        if stale:
+            log.warning("sentence_vectors_stale", passages=len(stale), hint="run `fuzi index`")
+            return False
+        return sentences.load_flat()
 
     @property
     def ready(self) -> bool:
@@ -253,7 +269,7 @@ class HybridRetriever:
 
     async def _run_routes(self, query, pool, corpus, mode, clock, timings):
         names = ["vector", "keyword"] if mode == "hybrid" else [mode]
-        if mode == "hybrid" and self.config.sentence_vectors == "route" and self._store.sentences.exists():
+        if mode == "hybrid" and self.config.sentence_vectors == "route" and self._sentences:
             names.append("sentence")
         if mode == "hybrid" and self.config.weights.get("keyword", 1.0) == 0:
             names = ["vector"]
@@ -289,7 +305,7 @@ class HybridRetriever:
         timings["embed"] = _ms(started)
         started = time.perf_counter()
         hits = await asyncio.to_thread(self._store.vector_search, vector, pool, corpus)
-        if self.config.sentence_vectors == "max" and self._store.sentences.exists():
+        if self.config.sentence_vectors == "max" and self._sentences:
             best = dict(hits)
             for pid, score in await asyncio.to_thread(self._store.sentences.search, vector, pool * 3, corpus):
                 best[pid] = max(best.get(pid, -1.0), score)
