@@ -135,4 +135,4 @@ def test_bench_reports_every_stage(env, capsys):
         assert {"embed", "vector", "keyword", "fusion", "total"} <= set(stages) and stages["total"]["n"] == 2
         assert report[part]["stages"]["short (<= 20 chars)"]["total"]["n"] == 2
         assert report[part]["peak_rss_mb"] > 0 and report[part]["process_ready_s"] > 0
-        assert report[part]["start_warm_s (snapshot)"] >= 0 and report[part]["child_peak_rss_mb"] > 0
+        assert report[part]["start_warm_s (snapshot)"] >= 0 and report[part]["process_peak_rss_mb (ready + 50 searches)"] > 0

@@ -23,6 +23,7 @@ log = structlog.get_logger(__name__)
 
 MODES = ("hybrid", "vector", "keyword")
 MAX_K = 50
+INLINE_MAX_PASSAGES = 20_000  # below this, in-memory scans run on the event loop (well under 1 ms)
 
 
 class RetrievalError(Exception):
@@ -304,10 +305,10 @@ class HybridRetriever:
             return []
         timings["embed"] = _ms(started)
         started = time.perf_counter()
-        hits = await asyncio.to_thread(self._store.vector_search, vector, pool, corpus)
+        hits = await _maybe_thread(self._store.in_memory, self._store.vector_search, vector, pool, corpus)
         if self.config.sentence_vectors == "max" and self._sentences:
             best = dict(hits)
-            for pid, score in await asyncio.to_thread(self._store.sentences.search, vector, pool * 3, corpus):
+            for pid, score in await _maybe_thread(self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus):
                 best[pid] = max(best.get(pid, -1.0), score)
             hits = list(best.items())
         timings["vector"] = _ms(started)
@@ -327,7 +328,7 @@ class HybridRetriever:
             vector = await asyncio.shield(self._query_vector(query))
         except QueryWithoutFeatures:
             return []
-        hits = await asyncio.to_thread(self._store.sentences.search, vector, pool * 3, corpus)
+        hits = await _maybe_thread(self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus)
         hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
         return hits[:pool]
 
@@ -338,7 +339,8 @@ class HybridRetriever:
             query = expand_english(query)  # the corpus is Chinese: search the glossary's terms
         elif self.config.question_filter and language == "zh":
             query = strip_question_words(query)  # 孔子怎么看管仲 → 管仲
-        hits = await asyncio.to_thread(self._keyword.search, query, pool, corpus) if query else []
+        small = len(self._keyword) <= INLINE_MAX_PASSAGES
+        hits = await _maybe_thread(small, self._keyword.search, query, pool, corpus) if query else []
         timings["keyword"] = _ms(started)
         return hits
 
@@ -391,6 +393,14 @@ class HybridRetriever:
             verbatim=fused.verbatim,
             meta=dict(p.meta),
         )
+
+
+async def _maybe_thread(inline: bool, fn, *args):
+    """Run `fn` here when it is sub-millisecond CPU work (an in-memory scan of a small corpus: a
+    thread hop costs more than that on two busy cores), else in a worker thread."""
+    if inline:
+        return fn(*args)
+    return await asyncio.to_thread(fn, *args)
 
 
 def _group(p: Passage) -> tuple:

@@ -51,6 +51,10 @@ class SentenceStore:
             self._flat = FlatVectors.from_arrow(table.search().select(["passage_id", "corpus", "vector"]).limit(None).to_arrow(), "passage_id")
         return self._flat is not None
 
+    @property
+    def in_memory(self) -> bool:
+        return self._flat is not None and len(self._flat) <= 20_000
+
     def _open(self):
         if self._table is None:
             try:

@@ -163,6 +163,11 @@ class PassageStore:
         self._flat = FlatVectors.from_arrow(table.search().select(["id", "corpus", "vector"]).limit(None).to_arrow())
         return True
 
+    @property
+    def in_memory(self) -> bool:
+        """True when vector search is a small in-memory scan (cheap enough to run inline)."""
+        return self._flat is not None and len(self._flat) <= 20_000
+
     def has_ann_index(self) -> bool:
         """Whether the vector column has an ANN index (cached after the first look)."""
         if self._ann is None:
