@@ -34,7 +34,7 @@ class RetrievalSettings(Section):
     english_expansion: bool = True  # English words → Chinese terms for the keyword route
     question_filter: bool = True  # the keyword route drops 怎么, 什么, 的… from modern questions
     sentence_vectors: Literal["off", "max", "route"] = "max"  # sentence-level vectors (needs `fuzi index`)
-    ann_min_rows: int = Field(50_000, ge=0)  # table size from which vector search uses an IVF_PQ index
+    ann_min_rows: int = Field(200_000, ge=0)  # table size from which vector search uses an IVF_PQ index
     ann_nprobes: int = Field(20, ge=1)  # IVF partitions searched per query
     ann_refine_factor: int = Field(5, ge=1)  # ANN candidates re-scored exactly, × the limit
     rrf_k: int = Field(60, ge=1)
