@@ -41,7 +41,7 @@ from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
 from core.service import ChatService
 from core.skills import SkillRegistry
-from core.storage import Storage, create_engine_and_tables
+from core.storage import PoolConfig, Storage, open_database
 from core.tools import ToolClient, build_web_search_server
 from data.corpus import PACKAGE, CorpusFetchError
 from data.corpus import fetch as fetch_corpus
@@ -79,6 +79,13 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     return CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
 
 
+def database_engine(settings: Settings, *, migrate: bool | None = None):
+    """The SQL engine of FUZI_DATABASE_URL with its pool; the schema upgraded unless told not to."""
+    d = settings.database
+    pool = PoolConfig(size=d.pool_size, max_overflow=d.max_overflow, timeout_s=d.pool_timeout_s, recycle_s=d.pool_recycle_s)
+    return open_database(settings.db_url, pool=pool, migrate=d.migrate_on_start if migrate is None else migrate)
+
+
 def build_guard(settings: Settings, engine, llm: LLM | None = None) -> FuziGuard:
     g = settings.guards
     second = None
@@ -86,7 +93,6 @@ def build_guard(settings: Settings, engine, llm: LLM | None = None) -> FuziGuard
         second = SecondOpinion(llm, low=g.second_opinion_low, high=g.second_opinion_high,
                                timeout_s=g.second_opinion_timeout_s)
     usage = UsageStore(engine, tz=g.zone)
-    usage.create_table()
     return FuziGuard(
         InMemoryRateLimiter(Quota(per_minute=g.per_minute, per_day=g.per_day, group_per_minute=g.per_group_per_minute)),
         detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
@@ -159,7 +165,7 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
             llm = TimedLLM(llm, metrics)
         if client is not None:
             stack.push_async_callback(client.aclose)
-        sql = create_engine_and_tables(settings.db_url)
+        sql = database_engine(settings)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
         try:

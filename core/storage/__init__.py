@@ -1,10 +1,10 @@
-"""Storage: SQLModel tables and small async repositories (SQL runs in worker threads)."""
+"""Storage: SQLModel tables, their migrations and small async repositories (SQL runs in worker threads)."""
 
-from core.storage.db import create_engine_and_tables
+from core.storage.db import PoolConfig, create_database_engine, create_engine_and_tables, open_database
 from core.storage.models import Account, Chat, Message, Person
 from core.storage.repos import ChatRepo, IdentityRepo, MessageRepo, Storage
 
 __all__ = [
-    "Account", "Chat", "ChatRepo", "IdentityRepo", "Message", "MessageRepo", "Person", "Storage",
-    "create_engine_and_tables",
+    "Account", "Chat", "ChatRepo", "IdentityRepo", "Message", "MessageRepo", "Person", "PoolConfig", "Storage",
+    "create_database_engine", "create_engine_and_tables", "open_database",
 ]

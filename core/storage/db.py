@@ -1,7 +1,12 @@
-"""Engine creation: any SQLAlchemy URL; SQLite gets its folder created, WAL mode and a busy timeout."""
+"""Engine creation: any SQLAlchemy URL, schema by the migrations (`core.storage.migrate`).
+
+SQLite gets its folder created, WAL mode and a busy timeout; PostgreSQL (`postgresql+psycopg://…`,
+psycopg 3) gets a pool that checks connections before use and sessions in UTC.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 
@@ -9,9 +14,11 @@ import structlog
 from sqlalchemy import Engine, event
 from sqlalchemy.engine import make_url
 from sqlalchemy.pool import StaticPool
-from sqlmodel import SQLModel, create_engine
+from sqlmodel import create_engine
 
+from core.storage import guard as _guard  # noqa: F401  (NUL and length guard on every insert/update)
 from core.storage import models  # noqa: F401  (registers the tables on SQLModel.metadata)
+from core.storage.migrate import upgrade
 
 log = structlog.get_logger(__name__)
 
@@ -19,18 +26,38 @@ log = structlog.get_logger(__name__)
 SQLITE_BUSY_TIMEOUT_S = 5.0
 
 
-def create_engine_and_tables(url: str, *, echo: bool = False, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S) -> Engine:
-    """Create the engine for `url` and every table that does not exist yet.
+@dataclass(frozen=True)
+class PoolConfig:
+    """Connection pool of a server database (ignored for SQLite).
+
+    Attributes:
+        size: connections kept open per process.
+        max_overflow: extra connections opened under load, closed when returned.
+        timeout_s: how long a request waits for a free connection before failing.
+        recycle_s: connections older than this are replaced (load balancers drop idle ones).
+    """
+
+    size: int = 5
+    max_overflow: int = 5
+    timeout_s: float = 10.0
+    recycle_s: int = 1800
+
+
+def create_database_engine(
+    url: str, *, echo: bool = False, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S, pool: PoolConfig | None = None,
+) -> Engine:
+    """Create the engine for `url`; creates no table (see `open_database`).
 
     SQLite files get their parent folder created, WAL journaling, foreign keys on and a busy
     timeout (`busy_timeout_s`, 5 s: how long one statement waits for another connection's lock
     before "database is locked"; `MessageRepo.add` retries past it); connections may be used from
     worker threads (the repositories run in `asyncio.to_thread`). An in-memory SQLite URL shares one
-    connection so every thread sees the same database.
+    connection so every thread sees the same database. Server databases get `pool`.
     """
     parsed = make_url(url)
     kwargs: dict = {"echo": echo}
-    if parsed.get_backend_name() == "sqlite":
+    backend = parsed.get_backend_name()
+    if backend == "sqlite":
         # the driver's own timeout and the pragma below say the same, so neither undercuts the other
         kwargs["connect_args"] = {"check_same_thread": False, "timeout": busy_timeout_s}
         database = parsed.database or ""
@@ -38,12 +65,45 @@ def create_engine_and_tables(url: str, *, echo: bool = False, busy_timeout_s: fl
             kwargs["poolclass"] = StaticPool
         else:
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
+    else:
+        p = pool or PoolConfig()
+        kwargs.update(pool_size=p.size, max_overflow=p.max_overflow, pool_timeout=p.timeout_s,
+                      pool_recycle=p.recycle_s, pool_pre_ping=True)
+        if backend == "postgresql":
+            # the session speaks UTC (logs, now()); options already in the URL (search_path …) are kept
+            options = " ".join(filter(None, [parsed.query.get("options", ""), "-c timezone=UTC"]))
+            kwargs["connect_args"] = {"options": options}
     engine = create_engine(url, **kwargs)
-    if parsed.get_backend_name() == "sqlite":
+    if backend == "sqlite":
         event.listen(engine, "connect", partial(_sqlite_pragmas, busy_timeout_ms=max(0, int(busy_timeout_s * 1000))))
-    SQLModel.metadata.create_all(engine)
-    log.info("storage_ready", backend=parsed.get_backend_name(), database=_safe_name(parsed))
     return engine
+
+
+def open_database(
+    url: str, *, echo: bool = False, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S, pool: PoolConfig | None = None,
+    migrate: bool = True,
+) -> Engine:
+    """Create the engine and bring the schema to the newest revision (locked; see `migrate.upgrade`).
+
+    With `migrate=False` the schema is left alone (a release step ran `fuzi db upgrade`).
+    """
+    engine = create_database_engine(url, echo=echo, busy_timeout_s=busy_timeout_s, pool=pool)
+    parsed = make_url(url)
+    if migrate:
+        try:
+            result = upgrade(engine)
+        except Exception:
+            engine.dispose()
+            raise
+        revision = result.after
+    else:
+        revision = None
+    log.info("storage_ready", backend=parsed.get_backend_name(), database=_safe_name(parsed), revision=revision)
+    return engine
+
+
+# The name callers used when tables came from create_all; it now migrates instead.
+create_engine_and_tables = open_database
 
 
 def _sqlite_pragmas(dbapi_connection, _record, *, busy_timeout_ms: int) -> None:

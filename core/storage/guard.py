@@ -1,0 +1,49 @@
+"""What PostgreSQL would reject never reaches it: NUL characters and strings over a column's length.
+
+One ORM hook for every SQLModel table (storage, memory, guards), so the same row is stored the same
+way on SQLite (which accepts both silently) and PostgreSQL (which raises): NUL (U+0000) is
+replaced by U+FFFD, and a value longer than its `VARCHAR(n)` is cut to `n` characters (logged with
+the table and column, never the value). Unbounded text columns are only cleaned of NUL.
+"""
+
+from __future__ import annotations
+
+import structlog
+from sqlalchemy import String, event
+from sqlmodel import SQLModel
+
+log = structlog.get_logger(__name__)
+
+NUL = "\x00"
+REPLACEMENT = "\ufffd"
+
+
+def clean(value: str, limit: int | None) -> str:
+    """`value` without NUL and at most `limit` characters (None: any length)."""
+    if NUL in value:
+        value = value.replace(NUL, REPLACEMENT)
+    if limit is not None and len(value) > limit:
+        value = value[:limit]
+    return value
+
+
+def _fit_row(_mapper, _connection, target) -> None:
+    table = target.__table__
+    for column in table.columns:
+        if not isinstance(column.type, String):
+            continue
+        value = getattr(target, column.key, None)
+        if not isinstance(value, str):
+            continue
+        fitted = clean(value, column.type.length)
+        if fitted != value:
+            if column.type.length is not None and len(value) > column.type.length:
+                log.warning("storage_value_truncated", table=table.name, column=column.key,
+                            length=len(value), limit=column.type.length)
+            setattr(target, column.key, fitted)
+
+
+event.listen(SQLModel, "before_insert", _fit_row, propagate=True)
+event.listen(SQLModel, "before_update", _fit_row, propagate=True)
+
+__all__ = ["clean"]
