@@ -23,6 +23,7 @@ from sqlmodel import Session, col, select
 
 from core.memory.models import Fact
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures
+from core.storage.guard import clean
 
 log = structlog.get_logger(__name__)
 
@@ -104,7 +105,7 @@ class FactStore:
             FactRefused: the screen refused the text (a subclass of ValueError).
             ValueError: the text is empty.
         """
-        text = " ".join(text.split())[: self.max_chars]
+        text = " ".join(clean(text, None).split())[: self.max_chars]  # cleaned as it will be stored
         if not text:
             raise ValueError("empty fact")
         if self._screen is not None and (reason := self._screen(text)) is not None:

@@ -20,6 +20,7 @@ from core.llm.types import LLM
 from core.memory.blocks import clean_speaker
 from core.memory.models import Profile, utcnow
 from core.prompts import TaskPrompt
+from core.storage.conflict import begin_write, retry_on_conflict
 
 log = structlog.get_logger(__name__)
 
@@ -95,8 +96,9 @@ class ProfileStore:
         """Merge ``update`` into the stored profile and return the result."""
 
         def run() -> dict[str, Any]:
-            with Session(self._engine) as s:
-                row = s.get(Profile, person_id) or Profile(person_id=person_id)
+            with Session(self._engine) as s:  # FOR UPDATE: two processes merging at once both count
+                begin_write(s)
+                row = s.get(Profile, person_id, with_for_update=True) or Profile(person_id=person_id)
                 merged = merge_profile(json.loads(row.data), update)
                 row.data = json.dumps(merged, ensure_ascii=False)
                 row.updated_at = utcnow()
@@ -104,7 +106,7 @@ class ProfileStore:
                 s.commit()
                 return merged
 
-        return await asyncio.to_thread(run)
+        return await asyncio.to_thread(retry_on_conflict, run, person=person_id)
 
     async def delete(self, person_id: int) -> bool:
         """Forget the person's profile; True when there was one."""

@@ -21,6 +21,7 @@ from core.memory.blocks import SUMMARY_PREFIX, clean_speaker
 from core.memory.history import ChatHistory, Line
 from core.memory.models import ChatMemory, utcnow
 from core.prompts import TaskPrompt
+from core.storage.conflict import begin_write, retry_on_conflict
 
 log = structlog.get_logger(__name__)
 
@@ -56,25 +57,35 @@ class ChatMemoryStore:
 
     def save_summary(self, chat_key: str, summary: str, upto: int, expected: ChatState) -> bool:
         """Store a new summary unless the state changed meanwhile (e.g. a /reset); True if stored."""
-        with Session(self._engine) as s:
-            row = s.get(ChatMemory, chat_key) or ChatMemory(chat_key=chat_key)
-            if (row.summarized_upto, row.window_start) != (expected.summarized_upto, expected.window_start):
-                return False
-            row.summary, row.summarized_upto, row.updated_at = summary, upto, utcnow()
-            s.add(row)
-            s.commit()
-            return True
+
+        def run() -> bool:
+            with Session(self._engine) as s:
+                begin_write(s)
+                row = s.get(ChatMemory, chat_key, with_for_update=True) or ChatMemory(chat_key=chat_key)
+                if (row.summarized_upto, row.window_start) != (expected.summarized_upto, expected.window_start):
+                    return False
+                row.summary, row.summarized_upto, row.updated_at = summary, upto, utcnow()
+                s.add(row)
+                s.commit()
+                return True
+
+        return retry_on_conflict(run, chat=chat_key)
 
     def reset(self, chat_key: str, upto: int) -> ChatState:
         """Hide every message up to ``upto`` from window and summary; returns the state before."""
-        with Session(self._engine) as s:
-            row = s.get(ChatMemory, chat_key) or ChatMemory(chat_key=chat_key)
-            before = ChatState(row.summary, row.summarized_upto, row.window_start)
-            row.summary, row.summarized_upto, row.window_start = "", upto, max(upto, row.window_start)
-            row.updated_at = utcnow()
-            s.add(row)
-            s.commit()
-            return before
+
+        def run() -> ChatState:
+            with Session(self._engine) as s:
+                begin_write(s)
+                row = s.get(ChatMemory, chat_key, with_for_update=True) or ChatMemory(chat_key=chat_key)
+                before = ChatState(row.summary, row.summarized_upto, row.window_start)
+                row.summary, row.summarized_upto, row.window_start = "", upto, max(upto, row.window_start)
+                row.updated_at = utcnow()
+                s.add(row)
+                s.commit()
+                return before
+
+        return retry_on_conflict(run, chat=chat_key)
 
     def clear_summaries(self, chat_keys: list[str]) -> None:
         """Drop the summaries of these chats (their content may hold forgotten messages)."""

@@ -9,8 +9,8 @@ the table and column, never the value). Unbounded text columns are only cleaned 
 from __future__ import annotations
 
 import structlog
-from sqlalchemy import String, event
-from sqlmodel import SQLModel
+from sqlalchemy import String, TypeDecorator, event
+from sqlalchemy.orm import Mapper
 
 log = structlog.get_logger(__name__)
 
@@ -28,22 +28,25 @@ def clean(value: str, limit: int | None) -> str:
 
 
 def _fit_row(_mapper, _connection, target) -> None:
-    table = target.__table__
+    table = getattr(target, "__table__", None)
+    if table is None:
+        return
     for column in table.columns:
-        if not isinstance(column.type, String):
+        kind = column.type.impl if isinstance(column.type, TypeDecorator) else column.type  # sqlmodel's AutoString
+        if not isinstance(kind, String):
             continue
         value = getattr(target, column.key, None)
         if not isinstance(value, str):
             continue
-        fitted = clean(value, column.type.length)
+        fitted = clean(value, kind.length)
         if fitted != value:
-            if column.type.length is not None and len(value) > column.type.length:
+            if kind.length is not None and len(value) > kind.length:
                 log.warning("storage_value_truncated", table=table.name, column=column.key,
-                            length=len(value), limit=column.type.length)
+                            length=len(value), limit=kind.length)
             setattr(target, column.key, fitted)
 
 
-event.listen(SQLModel, "before_insert", _fit_row, propagate=True)
-event.listen(SQLModel, "before_update", _fit_row, propagate=True)
+event.listen(Mapper, "before_insert", _fit_row)  # every mapped class: all tables are SQLModel ones
+event.listen(Mapper, "before_update", _fit_row)
 
 __all__ = ["clean"]

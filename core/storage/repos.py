@@ -18,6 +18,7 @@ from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, func, select
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from core.storage.conflict import retry_on_conflict
 from core.storage.models import Account, Chat, Message, Person
 
 log = structlog.get_logger(__name__)
@@ -219,7 +220,7 @@ class ChatRepo(_Repo):
             s.add(chat)
             s.commit()
 
-        await self._run(store)
+        await asyncio.to_thread(retry_on_conflict, lambda: self._in_session(store), chat=chat_key)
 
     async def claim_no_llm_notice(self, chat_key: str) -> bool:
         """True exactly once per chat: the caller should show the "no LLM configured" notice."""
