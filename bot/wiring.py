@@ -26,6 +26,7 @@ from core.commands import BuiltinCommands, CommandRouter
 from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
 from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
+from core.guards.limits import RateLimiter
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMNotConfigured
@@ -86,7 +87,24 @@ def database_engine(settings: Settings, *, migrate: bool | None = None):
     return open_database(settings.db_url, pool=pool, migrate=d.migrate_on_start if migrate is None else migrate)
 
 
-def build_guard(settings: Settings, engine, llm: LLM | None = None) -> FuziGuard:
+def _quota(settings: Settings) -> Quota:
+    g = settings.guards
+    return Quota(per_minute=g.per_minute, per_day=g.per_day, group_per_minute=g.per_group_per_minute)
+
+
+def build_shared_state(settings: Settings) -> tuple[RateLimiter, RunningReplies]:
+    """Per-person limits and the one-reply-in-flight owner: in memory, or in Redis when FUZI_REDIS_URL is set."""
+    r, quota = settings.redis, _quota(settings)
+    if not r.url:
+        return InMemoryRateLimiter(quota), RunningReplies()
+    from core.guards.limits_redis import RedisRateLimiter
+    from core.replies_redis import RedisRunningReplies
+
+    return (RedisRateLimiter(quota, r.url, prefix=r.prefix),
+            RedisRunningReplies(r.url, prefix=r.prefix, lease_s=r.reply_lease_s))
+
+
+def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None) -> FuziGuard:
     g = settings.guards
     second = None
     if llm is not None and g.second_opinion and g.injection_classifier:
@@ -94,7 +112,7 @@ def build_guard(settings: Settings, engine, llm: LLM | None = None) -> FuziGuard
                                timeout_s=g.second_opinion_timeout_s)
     usage = UsageStore(engine, tz=g.zone)
     return FuziGuard(
-        InMemoryRateLimiter(Quota(per_minute=g.per_minute, per_day=g.per_day, group_per_minute=g.per_group_per_minute)),
+        limiter or InMemoryRateLimiter(_quota(settings)),
         detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
         output=OutputChecker(min_run=g.verbatim_min_chars),
         usage=usage,
@@ -118,17 +136,19 @@ def compose_service(
     l2_passages: int = 3,
     reply_deadline_s: float | None = 120.0,
     clock: Callable[[], float] = time.monotonic,
+    running: RunningReplies | None = None,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
 
     `reply_deadline_s` covers one reply, all fallback levels together (None: each level stops by its
-    own limits); `l2_passages` is how many passages a retrieval-only answer quotes.
+    own limits); `l2_passages` is how many passages a retrieval-only answer quotes. `running` owns
+    the one reply in flight per person (default in process; `build_shared_state` gives the Redis one).
     """
     ladder = FallbackLadder(
         agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages, deadline_s=reply_deadline_s, clock=clock,
     )
-    running = RunningReplies()
+    running = running or RunningReplies()
     BuiltinCommands(router, skills, storage.chats, running).register()
     return ChatService(
         storage=storage, skills=skills, router=router, context=context, guard=guard,
@@ -179,7 +199,13 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
         if web is not None:
             tools.add_server(web)
         router = CommandRouter()
-        guard = build_guard(settings, sql, llm)
+        limiter, running = build_shared_state(settings)
+        if hasattr(running, "start"):  # the Redis one listens for /cancel from other processes
+            await running.start()
+            stack.push_async_callback(running.aclose)
+        if hasattr(limiter, "aclose"):
+            stack.push_async_callback(limiter.aclose)
+        guard = build_guard(settings, sql, llm, limiter)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )
@@ -193,6 +219,7 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
             context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
             admins=settings.admins, max_input_chars=settings.engine.max_input_chars,
             l2_passages=settings.engine.l2_passages, reply_deadline_s=settings.engine.reply_deadline_s,
+            running=running,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         register_memory(memory, router=router, tool_client=tools)

@@ -15,7 +15,7 @@ from adapters.discord.settings import DiscordSettings
 from adapters.telegram.settings import TelegramSettings
 from adapters.web.settings import WebSettings
 from bot.settings.agent import AgentSettings, WebSearchSettings
-from bot.settings.database import DatabaseSettings
+from bot.settings.database import DatabaseSettings, RedisSettings
 from bot.settings.engine import EngineSettings
 from bot.settings.guards import GuardSettings
 from bot.settings.llm import LLMSettings
@@ -41,13 +41,13 @@ class Settings(BaseSettings):
     home: Path = Path("./var")
     corpus_dir: Path | None = None
     database_url: str | None = None
-    redis_url: str | None = None  # shared limits, leases, breaker … for N processes; None: in memory
     env: str = "development"  # "production" switches logs to JSON lines
     log_level: str = "INFO"
     admin_ids: str = ""  # comma-separated platform:user_id
     metrics_port: int | None = Field(None, ge=1, le=65535)  # `fuzi run`: serve /metrics, /healthz, /readyz here
 
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
+    redis: RedisSettings = Field(default_factory=RedisSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     engine: EngineSettings = Field(default_factory=EngineSettings)
     agent: AgentSettings = Field(default_factory=AgentSettings)

@@ -2,9 +2,11 @@
 
 The sliding windows (per person per minute and per day, per group per minute) are the `limits`
 library's moving windows on its Redis storage: each `hit` is one atomic Lua script, so N
-processes counting the same person never lose an update and exactly the quota is admitted. The
-in-flight count is one small atomic script (check and increment) on a key that expires after
-`in_flight_ttl_s`, so a process killed mid-reply frees the slot by itself.
+processes counting the same person never lose an update and exactly the quota is admitted. (Every
+window is tested first and then hit; when another process takes a window's last place between the
+two, the request is refused, and a window hit just before stays counted: at most one extra count,
+only under that race.) One reply in flight per person is not counted here: see
+`core.replies_redis.RedisRunningReplies`.
 
 Redis unreachable: requests are admitted (fail open: a chat bot that stops answering because its
 rate-limit cache is down is worse than a few requests over quota), logged as `limits_redis_down`,
@@ -13,32 +15,17 @@ and counting resumes when Redis answers again.
 
 from __future__ import annotations
 
-import asyncio
+import contextlib
 import time
 
 import structlog
 from limits import RateLimitItemPerDay, RateLimitItemPerMinute
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
 
 from core.guards.limits import LimitDecision, Quota
 
 log = structlog.get_logger(__name__)
-
-_TAKE_SLOT = """
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-if n >= tonumber(ARGV[1]) then return 0 end
-redis.call('INCR', KEYS[1])
-redis.call('EXPIRE', KEYS[1], ARGV[2])
-return 1
-"""
-_GIVE_SLOT = """
-local n = tonumber(redis.call('GET', KEYS[1]) or '0')
-if n <= 1 then redis.call('DEL', KEYS[1]) else redis.call('DECR', KEYS[1]) end
-return 1
-"""
 
 
 class RedisRateLimiter:
@@ -48,21 +35,14 @@ class RedisRateLimiter:
         quota: the limits.
         redis_url: e.g. ``redis://host:6379/0``.
         prefix: key prefix (one per deployment; tests use one per test).
-        in_flight_ttl_s: an in-flight slot not released within this time expires (crashed process).
     """
 
-    def __init__(self, quota: Quota, redis_url: str, *, prefix: str = "fuzi:", in_flight_ttl_s: float = 180.0) -> None:
+    def __init__(self, quota: Quota, redis_url: str, *, prefix: str = "fuzi:") -> None:
         self.quota = quota
-        self._prefix = prefix
-        self._in_flight_ttl = max(1, int(in_flight_ttl_s))
         storage_url = redis_url if redis_url.startswith("async+") else f"async+{redis_url}"
         self._storage = RedisStorage(storage_url, implementation="redispy", key_prefix=f"{prefix}limits",
                                      wrap_exceptions=True, socket_timeout=1.0, socket_connect_timeout=1.0)
         self._windows = MovingWindowRateLimiter(self._storage)
-        self._redis = Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
-        self._take = self._redis.register_script(_TAKE_SLOT)
-        self._give = self._redis.register_script(_GIVE_SLOT)
-        self._pending: set[asyncio.Task] = set()
         self._down = False
 
     def _limits(self, person_key: str, group_key: str | None):
@@ -83,10 +63,6 @@ class RedisRateLimiter:
         return decision
 
     async def _acquire(self, person_key: str, group_key: str | None) -> LimitDecision:
-        q = self.quota
-        slot = self._key("inflight", person_key)
-        if not await self._take(keys=[slot], args=[q.max_in_flight, self._in_flight_ttl]):
-            return LimitDecision(False, "in_flight", None)
         waits: list[tuple[float, str]] = []
         items = list(self._limits(person_key, group_key))
         for item, key, reason in items:
@@ -99,7 +75,6 @@ class RedisRateLimiter:
                     break
         if not waits:
             return LimitDecision(True)
-        await self._give(keys=[slot])
         wait, reason = max(waits)
         return LimitDecision(False, reason, wait)
 
@@ -107,31 +82,12 @@ class RedisRateLimiter:
         stats = await self._windows.get_window_stats(item, key)
         return max(stats.reset_time - time.time(), 0.0)
 
-    def release(self, person_key: str) -> None:
-        """See `RateLimiter.release` (the decrement runs as a task: the port's release is synchronous)."""
-        task = asyncio.get_running_loop().create_task(self._release(person_key))
-        self._pending.add(task)
-        task.add_done_callback(self._pending.discard)
-
-    async def _release(self, person_key: str) -> None:
-        try:
-            await self._give(keys=[self._key("inflight", person_key)])
-        except RedisError as exc:  # the slot expires by itself after in_flight_ttl_s
-            self._mark_down(exc)
-
-    async def in_flight(self, person_key: str) -> int:
-        """Replies currently counted in flight for this person (all processes)."""
-        value = await self._redis.get(self._key("inflight", person_key))
-        return int(value or 0)
-
     async def aclose(self) -> None:
-        """Wait for pending releases and close the connections."""
-        if self._pending:
-            await asyncio.gather(*self._pending, return_exceptions=True)
-        await self._redis.aclose()
-
-    def _key(self, kind: str, key: str) -> str:
-        return f"{self._prefix}{kind}:{key}"
+        """Close the storage's connections (the redis-py client inside `limits`' storage bridge)."""
+        client = getattr(getattr(self._storage, "bridge", None), "storage", None)
+        if client is not None:
+            with contextlib.suppress(Exception):
+                await client.aclose()
 
     def _mark_down(self, exc: BaseException) -> None:
         if not self._down:
