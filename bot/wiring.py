@@ -77,6 +77,11 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     except LLMNotConfigured:
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
         return None, None
+    if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
+        from core.llm.breaker_redis import SharedCircuitBreakerLLM
+
+        return SharedCircuitBreakerLLM(client, settings.redis.url, prefix=settings.redis.prefix,
+                                       failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
     return CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
 
 
@@ -184,7 +189,7 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
             metrics.watch_breaker(lambda: llm.state)
             llm = TimedLLM(llm, metrics)
         if client is not None:
-            stack.push_async_callback(client.aclose)
+            stack.push_async_callback(llm.aclose)  # the breaker closes the client (and its Redis connection)
         sql = database_engine(settings)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
