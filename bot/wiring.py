@@ -40,6 +40,7 @@ from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
+from core.seen import InMemorySeen, RedisSeen, Seen
 from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import PoolConfig, Storage, open_database
@@ -107,6 +108,13 @@ def build_shared_state(settings: Settings) -> tuple[RateLimiter, RunningReplies]
 
     return (RedisRateLimiter(quota, r.url, prefix=r.prefix),
             RedisRunningReplies(r.url, prefix=r.prefix, lease_s=r.reply_lease_s))
+
+
+def build_seen(settings: Settings) -> Seen:
+    """Which platform update ids were handled: in process, or shared in Redis when FUZI_REDIS_URL is set."""
+    if settings.redis.url:
+        return RedisSeen(settings.redis.url, prefix=settings.redis.prefix)
+    return InMemorySeen()
 
 
 def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None) -> FuziGuard:

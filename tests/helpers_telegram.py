@@ -164,7 +164,7 @@ class ScriptedEngine:
 
 
 @contextlib.asynccontextmanager
-async def running_bot(fake, engine, *, recorder=None, **overrides):
+async def running_bot(fake, engine, *, recorder=None, seen=None, **overrides):
     """Start the real PTB application against ``fake`` (a FakeTelegram); stop it afterwards."""
     from adapters.telegram.app import build_application, start, stop
     from adapters.telegram.settings import TelegramSettings
@@ -173,7 +173,7 @@ async def running_bot(fake, engine, *, recorder=None, **overrides):
     values = dict(bot_token=TOKEN, api_base_url=fake.base_url, edit_interval_private_s=0.2, edit_interval_group_s=0.4, poll_timeout_s=1)
     values.update(overrides)
     settings = TelegramSettings(**values)
-    app = build_application(settings, engine, recorder=recorder)
+    app = build_application(settings, engine, recorder=recorder, seen=seen)
     await start(app, settings)
     try:
         yield app

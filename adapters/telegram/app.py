@@ -17,13 +17,17 @@ import re
 import structlog
 from telegram import BotCommand, Update
 from telegram.error import TelegramError
-from telegram.ext import AIORateLimiter, Application, BaseRateLimiter, CallbackQueryHandler, MessageHandler, filters
+from telegram.ext import (
+    AIORateLimiter, Application, ApplicationHandlerStop, BaseRateLimiter, CallbackQueryHandler, MessageHandler, TypeHandler,
+    filters,
+)
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
+from core.seen import InMemorySeen, Seen
 
 log = structlog.get_logger(__name__)
 
@@ -31,8 +35,10 @@ ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
-def build_application(settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None,
-                      recorder: RateLimitRecorder | None = None) -> Application:
+def build_application(
+    settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None,
+    recorder: RateLimitRecorder | None = None, seen: Seen | None = None,
+) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
     Args:
@@ -40,6 +46,8 @@ def build_application(settings: TelegramSettings, engine: Engine, *, budgets: Bu
         engine: the chat engine (``handle``, ``commands``).
         budgets: per-chat outbound budgets (tests pass one with a fake clock).
         recorder: counts the 429s Telegram answered (metrics), or None.
+        seen: which update ids were handled already; an update delivered twice is dropped
+            (default in process; `core.seen.RedisSeen` shares it between webhook replicas).
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
@@ -62,10 +70,22 @@ def build_application(settings: TelegramSettings, engine: Engine, *, budgets: Bu
         .build()
     )
     app.bot_data["handlers"] = handlers
+    app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app
+
+
+def _drop_repeats(seen: Seen):
+    """A first-group handler that stops an update whose id was handled before (by any replica)."""
+
+    async def check(update: Update, _context) -> None:
+        if not await seen.first(f"telegram:update:{update.update_id}"):
+            log.info("telegram_update_repeated", update_id=update.update_id)
+            raise ApplicationHandlerStop
+
+    return check
 
 
 def global_limiter(settings: TelegramSettings) -> BaseRateLimiter:
@@ -129,10 +149,12 @@ async def stop(app: Application) -> None:
     await app.shutdown()
 
 
-async def run_telegram(settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None,
-                       recorder: RateLimitRecorder | None = None) -> None:
+async def run_telegram(
+    settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None,
+    recorder: RateLimitRecorder | None = None, seen: Seen | None = None,
+) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
-    app = build_application(settings, engine, recorder=recorder)
+    app = build_application(settings, engine, recorder=recorder, seen=seen)
     await start(app, settings)
     try:
         await (stop_event or asyncio.Event()).wait()

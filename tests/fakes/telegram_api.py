@@ -213,6 +213,11 @@ class FakeTelegram:
         asyncio.get_running_loop().create_task(self._notify(self._new_update))
         return update
 
+    def redeliver(self, update: dict) -> None:
+        """Deliver an update again with the same update_id (as Telegram retries an unacknowledged webhook)."""
+        self._updates.append(dict(update))
+        asyncio.get_running_loop().create_task(self._notify(self._new_update))
+
     def message(self, chat_id: int, text: str | None, *, chat_type: str = "private", user_id: int = 42, user_name: str = "Yan Hui", entities: list | None = None, reply_to: int | None = None, extra: dict | None = None) -> dict:
         """Push a user message update; commands and @mentions get their entities automatically."""
         chat = {"id": chat_id, "type": chat_type}
