@@ -1,0 +1,123 @@
+"""Two `fuzi run telegram` processes in webhook mode on one PostgreSQL schema and one Redis prefix,
+updates delivered alternately to both (as a load balancer would), Telegram played by the fake Bot
+API. The issue's multi-process test, without its Discord process."""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import socket
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import aiohttp
+import pytest
+import pytest_asyncio
+
+from tests.fakes.telegram_api import TOKEN, FakeTelegram
+from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
+
+ROOT = Path(__file__).resolve().parents[1]
+CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
+SECRET = "webhook-secret-123"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@pytest_asyncio.fixture
+async def tg():
+    async with FakeTelegram() as fake:
+        yield fake
+
+
+class Replica:
+    def __init__(self, env: dict, log: Path) -> None:
+        self.port, self.health = free_port(), free_port()
+        env = env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_HEALTH_PORT": str(self.health)}
+        self.log = open(log, "w")  # noqa: SIM115
+        self.proc = subprocess.Popen([sys.executable, "-m", "bot", "run", "telegram"], cwd=env["FUZI_HOME"], env=env,
+                                     stdout=self.log, stderr=subprocess.STDOUT)
+
+    async def ready(self, session: aiohttp.ClientSession, timeout: float = 120) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, Path(self.log.name).read_text()[-3000:]
+            try:
+                async with session.get(f"http://127.0.0.1:{self.health}/healthz") as r:
+                    if r.status == 200:
+                        return
+            except aiohttp.ClientError:
+                pass
+            await asyncio.sleep(0.5)
+        raise AssertionError("replica not ready: " + Path(self.log.name).read_text()[-3000:])
+
+    async def deliver(self, session: aiohttp.ClientSession, update: dict) -> None:
+        async with session.post(f"http://127.0.0.1:{self.port}/telegram", json=update,
+                                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}) as r:
+            assert r.status == 200, await r.text()
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(20)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+        self.log.close()
+
+
+@pytest.mark.timeout(400)
+async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path, tg, postgres_url, redis_prefix):
+    redis_url, prefix = redis_prefix
+    home = tmp_path / "home"
+    home.mkdir()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
+    env |= dict(
+        PYTHONPATH=str(ROOT), FUZI_HOME=str(home), FUZI_CORPUS_DIR=str(CORPUS), FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", FUZI_DATABASE_URL=postgres_url,
+        FUZI_REDIS_URL=redis_url, FUZI_REDIS_PREFIX=prefix, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url,
+        TELEGRAM_MODE="webhook", TELEGRAM_WEBHOOK_URL="https://bot.example.invalid/telegram",
+        TELEGRAM_WEBHOOK_LISTEN="127.0.0.1", TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.1",
+    )
+    release = subprocess.run([sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, text=True,
+                             timeout=300)  # the release step: both replicas open this index
+    assert release.returncode == 0, release.stderr[-3000:]
+    replicas = [Replica(env, tmp_path / f"replica{i}.log") for i in range(2)]
+    try:
+        async with aiohttp.ClientSession() as session:
+            for r in replicas:
+                await r.ready(session)
+            a, b = replicas
+
+            async def ask(replica: Replica, chat: int, text: str) -> str:
+                before = len(tg.messages_in(chat))
+                update = tg.private_text(chat, text)
+                await replica.deliver(session, update)
+                await tg.wait_for(lambda: len(tg.messages_in(chat)) > before, timeout=30)
+                await asyncio.sleep(0.3)  # let the streamed reply settle (edits)
+                return tg.messages_in(chat)[-1].text
+
+            # a fact remembered through replica A is listed through replica B
+            assert "记下了" in await ask(a, 11, "/remember 我下周要考《论语》")
+            assert "我下周要考《论语》" in await ask(b, 11, "/memories")
+
+            # 16 messages of one person within a minute, alternating: exactly the 16th is refused
+            replies = [await ask(a if i % 2 else b, 12, "何为仁？") for i in range(16)]
+            assert ["子问得急了" in r for r in replies] == [False] * 15 + [True]
+
+            # the same update delivered to both replicas is answered once
+            update = tg.private_text(13, "巧言令色")
+            await a.deliver(session, update)
+            await b.deliver(session, update)
+            await tg.wait_for(lambda: tg.messages_in(13), timeout=30)
+            await asyncio.sleep(2.0)
+            assert len(tg.messages_in(13)) == 1
+    finally:
+        for r in replicas:
+            r.stop()
