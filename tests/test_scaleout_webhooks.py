@@ -16,6 +16,9 @@ import aiohttp
 import pytest
 import pytest_asyncio
 
+from sqlalchemy import create_engine, text
+
+from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
 from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
 
@@ -73,7 +76,7 @@ class Replica:
 
 
 @pytest.mark.timeout(400)
-async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path, tg, postgres_url, redis_prefix):
+async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path, tg, fake_llm, postgres_url, redis_prefix):
     redis_url, prefix = redis_prefix
     home = tmp_path / "home"
     home.mkdir()
@@ -84,7 +87,9 @@ async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path,
         FUZI_REDIS_URL=redis_url, FUZI_REDIS_PREFIX=prefix, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url,
         TELEGRAM_MODE="webhook", TELEGRAM_WEBHOOK_URL="https://bot.example.invalid/telegram",
         TELEGRAM_WEBHOOK_LISTEN="127.0.0.1", TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.1",
+        FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test", FUZI_REDIS_REPLY_LEASE_S="2",
     )
+    fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
     release = subprocess.run([sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, text=True,
                              timeout=300)  # the release step: both replicas open this index
     assert release.returncode == 0, release.stderr[-3000:]
@@ -103,6 +108,17 @@ async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path,
                 await asyncio.sleep(0.3)  # let the streamed reply settle (edits)
                 return tg.messages_in(chat)[-1].text
 
+            async def ask_until(replica: Replica, chat: int, text: str, *needles: str) -> str:
+                """Deliver `text`; wait for a new message of the chat containing one of `needles`."""
+                before = len(tg.messages_in(chat))
+                await replica.deliver(session, tg.private_text(chat, text))
+
+                def found() -> str | None:
+                    return next((m.text for m in tg.messages_in(chat)[before:] if any(n in m.text for n in needles)), None)
+
+                await tg.wait_for(found, timeout=30)
+                return found()
+
             # a fact remembered through replica A is listed through replica B
             assert "记下了" in await ask(a, 11, "/remember 我下周要考《论语》")
             assert "我下周要考《论语》" in await ask(b, 11, "/memories")
@@ -118,6 +134,25 @@ async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path,
             await tg.wait_for(lambda: tg.messages_in(13), timeout=30)
             await asyncio.sleep(2.0)
             assert len(tg.messages_in(13)) == 1
+
+            # kill -9 of the replica running a reply: the person may ask again within the lease time
+            fake_llm.hang()  # the next model call never answers: replica A's reply stays in flight
+            await a.deliver(session, tg.private_text(14, "何为孝？"))
+            await tg.wait_for(lambda: any(c.method == "sendChatAction" for c in tg.chat_calls(14)), timeout=30)
+            busy, answer = "夫子正答你上一问", "学而时习之"
+            assert busy in await ask_until(b, 14, "何为礼？", busy, answer)  # the lease is held by A
+            a.proc.kill()
+            a.proc.wait(10)
+            killed_at = time.monotonic()
+            while busy in (reply := await ask_until(b, 14, "何为礼？", busy, answer)):
+                assert time.monotonic() - killed_at < 10, "the killed replica's lease did not expire"
+                await asyncio.sleep(0.5)
+            assert answer in reply
+            engine = create_engine(postgres_url)
+            with engine.connect() as conn:  # nothing stored is lost: the question A was answering is there
+                stored = conn.execute(text("SELECT status FROM message WHERE text = '何为孝？'")).scalars().all()
+            engine.dispose()
+            assert stored == ["ok"]
     finally:
         for r in replicas:
             r.stop()
