@@ -16,6 +16,7 @@ from typing import AsyncIterator, Callable
 import structlog
 
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
+from adapters.common.pace import RedisPace
 from bot.errors import StartupError
 from bot.logging import configure_logging
 from bot.retrieval_factory import build_embedder, build_retriever, build_store
@@ -115,6 +116,13 @@ def build_seen(settings: Settings) -> Seen:
     if settings.redis.url:
         return RedisSeen(settings.redis.url, prefix=settings.redis.prefix)
     return InMemorySeen()
+
+
+def build_pace(settings: Settings) -> RedisPace | None:
+    """Telegram's bot-wide send schedule shared by N processes (None: each process paces itself)."""
+    if not settings.redis.url:
+        return None
+    return RedisPace(settings.redis.url, f"{settings.redis.prefix}pace:telegram", settings.telegram.max_requests_per_s)
 
 
 def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None) -> FuziGuard:

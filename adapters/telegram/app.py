@@ -24,6 +24,7 @@ from telegram.ext import (
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
+from adapters.common.pace import SharedPace
 from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
@@ -37,7 +38,7 @@ _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 def build_application(
     settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None,
-    recorder: RateLimitRecorder | None = None, seen: Seen | None = None,
+    recorder: RateLimitRecorder | None = None, seen: Seen | None = None, pace: SharedPace | None = None,
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -48,10 +49,11 @@ def build_application(
         recorder: counts the 429s Telegram answered (metrics), or None.
         seen: which update ids were handled already; an update delivered twice is dropped
             (default in process; `core.seen.RedisSeen` shares it between webhook replicas).
+        pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    limiter = global_limiter(settings)
+    limiter = global_limiter(settings, pace)
     handlers = TelegramHandlers(engine, settings, budgets, recorder)
 
     async def post_init(app: Application) -> None:
@@ -88,11 +90,12 @@ def _drop_repeats(seen: Seen):
     return check
 
 
-def global_limiter(settings: TelegramSettings) -> BaseRateLimiter:
-    """The bot-wide limiter: our priority limiter, or PTB's FIFO AIORateLimiter (for comparison)."""
+def global_limiter(settings: TelegramSettings, pace: SharedPace | None = None) -> BaseRateLimiter:
+    """The bot-wide limiter: our priority limiter (on the shared schedule `pace`, when given), or PTB's
+    FIFO AIORateLimiter (for comparison; one process only)."""
     if settings.global_limiter == "aio":
         return AIORateLimiter(overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0)
-    return PriorityRateLimiter(settings.max_requests_per_s)
+    return PriorityRateLimiter(settings.max_requests_per_s, shared=pace)
 
 
 def _file_url(api_base_url: str) -> str:
@@ -151,10 +154,10 @@ async def stop(app: Application) -> None:
 
 async def run_telegram(
     settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None,
-    recorder: RateLimitRecorder | None = None, seen: Seen | None = None,
+    recorder: RateLimitRecorder | None = None, seen: Seen | None = None, pace: SharedPace | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
-    app = build_application(settings, engine, recorder=recorder, seen=seen)
+    app = build_application(settings, engine, recorder=recorder, seen=seen, pace=pace)
     await start(app, settings)
     try:
         await (stop_event or asyncio.Event()).wait()

@@ -18,6 +18,10 @@ never sent, so the final goes out without waiting behind a stale edit.
 Requests without a ``chat_id`` (getUpdates, answerCallbackQuery, setMyCommands …) pass unthrottled,
 as in AIORateLimiter. ``RetryAfter`` is not retried here: it reaches the streaming code, which pauses
 only that chat. Per-chat and per-group pacing is the job of the chat's ``OutboundBudget``.
+
+With ``shared`` (N processes, one bot), each released request also waits for its slot on the bot-wide
+schedule in Redis (:class:`~adapters.common.pace.RedisPace`), so all processes together stay at
+``max_per_s``; the priority order holds within each process.
 """
 
 from __future__ import annotations
@@ -32,6 +36,7 @@ from typing import Any, Callable, Coroutine
 import structlog
 from telegram.ext import BaseRateLimiter
 
+from adapters.common.pace import SharedPace
 from adapters.common.stream import Withdrawn
 
 log = structlog.get_logger(__name__)
@@ -63,10 +68,15 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         max_per_s: chat requests released per second, evenly spaced.
         typing_max_wait: seconds after which a queued typing action is dropped.
         clock: monotonic clock.
+        shared: the bot-wide schedule shared with other processes (None: this process alone).
     """
 
-    def __init__(self, max_per_s: float = 28.0, *, typing_max_wait: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+    def __init__(
+        self, max_per_s: float = 28.0, *, typing_max_wait: float = 1.0, clock: Callable[[], float] = time.monotonic,
+        shared: SharedPace | None = None,
+    ) -> None:
         self.interval = 1.0 / max_per_s
+        self.shared = shared
         self.typing_max_wait, self.clock = typing_max_wait, clock
         self._next = 0.0
         self._heap: list[tuple[int, int, float, asyncio.Future, object | None]] = []
@@ -116,6 +126,7 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         now = self.clock()
         if not self._heap and now >= self._next:
             self._next = now + self.interval
+            await self._shared_slot()
             return True
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (priority, next(self._seq), now, fut, owner))
@@ -138,4 +149,13 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
                 fut.set_result(False)
                 continue
             self._next = self.clock() + self.interval
-            fut.set_result(True)
+            await self._shared_slot()
+            if not fut.done():  # withdrawn while waiting for the shared slot
+                fut.set_result(True)
+
+    async def _shared_slot(self) -> None:
+        """Wait for this request's slot on the schedule shared with other processes."""
+        if self.shared is not None:
+            wait = await self.shared.reserve()
+            if wait > 0:
+                await asyncio.sleep(wait)

@@ -17,7 +17,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from bot.settings import SettingsError, load_settings
     from adapters.common.metrics import FuziMetrics, ObservedEngine
-    from bot.wiring import build_seen, open_runtime, prepare_data, setup_logging
+    from bot.wiring import build_pace, build_seen, open_runtime, prepare_data, setup_logging
 
     settings = load_settings()
     setup_logging(settings)
@@ -31,9 +31,9 @@ def _run(args: argparse.Namespace) -> int:
         metrics = FuziMetrics() if settings.metrics_port else None
         async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics):
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
-            # update ids handled already: shared in Redis between replicas
-            telegram = {"seen": build_seen(settings)} | ({"recorder": metrics} if metrics else {})
-            extra = {"telegram": telegram, "discord": {}}
+            # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
+            telegram = {"seen": build_seen(settings), "pace": build_pace(settings)}
+            extra = {"telegram": telegram | ({"recorder": metrics} if metrics else {}), "discord": {}}
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:
