@@ -51,7 +51,10 @@ def readiness(runtime: Runtime) -> Readiness:
     """Storage answers a query, the passage index is loaded and non-empty; the LLM breaker's state."""
 
     async def check() -> dict[str, str]:
-        return {"storage": await _storage_state(runtime), "index": _index_state(runtime), "llm": _breaker_state(runtime)}
+        checks = {"storage": await _storage_state(runtime), "index": _index_state(runtime), "llm": _breaker_state(runtime)}
+        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis
+            checks["redis"] = await _redis_state(runtime)
+        return checks
 
     return check
 
@@ -66,6 +69,15 @@ async def _storage_state(runtime: Runtime) -> str:
         return "ok"
     except Exception as exc:
         log.warning("readiness_storage_failed", error=type(exc).__name__)
+        return "error"
+
+
+async def _redis_state(runtime: Runtime) -> str:
+    try:
+        await asyncio.wait_for(runtime.redis_ping(), timeout=3.0)
+        return "ok"
+    except Exception as exc:
+        log.warning("readiness_redis_failed", error=type(exc).__name__)
         return "error"
 
 

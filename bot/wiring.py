@@ -11,7 +11,7 @@ import time
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Callable
+from typing import AsyncIterator, Awaitable, Callable
 
 import structlog
 
@@ -186,6 +186,7 @@ class Runtime:
     storage: Storage
     retriever: HybridRetriever | TimedSearch
     llm: LLM | None
+    redis_ping: Callable[[], Awaitable[object]] | None = None  # FUZI_REDIS_URL set: readiness asks it too
 
 
 @asynccontextmanager
@@ -201,11 +202,11 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
     settings.home.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
         llm, client = build_llm(settings)
+        if client is not None:
+            stack.push_async_callback(llm.aclose)  # the breaker closes the client (and its Redis connection)
         if metrics is not None and llm is not None:
             metrics.watch_breaker(lambda: llm.state)
             llm = TimedLLM(llm, metrics)
-        if client is not None:
-            stack.push_async_callback(llm.aclose)  # the breaker closes the client (and its Redis connection)
         sql = database_engine(settings)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
@@ -246,7 +247,14 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()
-        yield Runtime(service, storage, retriever, llm)
+        redis_ping = None
+        if settings.redis.url:
+            from redis.asyncio import Redis
+
+            ops_redis = Redis.from_url(settings.redis.url, socket_timeout=1.0, socket_connect_timeout=1.0)
+            stack.push_async_callback(ops_redis.aclose)
+            redis_ping = ops_redis.ping
+        yield Runtime(service, storage, retriever, llm, redis_ping)
 
 
 async def prepare_data(settings: Settings, say: Callable[[str], None]) -> None:

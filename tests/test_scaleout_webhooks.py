@@ -42,7 +42,7 @@ async def tg():
 class Replica:
     def __init__(self, env: dict, log: Path) -> None:
         self.port, self.health = free_port(), free_port()
-        env = env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_HEALTH_PORT": str(self.health)}
+        env = env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_METRICS_PORT": str(self.health)}
         self.log = open(log, "w")  # noqa: SIM115
         self.proc = subprocess.Popen([sys.executable, "-m", "bot", "run", "telegram"], cwd=env["FUZI_HOME"], env=env,
                                      stdout=self.log, stderr=subprocess.STDOUT)
@@ -52,8 +52,9 @@ class Replica:
         while time.monotonic() < deadline:
             assert self.proc.poll() is None, Path(self.log.name).read_text()[-3000:]
             try:
-                async with session.get(f"http://127.0.0.1:{self.health}/healthz") as r:
+                async with session.get(f"http://127.0.0.1:{self.health}/readyz") as r:
                     if r.status == 200:
+                        assert (await r.json())["checks"]["redis"] == "ok"  # readiness asks Redis too
                         return
             except aiohttp.ClientError:
                 pass
