@@ -94,6 +94,8 @@ def settings_for(fake: FakeDiscord, **overrides: Any) -> DiscordSettings:
         "interaction_ttl_s": 870,
         "message_content": False,
         "thread_replies": False,
+        "shard_count": None,
+        "shard_ids": "",
     }
     if "guild_id" in overrides:
         overrides["FUZI_DISCORD_GUILD_ID"] = overrides.pop("guild_id")

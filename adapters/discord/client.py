@@ -59,6 +59,9 @@ class FuziDiscordClient(discord.Client):
         intents = discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
         intents.message_content = settings.message_content
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
+        if settings.shard_id is not None:  # N processes split the gateway: this one runs one shard
+            options.setdefault("shard_id", settings.shard_id)
+            options.setdefault("shard_count", settings.shard_count)
         super().__init__(intents=intents, **options)
         self.settings = settings
         self.engine = engine
@@ -79,6 +82,9 @@ class FuziDiscordClient(discord.Client):
         for command in build_commands(self._run_command, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
         self.add_dynamic_items(SkillButton)
+        if self.settings.shard_id not in (None, 0):  # the process running shard 0 syncs for everyone
+            log.info("discord_commands_sync_skipped", shard=self.settings.shard_id)
+            return
         self.synced = await self.tree.sync(guild=guild)
         log.info("discord_commands_synced", count=len(self.synced), guild=self.settings.guild_id)
 

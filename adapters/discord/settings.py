@@ -1,6 +1,6 @@
 """Discord adapter settings (DISCORD_*, FUZI_DISCORD_GUILD_ID), owned by the adapter; bot/settings composes them."""
 
-from pydantic import AliasChoices, Field, SecretStr
+from pydantic import AliasChoices, Field, SecretStr, model_validator
 
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -21,6 +21,9 @@ class DiscordSettings(BaseSettings):
             messages reach the engine (addressed=False) as channel context.
         thread_replies: answer a mention in a guild text channel inside a new thread started from the
             user's message, so the conversation continues there without mentions.
+        shard_count / shard_ids: split the gateway over N processes (discord.py sharding): every
+            process gets the same DISCORD_SHARD_COUNT and its own DISCORD_SHARD_IDS (one id per process,
+            0 … count-1). Only the process running shard 0 syncs the slash commands.
     """
 
     model_config = SettingsConfigDict(env_prefix="DISCORD_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -33,3 +36,21 @@ class DiscordSettings(BaseSettings):
     interaction_ttl_s: float = Field(14 * 60 + 30, gt=0.0)
     message_content: bool = False
     thread_replies: bool = False
+    shard_count: int | None = Field(None, ge=1)
+    shard_ids: str = ""
+
+    @property
+    def shard_id(self) -> int | None:
+        """This process's shard, or None when the gateway is not split."""
+        return int(self.shard_ids) if self.shard_count and self.shard_ids.strip() else None
+
+    @model_validator(mode="after")
+    def _one_shard_per_process(self) -> "DiscordSettings":
+        ids = [i.strip() for i in self.shard_ids.split(",") if i.strip()]
+        if ids and not self.shard_count:
+            raise ValueError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT")
+        if self.shard_count and len(ids) != 1:
+            raise ValueError("DISCORD_SHARD_IDS: give this process exactly one shard id (one process per shard)")
+        if ids and not (ids[0].isdigit() and int(ids[0]) < self.shard_count):
+            raise ValueError(f"DISCORD_SHARD_IDS: must be a number from 0 to {self.shard_count - 1}")
+        return self
