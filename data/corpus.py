@@ -1,8 +1,12 @@
 """The corpus: two files of the npm package `chinese-poetry@2.0.1` (MIT), checked by sha256.
 
-`fuzi data fetch` uses `FUZI_CORPUS_DIR` when it holds verified files; otherwise it runs
+`fetch` is the one resolver, used by the app (`fuzi data fetch`, first start) and by the tests
+(the session fixture in tests/conftest.py): `FUZI_CORPUS_DIR` when set (verified, never written to);
+else `$FUZI_HOME/corpus` (`var/corpus` by default) when it holds verified files; else it runs
 `npm pack chinese-poetry@2.0.1` (npm picks the registry; no address is written here), extracts the two
-files into `$FUZI_HOME/corpus` and verifies them. The corpus is never committed to the repository.
+files into `$FUZI_HOME/corpus` and verifies them. `FUZI_CORPUS_PACKAGE` replaces the package spec
+given to `npm pack` (e.g. a local .tgz file: a mirror, an offline machine, the clone test); the sha256
+check stays the same. The corpus is never committed to the repository.
 """
 
 from __future__ import annotations
@@ -14,6 +18,7 @@ import tarfile
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Callable
 
 PACKAGE = "chinese-poetry@2.0.1"
 # file name -> (path inside the npm tarball, sha256)
@@ -69,14 +74,25 @@ def verify(directory: Path) -> dict[str, str]:
     return sums
 
 
-def fetch(home_corpus: Path, corpus_dir: Path | None = None, *, npm: str = "npm", timeout_s: float = 180) -> FetchReport:
+def fetch(
+    home_corpus: Path,
+    corpus_dir: Path | None = None,
+    *,
+    package: str | None = None,
+    npm: str = "npm",
+    timeout_s: float = 180,
+    on_fetch: Callable[[str], None] | None = None,
+) -> FetchReport:
     """Put verified corpus files in place and say where they are.
 
     Args:
         home_corpus: `$FUZI_HOME/corpus`, where npm-fetched files go.
         corpus_dir: `FUZI_CORPUS_DIR` when set: used as is (verified, never written to).
+        package: what `npm pack` is given (`FUZI_CORPUS_PACKAGE`); default `chinese-poetry@2.0.1`.
         npm: the npm executable.
+        on_fetch: called with the package spec just before `npm pack` runs (a progress display).
     """
+    package = _absolute_if_file(package or PACKAGE)
     if corpus_dir is not None:
         return FetchReport(Path(corpus_dir), "corpus-dir", verify(corpus_dir))
     try:
@@ -87,26 +103,34 @@ def fetch(home_corpus: Path, corpus_dir: Path | None = None, *, npm: str = "npm"
         raise CorpusFetchError(f"npm was not found and {home_corpus} holds no verified corpus. {HELP}")
     home_corpus.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="fuzi-corpus-") as tmp:
-        tarball = _npm_pack(npm, Path(tmp), timeout_s)
+        if on_fetch is not None:
+            on_fetch(package)
+        tarball = _npm_pack(npm, package, Path(tmp), timeout_s)
         _extract(tarball, home_corpus)
     return FetchReport(home_corpus, "npm", verify(home_corpus))
 
 
-def _npm_pack(npm: str, workdir: Path, timeout_s: float) -> Path:
+def _absolute_if_file(package: str) -> str:
+    """A local tarball path made absolute (npm runs in a temporary folder); a package spec unchanged."""
+    path = Path(package).expanduser()
+    return str(path.resolve()) if package.endswith((".tgz", ".tar.gz")) and path.is_file() else package
+
+
+def _npm_pack(npm: str, package: str, workdir: Path, timeout_s: float) -> Path:
     try:
         proc = subprocess.run(
-            [npm, "pack", PACKAGE, "--silent"],
+            [npm, "pack", package, "--silent"],
             cwd=workdir,
             capture_output=True,
             text=True,
             timeout=timeout_s,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CorpusFetchError(f"`npm pack {PACKAGE}` did not finish ({type(exc).__name__}). {HELP}") from None
+        raise CorpusFetchError(f"`npm pack {package}` did not finish ({type(exc).__name__}). {HELP}") from None
     tarballs = sorted(workdir.glob("*.tgz"))
     if proc.returncode != 0 or not tarballs:
         detail = (proc.stderr or proc.stdout).strip().splitlines()[-1:] or ["no output"]
-        raise CorpusFetchError(f"`npm pack {PACKAGE}` failed: {detail[0]}. {HELP}")
+        raise CorpusFetchError(f"`npm pack {package}` failed: {detail[0]}. {HELP}")
     return tarballs[0]
 
 

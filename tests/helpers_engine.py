@@ -11,7 +11,6 @@
 from __future__ import annotations
 
 import json
-import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -24,9 +23,9 @@ from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
 from core.types import Incoming
+from tests.helpers_corpus import corpus_dir as resolved_corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS_DIR = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus")
 CANARY = "CANARY-7f3a9c"
 
 
@@ -119,7 +118,8 @@ class Hits:
 class CorpusRetriever:
     """Keyword retriever over lunyu.json and shijing.json: ranks by shared character bigrams."""
 
-    def __init__(self, corpus_dir: Path = CORPUS_DIR):
+    def __init__(self, corpus_dir: Path | None = None):
+        corpus_dir = corpus_dir or resolved_corpus_dir()
         self.passages: list[tuple[str, str, str]] = []  # (id, ref, text)
         for c, chapter in enumerate(json.loads((corpus_dir / "lunyu.json").read_text("utf-8")), 1):
             name = chapter["chapter"].removesuffix("篇")

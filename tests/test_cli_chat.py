@@ -8,15 +8,15 @@ import sys
 from pathlib import Path
 
 from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_corpus import corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 
 
 async def run_chat(tmp_path: Path, lines: list[str], *args: str, **env: str) -> tuple[int, str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     base.update(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
+        PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(corpus_dir()),
         FUZI_RETRIEVAL_EMBEDDER="hashing",  # the lexical test embedder: indexing in a second, no model
         FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", **env,
     )

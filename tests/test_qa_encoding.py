@@ -11,9 +11,9 @@ from pathlib import Path
 from core.events import FinalReply
 from core.types import Incoming
 from tests.helpers_engine import CorpusRetriever, collect, final_of, make_service, sqlite_storage
+from tests.helpers_corpus import corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 
 
 async def test_nul_and_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
@@ -32,7 +32,7 @@ async def test_piped_chat_survives_invalid_utf8_on_a_strict_stdin(tmp_path):
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env.update(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(home), FUZI_CORPUS_DIR=str(CORPUS), FUZI_RETRIEVAL_EMBEDDER="hashing",
+        PYTHONPATH=str(ROOT), FUZI_HOME=str(home), FUZI_CORPUS_DIR=str(corpus_dir()), FUZI_RETRIEVAL_EMBEDDER="hashing",
         FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", PYTHONIOENCODING="utf-8:strict",
     )
     proc = await asyncio.create_subprocess_exec(

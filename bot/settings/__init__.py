@@ -40,6 +40,7 @@ class Settings(BaseSettings):
 
     home: Path = Path("./var")
     corpus_dir: Path | None = None
+    corpus_package: str | None = None  # what `npm pack` fetches (default chinese-poetry@2.0.1; a .tgz path works)
     database_url: str | None = None
     env: str = "development"  # "production" switches logs to JSON lines
     log_level: str = "INFO"

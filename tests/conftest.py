@@ -1,0 +1,15 @@
+"""Session-wide fixtures."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.helpers_corpus import corpus_dir as _resolve_corpus
+
+
+@pytest.fixture(scope="session")
+def corpus_dir() -> Path:
+    """The verified corpus folder, found the way the app finds it (see tests/helpers_corpus.py)."""
+    return _resolve_corpus()
