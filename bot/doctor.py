@@ -2,7 +2,9 @@
 
 Checks, in order: settings, corpus, index, database, LLM, each configured platform token. Online
 checks (the LLM answering one token, Telegram `getMe`, Discord `users/@me`) use short timeouts; a
-token is never printed (every message passes through `_hide`). A `fail` makes the exit status 1.
+token is never printed (every message passes through `_hide`). An endpoint that cannot be reached is
+a `warn` (offline and misconfigured look alike from here); one that answers and refuses is a `fail`.
+A `fail` makes the exit status 1.
 """
 
 from __future__ import annotations
@@ -111,7 +113,7 @@ async def check_llm(settings: Settings, timeout_s: float) -> Check:
     except openai.APIStatusError as exc:
         return Check("llm", "fail", _hide(f"{s.base_url} answered {exc.status_code} for model {s.model}", key))
     except openai.APIConnectionError as exc:
-        return Check("llm", "fail", _hide(f"{s.base_url} unreachable ({type(exc).__name__})", key))
+        return Check("llm", "warn", _hide(f"{s.base_url} unreachable ({type(exc).__name__}): offline, or a wrong FUZI_LLM_BASE_URL?", key))
     finally:
         await client.close()
     return Check("llm", "ok", f"{s.base_url} answered ({s.model})")

@@ -90,13 +90,20 @@ async def test_offline_and_unconfigured(tmp_path, corpus_dir):
     (broken / "shijing.json").write_bytes((corpus_dir / "shijing.json").read_bytes())
     code, out = await doctor(
         tmp_path, FUZI_CORPUS_DIR=str(broken),
+        FUZI_LLM_API_KEY=LLM_KEY, FUZI_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1",
         TELEGRAM_BOT_TOKEN=TG_TOKEN, TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{port}/bot",
     )
     status = lines(out)
     assert status["telegram"] == "warn" and "unreachable" in out, out  # format fine, network down
     assert status["llm"] == "warn" and status["discord"] == "skip"
     assert status["corpus"] == "fail" and "sha256" in out
-    assert code == 1 and TG_TOKEN not in out
+    assert code == 1 and TG_TOKEN not in out and LLM_KEY not in out
+
+
+async def test_no_llm_key_and_no_tokens_is_a_working_terminal_setup(tmp_path, corpus_dir):
+    code, out = await doctor(tmp_path, FUZI_CORPUS_DIR=str(corpus_dir))
+    status = lines(out)
+    assert code == 0 and status["llm"] == "warn" and status["telegram"] == status["discord"] == "skip", out
 
 
 async def test_a_malformed_setting_fails_first(tmp_path):
