@@ -32,12 +32,13 @@ from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
 from core.tools.classics import classics_server
 from core.tools.client import ToolClient
-from tests.helpers_engine import CORPUS_DIR, make_service, sqlite_storage
+from tests.helpers_corpus import corpus_dir
+from tests.helpers_engine import make_service, sqlite_storage
 
 
 def build_retriever(path: Path) -> HybridRetriever:
     """Index the corpus into `path` (hashing embedder); start the retriever."""
-    build_index(PassageStore(path), HashingEmbedder(), load_corpus(CORPUS_DIR))
+    build_index(PassageStore(path), HashingEmbedder(), load_corpus(corpus_dir()))
     retriever = HybridRetriever(PassageStore(path), HashingEmbedder())
     asyncio.run(retriever.start())
     return retriever

@@ -13,16 +13,16 @@ import httpx
 
 from adapters.web.auth import JwtAuth
 from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_corpus import corpus_dir
 from tests.helpers_web import sse
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 SECRET = "cli-secret-0123456789abcdef0123456789"
 
 
 def env(tmp_path: Path, **extra: str) -> dict:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    base.update(PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
+    base.update(PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(corpus_dir()),
                 FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", **extra)
     return base
 
