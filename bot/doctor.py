@@ -65,7 +65,7 @@ def check_index(settings: Settings) -> Check:
         store = PassageStore(lancedb_path(settings), table=settings.retrieval.table)
         recorded = store.recorded_model()
         count = store.count() if recorded else 0
-    except Exception as exc:  # a damaged table: say so, keep checking the rest
+    except Exception as exc:  # noqa: BLE001 - a damaged table, whatever LanceDB raises: say so, keep checking
         return Check("index", "fail", f"cannot open the index ({type(exc).__name__}): run `fuzi index --rebuild`")
     if recorded is None or count == 0:
         return Check("index", "warn", "not built yet: the first start (or `fuzi index`) builds it")
@@ -91,7 +91,7 @@ def check_database(settings: Settings) -> Check:
                 conn.execute(text("SELECT 1"))
         finally:
             engine.dispose()
-    except Exception as exc:
+    except Exception as exc:  # noqa: BLE001 - any driver's error is a failed check, not a crash
         return Check("database", "fail", f"cannot connect: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
     return Check("database", "ok", shown)
 
@@ -166,14 +166,16 @@ async def _http(method: str, url: str, headers: dict, timeout_s: float) -> tuple
     import aiohttp
 
     try:
-        async with aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s)) as session:
-            async with session.request(method, url, headers=headers) as resp:
-                try:
-                    body = await resp.json(content_type=None)
-                except ValueError:
-                    body = None
-                return resp.status, body, None
-    except (aiohttp.ClientError, asyncio.TimeoutError, OSError) as exc:
+        async with (
+            aiohttp.ClientSession(timeout=aiohttp.ClientTimeout(total=timeout_s)) as session,
+            session.request(method, url, headers=headers) as resp,
+        ):
+            try:
+                body = await resp.json(content_type=None)
+            except ValueError:
+                body = None
+            return resp.status, body, None
+    except (TimeoutError, aiohttp.ClientError, OSError) as exc:
         return 0, None, type(exc).__name__
 
 

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from typing import Callable, Iterator, TextIO
+from typing import TextIO
 
 Step = Callable[[int, int], None]  # (done, total)
 
@@ -28,7 +29,7 @@ class Progress:
         self._rich = rich
 
     @classmethod
-    def for_stream(cls, stream: TextIO | None = None) -> "Progress":
+    def for_stream(cls, stream: TextIO | None = None) -> Progress:
         """Bars when `stream` (default stderr) is a terminal, plain lines otherwise."""
         stream = stream or sys.stderr
         return cls(stream, rich=_isatty(stream))
@@ -59,7 +60,13 @@ class Progress:
             self.say(f"{label} …")
             yield _LineSteps(self, label, unit)
             return
-        from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+        from rich.progress import (
+            BarColumn,
+            MofNCompleteColumn,
+            TextColumn,
+            TimeElapsedColumn,
+            TimeRemainingColumn,
+        )
         from rich.progress import Progress as Bar
 
         with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

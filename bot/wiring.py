@@ -71,7 +71,7 @@ def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
     configure_logging(settings.env, settings.log_level, extra_processors=[secret_redactor(settings)], stream=stream)
 
 
-def build_llm(settings: Settings) -> tuple[LLM | None, "OpenAIChatClient | None"]:
+def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     """The breaker-wrapped client, or (None, None) when no API key is configured (L2 mode).
 
     The openai SDK (about half a second of imports) is loaded only when a key is configured.

