@@ -30,6 +30,7 @@ from core.guarded import GuardedLadder
 from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
 from core.guards.limits import RateLimiter
 from core.llm.breaker import CircuitBreakerLLM
+from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.guards.fact_screen import FactScreen
@@ -72,7 +73,7 @@ def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
 
 
 def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
-    """The breaker-wrapped client, or (None, None) when no API key is configured (L2 mode).
+    """The client behind a breaker behind a bulkhead, or (None, None) when no API key is configured (L2 mode).
 
     The openai SDK (about half a second of imports) is loaded only when a key is configured.
     """
@@ -85,7 +86,9 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     try:
         client = OpenAIChatClient(
             base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
-            model=s.model, timeout_s=s.timeout_s, retry=s.retry_policy(),
+            model=s.model, timeout_s=s.timeout_s, connect_timeout_s=s.connect_timeout_s,
+            first_token_timeout_s=s.first_token_timeout_s, stream_idle_timeout_s=s.stream_idle_timeout_s,
+            retry=s.retry_policy(),
         )
     except LLMNotConfigured:
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
@@ -93,9 +96,11 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
         from core.llm.breaker_redis import SharedCircuitBreakerLLM
 
-        return SharedCircuitBreakerLLM(client, settings.redis.url, prefix=settings.redis.prefix,
-                                       failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
-    return CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s), client
+        breaker: LLM = SharedCircuitBreakerLLM(client, settings.redis.url, prefix=settings.redis.prefix,
+                                               failures=s.breaker_failures, reset_s=s.breaker_reset_s)
+    else:
+        breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
+    return BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s), client
 
 
 def database_engine(settings: Settings, *, migrate: bool | None = None):
@@ -167,6 +172,7 @@ def compose_service(
     max_input_chars: int = 4000,
     l2_passages: int = 3,
     reply_deadline_s: float | None = 120.0,
+    degrade_after_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
 ) -> ChatService:
@@ -174,11 +180,14 @@ def compose_service(
     (one reply in flight per person, then limits) and the built-in commands on `router`.
 
     `reply_deadline_s` covers one reply, all fallback levels together (None: each level stops by its
-    own limits); `l2_passages` is how many passages a retrieval-only answer quotes. `running` owns
-    the one reply in flight per person (default in process; `build_shared_state` gives the Redis one).
+    own limits); `l2_passages` is how many passages a retrieval-only answer quotes; a reply whose
+    model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
+    `running` owns the one reply in flight per person (default in process; `build_shared_state`
+    gives the Redis one).
     """
     ladder = FallbackLadder(
         agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages, deadline_s=reply_deadline_s, clock=clock,
+        degrade_after_s=degrade_after_s,
     )
     running = running or RunningReplies()
     BuiltinCommands(router, skills, storage.chats, running).register()
@@ -252,7 +261,7 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
             context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
             admins=settings.admins, max_input_chars=settings.engine.max_input_chars,
             l2_passages=settings.engine.l2_passages, reply_deadline_s=settings.engine.reply_deadline_s,
-            running=running,
+            running=running, degrade_after_s=settings.engine.degrade_after_s,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         register_memory(memory, router=router, tool_client=tools)

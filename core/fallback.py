@@ -22,6 +22,7 @@ import structlog
 from core.agent.types import AgentEvent, AgentResult
 from core.citations import CitationBook, Passage
 from core.events import Citation, TextDelta, TextReset, ToolStep
+from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
 from core.ports import PassageSearch
@@ -112,6 +113,10 @@ class FallbackLadder:
         deadline_s: wall time for the whole reply, all levels together; None: no ladder deadline
             (each level then stops only by its own limits).
         l2_reserve_s: the part of the deadline kept for L2 (at most a quarter of `deadline_s`).
+        degrade_after_s: when the model has sent no token this long after the ladder started, the
+            LLM levels give up and L2 answers (a hang is not waited out); once tokens flow only the
+            deadline applies. None: no such limit. Enforced by the LLM client through the reply's
+            budget (core/llm/budget.py).
         clock: monotonic clock (seconds) the deadline is measured on.
     """
 
@@ -124,6 +129,7 @@ class FallbackLadder:
         l2_k: int = 3,
         deadline_s: float | None = None,
         l2_reserve_s: float = L2_RESERVE_S,
+        degrade_after_s: float | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
         self._agent = agent
@@ -132,6 +138,7 @@ class FallbackLadder:
         self._l2_k = l2_k
         self._deadline_s = deadline_s
         self._reserve_s = 0.0 if deadline_s is None else min(l2_reserve_s, deadline_s / 4)
+        self._degrade_after_s = degrade_after_s
         self._clock = clock
 
     @property
@@ -150,6 +157,18 @@ class FallbackLadder:
         if self._llm is not None:
             levels = [(0, self._level0)] if self._agent is not None else []
             levels.append((1, self._level1))
+        first_by = None if self._degrade_after_s is None else self._clock() + self._degrade_after_s
+        with reply_budget(ReplyBudget(llm_until, first_by, self._clock)):
+            async with aclosing(self._llm_levels(request, levels, llm_until)) as events:
+                async for event in events:
+                    yield event
+                    if isinstance(event, Answer):
+                        return
+        yield LevelStart(2)
+        yield await self._level2(request)
+
+    async def _llm_levels(self, request: LadderRequest, levels: list, llm_until: float | None) -> AsyncIterator[LadderEvent]:
+        """L0 then L1 until one answers; ends without an Answer when both failed or time is up."""
         for level, attempt in levels:
             if llm_until is not None and llm_until <= self._clock():
                 log.warning("fallback", from_level=level, to_level=2, reason="deadline", skipped=True)
@@ -163,15 +182,14 @@ class FallbackLadder:
                         yield event
                 return
             except LLMUnavailable as exc:
-                late = isinstance(exc, DeadlineExceeded)
+                # the client gives up at the deadline too (core/llm/budget.py): whoever fired first
+                late = isinstance(exc, DeadlineExceeded) or (llm_until is not None and llm_until <= self._clock())
                 log.warning("fallback", from_level=level, to_level=2 if late else level + 1,
                             reason="deadline" if late else "unavailable", error=type(exc).__name__)
                 if streamed:
                     yield TextReset("fallback")
                 if late:
                     break
-        yield LevelStart(2)
-        yield await self._level2(request)
 
     async def _until(self, events: AsyncIterator[LadderEvent], until: float | None) -> AsyncIterator[LadderEvent]:
         """`events`, each awaited within the time left before `until` (None: no limit).

@@ -164,7 +164,7 @@ async def test_stream_broken_after_first_token_counts_as_failure(fake_llm):
     assert breaker.consecutive_failures == 1
 
 
-async def test_abandoned_probe_stream_releases_the_slot(fake_llm):
+async def test_probe_abandoned_after_its_first_token_closes(fake_llm):
     clock = Clock()
     breaker = await open_breaker(fake_llm, clock)
     clock.now += 30
@@ -173,11 +173,30 @@ async def test_abandoned_probe_stream_releases_the_slot(fake_llm):
     assert await probe.__anext__() == StreamDelta("一")
     with pytest.raises(CircuitOpen):  # the probe is still in flight
         await breaker.complete(USER)
-    await probe.aclose()  # caller gave up: neutral, slot freed, still half-open
-    assert breaker.state == "half_open"
-    fake_llm.reply_text("next probe")
-    assert (await breaker.complete(USER)).text == "next probe"
+    await probe.aclose()  # the caller gave up, but the endpoint answered: healthy
     assert breaker.state == "closed"
+    fake_llm.reply_text("next")
+    assert (await breaker.complete(USER)).text == "next"
+
+
+async def test_probe_cancelled_before_its_first_token_returns_to_open(fake_llm):
+    clock = Clock()
+    breaker = await open_breaker(fake_llm, clock)
+    clock.now += 30
+    fake_llm.hang()
+    before = len(fake_llm.requests)
+    probe = asyncio.create_task(breaker.complete(USER))
+    while len(fake_llm.requests) == before:  # until the probe reached the endpoint
+        await asyncio.sleep(0.01)
+    assert breaker.state == "half_open"
+    probe.cancel()
+    await asyncio.gather(probe, return_exceptions=True)
+    assert breaker.state == "open" and breaker.transitions[-2:] == [("open", "half_open"), ("half_open", "open")]
+    with pytest.raises(CircuitOpen):  # a full reset period again, never stuck half-open
+        await breaker.complete(USER)
+    clock.now += 30
+    fake_llm.reply_text("back")
+    assert (await breaker.complete(USER)).text == "back" and breaker.state == "closed"
 
 
 class _DownThenStuck:
@@ -198,7 +217,7 @@ class _DownThenStuck:
         yield StreamDone(await self.complete(messages))
 
 
-async def test_lost_probe_is_replaced_after_reset_s():
+async def test_lost_probe_returns_to_open_then_a_new_probe_after_reset_s():
     clock, inner = Clock(), _DownThenStuck()
     breaker = CircuitBreakerLLM(inner, failures=1, reset_s=10, clock=clock)
     with pytest.raises(LLMUnavailable):
@@ -209,7 +228,11 @@ async def test_lost_probe_is_replaced_after_reset_s():
     with pytest.raises(CircuitOpen):
         await breaker.complete(USER)
     clock.now += 10
-    second = asyncio.create_task(breaker.complete(USER))  # the probe is presumed lost: a new one
+    with pytest.raises(CircuitOpen, match="lost"):  # presumed lost: open again, not half-open
+        await breaker.complete(USER)
+    assert breaker.state == "open"
+    clock.now += 10
+    second = asyncio.create_task(breaker.complete(USER))  # a new probe
     await asyncio.sleep(0)
     assert inner.calls == 3
     inner.release.set()

@@ -15,6 +15,8 @@ class EngineSettings(Section):
     shutdown_timeout_s: float = Field(5.0, gt=0)  # how long shutdown waits for background memory updates
     # wall time for one reply, all fallback levels together; at the deadline the answer comes from L2
     reply_deadline_s: float = Field(120.0, ge=4.0)
+    # a reply whose model has sent no token this long is answered from the texts (L2): hangs are not waited out
+    degrade_after_s: float = Field(15.0, gt=0)
 
     @field_validator("default_skill")
     @classmethod

@@ -5,32 +5,43 @@ States: *closed* (calls pass; consecutive failures are counted), *open* (every c
 passes; everyone else meanwhile gets ``CircuitOpen``; the probe's outcome closes or reopens it).
 
 What counts:
-- A *failure* is a call (all its retry attempts) ending in ``LLMUnavailable``.
+- A *failure* is a call (all its retry attempts) ending in ``LLMUnavailable`` — timeouts included —
+  and a call cancelled after its reply's budget ran out (core/llm/budget.py): a hang the caller
+  stopped waiting for is the endpoint's failure, not the caller's choice.
 - ``LLMConfigError`` (400/401/403 …) is not a failure: the endpoint answered, so it proves the endpoint
   is reachable. It resets the failure count and a probe ending in it closes the breaker; the config
   error itself still reaches the caller (and operators) unchanged.
 - A stream succeeds when it reaches ``StreamDone``; it fails when it raises ``LLMUnavailable`` (also
-  after its first token). A stream the caller abandons, a cancelled call or an unexpected exception is
-  neutral: no state change, and a probe slot it held is released for the next caller.
-- A probe that neither finishes nor is released within ``reset_s`` (a leaked stream) is presumed lost,
-  and the next caller becomes the new probe.
+  after its first token). A stream the caller abandons, a call cancelled with time left or an
+  unexpected exception is neutral in the closed state.
+- A probe is the endpoint's one chance: a probe cancelled or abandoned before its first event, or one
+  that neither finishes nor is released within ``reset_s`` (a leaked stream, a lost task), returns
+  the breaker to *open* for another ``reset_s`` — it never stays half-open. A probe abandoned after
+  its first event proved the endpoint answers: it closes the breaker.
+
+Calls already in flight when the breaker opens (admitted while closed, still waiting for their first
+event) are shed at once with ``CircuitOpen`` instead of each waiting out its own timeout; they do not
+count again.
 """
 
 from __future__ import annotations
 
+import asyncio
 import time
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Callable, Literal
+from typing import AsyncIterator, Awaitable, Callable, Literal, TypeVar
 
 import structlog
 
+from core.llm.budget import current_budget
 from core.llm.errors import CircuitOpen, LLMConfigError, LLMUnavailable
 from core.llm.types import LLM, Completion, Message, StreamDone, StreamEvent
 
 log = structlog.get_logger(__name__)
 
 State = Literal["closed", "open", "half_open"]
-Outcome = Literal["success", "failure", "neutral"]
+Outcome = Literal["success", "failure", "neutral", "shed"]
+T = TypeVar("T")
 
 
 class CircuitBreakerLLM:
@@ -56,6 +67,9 @@ class CircuitBreakerLLM:
         self._failures = 0
         self._opened_at = 0.0
         self._probe_started: float | None = None
+        self._probe: object | None = None  # the token of the probe in flight
+        self._opened_signal: asyncio.Event | None = None  # set when the circuit opens; one per closed period
+        self.transitions: list[tuple[str, str]] = []
 
     @property
     def state(self) -> State:
@@ -78,10 +92,12 @@ class CircuitBreakerLLM:
         max_tokens: int | None = None,
     ) -> Completion:
         """Pass the call through if the circuit admits it; raise CircuitOpen otherwise."""
-        record = self._recorder(self._admit())
+        probe = self._admit()
+        record, opened = self._recorder(probe), self._signal(probe)
         try:
-            result = await self._inner.complete(
-                messages, tools=tools, temperature=temperature, max_tokens=max_tokens
+            result = await self._first(
+                self._inner.complete(messages, tools=tools, temperature=temperature, max_tokens=max_tokens),
+                opened, record,
             )
         except LLMConfigError:
             record("success")
@@ -92,7 +108,7 @@ class CircuitBreakerLLM:
         else:
             record("success")
         finally:
-            record("neutral")  # only when nothing was recorded: cancelled, or an unexpected error
+            record(_unrecorded())  # only when nothing was recorded: cancelled, or an unexpected error
         return result
 
     async def stream(
@@ -104,14 +120,19 @@ class CircuitBreakerLLM:
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """Stream through the inner LLM if admitted; success is the stream reaching StreamDone."""
-        record = self._recorder(self._admit())
+        probe = self._admit()
+        record, opened = self._recorder(probe), self._signal(probe)
+        first_seen = False
         try:
             events = self._inner.stream(messages, tools=tools, temperature=temperature, max_tokens=max_tokens)
             async with _closing(events):
-                async for event in events:
+                event = await self._first(anext(events, None), opened, record)
+                while event is not None:
+                    first_seen = True
                     if isinstance(event, StreamDone):
                         record("success")
                     yield event
+                    event = await anext(events, None)
         except LLMConfigError:
             record("success")
             raise
@@ -119,7 +140,8 @@ class CircuitBreakerLLM:
             record("failure")
             raise
         finally:
-            record("neutral")
+            # a probe abandoned after its first event proved the endpoint answers
+            record("success" if probe is not None and first_seen and not _budget_spent() else _unrecorded())
 
     async def aclose(self) -> None:
         """Close the inner LLM's resources, if it has any."""
@@ -127,22 +149,55 @@ class CircuitBreakerLLM:
         if aclose is not None:
             await aclose()
 
+    # ------------------------------------------------------------------ shedding
+    def _signal(self, probe: object | None) -> asyncio.Event | None:
+        """The event that tells a call admitted while closed that the circuit opened (None for probes)."""
+        if probe is not None:
+            return None
+        if self._opened_signal is None:
+            self._opened_signal = asyncio.Event()
+        return self._opened_signal
+
+    async def _first(self, first: Awaitable[T], opened: asyncio.Event | None, record: Callable[[Outcome], None]) -> T:
+        """Await ``first`` (the call or its first event), shedding it if the circuit opens meanwhile."""
+        if opened is None:
+            return await first
+        task = asyncio.ensure_future(first)
+        waiter = asyncio.ensure_future(opened.wait())
+        try:
+            await asyncio.wait({task, waiter}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            waiter.cancel()
+            if not task.done():
+                task.cancel()
+                await asyncio.gather(task, return_exceptions=True)
+        if task.cancelled() and opened.is_set():
+            record("shed")
+            log.info("llm_call_shed", reason="circuit_opened")
+            raise CircuitOpen("LLM circuit opened while this call was waiting")
+        return task.result()
+
     # ------------------------------------------------------------------ state machine
-    def _admit(self) -> bool:
-        """Admit or reject the caller now; True when the caller is the half-open probe."""
+    def _admit(self) -> object | None:
+        """Admit or reject the caller now; the probe's token when the caller is the half-open probe."""
         now = self._clock()
         if self._state == "closed":
-            return False
+            return None
         if self._state == "open":
             if now - self._opened_at < self._reset_s:
                 raise CircuitOpen(f"LLM circuit open ({self._reset_s - (now - self._opened_at):.1f}s left)")
             self._transition("half_open")
-        if self._probe_started is not None and now - self._probe_started < self._reset_s:
-            raise CircuitOpen("LLM circuit half-open: a probe call is in flight")
-        self._probe_started = now
-        return True
+        if self._probe_started is not None:
+            if now - self._probe_started < self._reset_s:
+                raise CircuitOpen("LLM circuit half-open: a probe call is in flight")
+            log.warning("circuit_probe_lost", after_s=round(now - self._probe_started, 1))
+            self._probe_started, self._probe = None, None
+            self._open()  # a lost probe is no evidence of health: wait another reset period
+            raise CircuitOpen("LLM circuit reopened: the last probe was lost")
+        self._probe_started, self._probe = now, object()
+        return self._probe
 
-    def _recorder(self, probe: bool) -> Callable[[Outcome], None]:
+    def _recorder(self, probe: object | None) -> Callable[[Outcome], None]:
         """A once-only outcome recorder for one admitted call."""
         done = False
 
@@ -154,9 +209,15 @@ class CircuitBreakerLLM:
 
         return record
 
-    def _record(self, outcome: Outcome, probe: bool) -> None:
-        if probe:
-            self._probe_started = None
+    def _record(self, outcome: Outcome, probe: object | None) -> None:
+        if probe is not None:
+            if probe is not self._probe:  # presumed lost already; the breaker moved on
+                return
+            self._probe_started, self._probe = None, None
+            if outcome in ("neutral", "shed") and self._state == "half_open":
+                log.warning("circuit_probe_cancelled")
+                self._open()
+                return
         if outcome == "success":
             self._failures = 0
             if probe and self._state == "half_open":
@@ -171,11 +232,25 @@ class CircuitBreakerLLM:
     def _open(self) -> None:
         self._opened_at = self._clock()
         self._transition("open")
+        if self._opened_signal is not None:  # shed the calls admitted while closed
+            self._opened_signal.set()
+            self._opened_signal = None
 
     def _transition(self, to: State) -> None:
         if to != self._state:
             log.warning("circuit_state", **{"from": self._state, "to": to}, failures=self._failures)
+            self.transitions.append((self._state, to))
             self._state = to
+
+
+def _budget_spent() -> bool:
+    budget = current_budget()
+    return budget is not None and budget.expired()
+
+
+def _unrecorded() -> Outcome:
+    """The outcome of a call that ended without one: a hang when its reply's budget is spent."""
+    return "failure" if _budget_spent() else "neutral"
 
 
 @asynccontextmanager

@@ -4,6 +4,12 @@ The SDK's own retries are off (``max_retries=0``); :class:`~core.llm.retry.Retri
 loop. Every SDK failure is classified by :func:`map_error`, the single place that decides what is
 transient (retried, then ``LLMUnavailable``) and what is a configuration error (``LLMConfigError``,
 never retried). A stream is retried only until its first text token reached the caller.
+
+Three waits are bounded separately, so a slow start is not mistaken for an outage nor a stall for a
+slow start: connecting (``connect_timeout_s``), the first token of a stream
+(``first_token_timeout_s``) and the gap between two chunks once tokens flow
+(``stream_idle_timeout_s``). Inside a reply every wait is also capped by the reply's
+:class:`~core.llm.budget.ReplyBudget`, and no call or retry starts that the budget has no room for.
 """
 
 from __future__ import annotations
@@ -18,6 +24,7 @@ import httpx2
 import openai
 import structlog
 
+from core.llm.budget import ReplyBudget, capped, current_budget
 from core.llm.errors import LLMConfigError, LLMError, LLMNotConfigured, LLMUnavailable
 from core.llm.retry import CallStats, Retrier, RetryPolicy, TransientFailure, parse_retry_after
 from core.llm.types import Completion, Message, StreamDelta, StreamDone, StreamEvent, ToolCall, Usage
@@ -76,6 +83,7 @@ class StreamAssembly:
     calls: dict[int, dict[str, Any]] = field(default_factory=dict)
     usage: Usage | None = None
     finish_reason: str | None = None
+    progressed: bool = False  # a text or tool-call piece arrived (the model is producing)
 
     def feed(self, chunk: Any) -> str:
         """Take one ``ChatCompletionChunk``; return its text (possibly empty)."""
@@ -88,9 +96,11 @@ class StreamAssembly:
         self.finish_reason = choice.finish_reason or self.finish_reason
         for delta in choice.delta.tool_calls or ():
             self._feed_call(delta)
+            self.progressed = True
         piece = choice.delta.content or ""
         if piece:
             self.text.append(piece)
+            self.progressed = True
         return piece
 
     def _feed_call(self, delta: Any) -> None:
@@ -133,7 +143,12 @@ class OpenAIChatClient:
         base_url: an OpenAI-compatible endpoint (e.g. ``https://api.deepseek.com``).
         api_key: the key; empty or None raises :class:`LLMNotConfigured`.
         model: model name sent with every request.
-        timeout_s: per-request timeout (for streams: the longest silence between chunks).
+        timeout_s: per-request timeout of a non-streamed completion; the default of the two below.
+        connect_timeout_s: how long opening a connection may take.
+        first_token_timeout_s: how long a stream may take to send its first token (text or tool
+            call); None: ``timeout_s``.
+        stream_idle_timeout_s: the longest silence between two chunks once tokens flow; None:
+            ``timeout_s``.
         retry: the retry policy (attempts, backoff, jitter, retry-after cap).
         sleep: awaited for every retry wait; tests inject a recorder.
         clock: monotonic clock for latency figures.
@@ -147,6 +162,9 @@ class OpenAIChatClient:
         api_key: str | None,
         model: str,
         timeout_s: float = 30.0,
+        connect_timeout_s: float = 5.0,
+        first_token_timeout_s: float | None = None,
+        stream_idle_timeout_s: float | None = None,
         retry: RetryPolicy | None = None,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         clock: Callable[[], float] = time.monotonic,
@@ -155,8 +173,13 @@ class OpenAIChatClient:
         if not api_key:
             raise LLMNotConfigured("no LLM API key configured (FUZI_LLM_API_KEY)")
         self.model = model
-        self._sdk = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout_s)
+        self._first_token_s = first_token_timeout_s or timeout_s
+        self._idle_s = stream_idle_timeout_s or timeout_s
+        read_s = max(timeout_s, self._first_token_s, self._idle_s)  # our own timers decide first
+        timeout = httpx2.Timeout(read_s, connect=min(connect_timeout_s, read_s))
+        self._sdk = openai.AsyncOpenAI(base_url=base_url, api_key=api_key, max_retries=0, timeout=timeout)
         self._retrier = Retrier(retry or RetryPolicy(), sleep=sleep, rng=rng)
+        self._timeout_s = timeout_s
         self._clock = clock
 
     async def aclose(self) -> None:
@@ -180,6 +203,7 @@ class OpenAIChatClient:
         request = self._request(messages, tools, temperature, max_tokens, stream=False)
         call = _CallLog(self.model, "complete", len(tools or ()), self._clock)
         try:
+            _check_room(current_budget())
             result = await self._retrier.run(lambda: self._complete_once(request), call.stats)
         except BaseException as exc:
             call.finish(exc)
@@ -204,6 +228,7 @@ class OpenAIChatClient:
         call = _CallLog(self.model, "stream", len(tools or ()), self._clock)
         primed: _PrimedStream | None = None
         try:
+            _check_room(current_budget())
             primed = await self._retrier.run(lambda: self._open_stream(request), call.stats)
             if primed.first_text:
                 yield StreamDelta(primed.first_text)
@@ -238,8 +263,14 @@ class OpenAIChatClient:
         return request
 
     async def _complete_once(self, request: dict[str, Any]) -> Completion:
+        timer = asyncio.timeout(capped(self._timeout_s))
         try:
-            response = await self._sdk.chat.completions.create(**request)
+            async with timer:
+                response = await self._sdk.chat.completions.create(**request)
+        except TimeoutError as exc:
+            if timer.expired():
+                raise TransientFailure(f"no answer within {self._timeout_s:.0f}s or the reply deadline") from exc
+            raise map_error(exc) from exc
         except Exception as exc:
             raise map_error(exc) from exc
         if not response.choices:
@@ -247,15 +278,31 @@ class OpenAIChatClient:
         return _to_completion(response)
 
     async def _open_stream(self, request: dict[str, Any]) -> _PrimedStream:
-        """One attempt: open the stream and read until the first text token or the end."""
+        """One attempt: open the stream and read until the first text token or the end.
+
+        Until the first token (text or tool call) the wait is bounded by ``first_token_timeout_s``,
+        after it each chunk by ``stream_idle_timeout_s``; both capped by the reply's budget.
+        """
         sdk_stream = None
+        budget = current_budget()
+        started = self._clock()
         try:
-            sdk_stream = await self._sdk.chat.completions.create(**request)
+            async with _bounded(capped(self._first_token_s, budget), "no first token"):
+                sdk_stream = await self._sdk.chat.completions.create(**request)
             assembly = StreamAssembly()
-            while (chunk := await _next(sdk_stream)) is not None:
-                if piece := assembly.feed(chunk):
+            while True:
+                waited = self._clock() - started
+                limit = self._idle_s if assembly.progressed else max(0.0, self._first_token_s - waited)
+                what = "stream stalled" if assembly.progressed else "no first token"
+                async with _bounded(capped(limit, budget), what):
+                    chunk = await _next(sdk_stream)
+                if chunk is None:
+                    return _PrimedStream(sdk_stream, assembly, "", finished=True)
+                piece = assembly.feed(chunk)
+                if assembly.progressed and budget is not None:
+                    budget.got_token = True
+                if piece:
                     return _PrimedStream(sdk_stream, assembly, piece, finished=False)
-            return _PrimedStream(sdk_stream, assembly, "", finished=True)
         except BaseException as exc:
             if sdk_stream is not None:
                 await _close(sdk_stream)
@@ -265,8 +312,13 @@ class OpenAIChatClient:
 
     async def _rest(self, primed: _PrimedStream) -> AsyncIterator[str]:
         """The stream after its first token: no retries; a transient failure is final."""
+        budget = current_budget()
         try:
-            while (chunk := await _next(primed.sdk_stream)) is not None:
+            while True:
+                async with _bounded(capped(self._idle_s, budget), "stream stalled"):
+                    chunk = await _next(primed.sdk_stream)
+                if chunk is None:
+                    return
                 if piece := primed.assembly.feed(chunk):
                     yield piece
         except Exception as exc:
@@ -274,6 +326,30 @@ class OpenAIChatClient:
             if isinstance(mapped, TransientFailure):
                 raise LLMUnavailable(f"stream broke after the first token: {mapped}") from exc
             raise mapped from exc
+
+
+def _check_room(budget: ReplyBudget | None) -> None:
+    """Refuse a call the reply's budget has no time left for (no request is sent)."""
+    if budget is not None and budget.expired():
+        raise LLMUnavailable("no time left in the reply for an LLM call")
+
+
+class _bounded:
+    """``asyncio.timeout(seconds)`` whose expiry becomes ``TransientFailure(what)``; None: no limit."""
+
+    def __init__(self, seconds: float | None, what: str):
+        self._timer = asyncio.timeout(seconds)
+        self._seconds, self._what = seconds, what
+
+    async def __aenter__(self) -> None:
+        await self._timer.__aenter__()
+
+    async def __aexit__(self, exc_type, exc, tb) -> bool:
+        try:
+            await self._timer.__aexit__(exc_type, exc, tb)
+        except TimeoutError as timeout:
+            raise TransientFailure(f"timeout: {self._what} within {self._seconds:.1f}s") from timeout
+        return False
 
 
 def _to_completion(response: Any) -> Completion:

@@ -25,3 +25,7 @@ class LLMConfigError(LLMError):
 
 class LLMNotConfigured(LLMConfigError):
     """No API key is configured: the engine runs retrieval-only (L2)."""
+
+
+class LLMBusy(LLMUnavailable):
+    """Too many LLM calls are in flight (the bulkhead is full) and no slot freed up in time."""

@@ -19,6 +19,7 @@ from typing import Awaitable, Callable, Mapping, TypeVar
 import structlog
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
+from core.llm.budget import current_budget
 from core.llm.errors import LLMUnavailable
 
 log = structlog.get_logger(__name__)
@@ -38,6 +39,8 @@ class RetryPolicy:
         jitter: relative spread; each backoff is multiplied by a uniform draw in ``[1-jitter, 1+jitter]``.
         retry_after_max_s: longest server-requested wait (``retry-after``) we accept; a longer one ends
             the retries at once (waiting would outlast any chat reply).
+        min_attempt_s: inside a reply, a retry starts only when the reply's budget leaves its wait
+            plus this much time for the attempt itself (core/llm/budget.py).
     """
 
     attempts: int = 3
@@ -45,6 +48,7 @@ class RetryPolicy:
     max_s: float = 8.0
     jitter: float = 0.25
     retry_after_max_s: float = 20.0
+    min_attempt_s: float = 1.0
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based) without a server hint."""
@@ -129,7 +133,7 @@ class Retrier:
 
         retrying = AsyncRetrying(
             sleep=self._sleep,
-            stop=stop_after_attempt(self.policy.attempts) | self._hint_too_long,
+            stop=stop_after_attempt(self.policy.attempts) | self._hint_too_long | self._out_of_time,
             wait=self._wait,
             retry=retry_if_exception_type(TransientFailure),
             before_sleep=self._log_retry,
@@ -151,6 +155,15 @@ class Retrier:
         exc = state.outcome.exception() if state.outcome else None
         hint = getattr(exc, "retry_after", None)
         return hint is not None and hint > self.policy.retry_after_max_s
+
+    def _out_of_time(self, state: RetryCallState) -> bool:
+        """No retry the reply's budget cannot fit: the wait plus ``min_attempt_s`` of trying."""
+        budget = current_budget()
+        left = budget.wait_left() if budget is not None else None
+        if left is None or left >= state.upcoming_sleep + self.policy.min_attempt_s:
+            return False
+        log.info("llm_retry_skipped", reason="deadline", attempt=state.attempt_number, left_s=round(left, 2))
+        return True
 
     @staticmethod
     def _log_retry(state: RetryCallState) -> None:
