@@ -20,7 +20,7 @@ from typing import AsyncIterator, TextIO
 from adapters.common.render import compose
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
 from core.ports import Engine
-from core.types import Incoming, parse_command
+from core.types import ASK_COMMAND, Incoming, parse_command
 
 PROMPT = "你> "
 SPEAKER = "夫子> "
@@ -50,6 +50,8 @@ class ConsoleAdapter:
     def incoming(self, line: str) -> Incoming:
         """Translate one typed line into the engine's Incoming."""
         command, args = parse_command(line)
+        if command == ASK_COMMAND:  # `/ask …` is a question, as on the chat platforms
+            command, line = None, args
         return Incoming(
             platform="console",
             user_id=self._who.user,

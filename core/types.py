@@ -50,15 +50,24 @@ class Incoming:
         return f"{self.platform}:{self.chat_id}"
 
 
+ASK_COMMAND = "ask"
+"""`/ask question` addresses Fuzi (e.g. in a group) with chat text: adapters route it as a question."""
+
+
 def parse_command(text: str, bot_username: str | None = None) -> tuple[str | None, str]:
     """Split "/cmd@bot args" into ("cmd", "args"); plain text gives (None, text).
 
+    Any Unicode whitespace separates the name from its arguments — a space, tab or newline, a
+    no-break space, or the ideographic space U+3000 a Chinese keyboard types (`/remember　我叫阿明`).
     A command addressed to another bot (`/cmd@otherbot`) is not ours: (None, text).
     """
     stripped = text.strip()
-    if not stripped.startswith("/") or len(stripped) < 2:
+    if not stripped.startswith("/") or len(stripped) < 2 or stripped[1].isspace():
         return None, text
-    head, _, rest = stripped[1:].partition(" ")
+    parts = stripped[1:].split(None, 1)  # None: every character str.isspace() accepts
+    if not parts:
+        return None, text
+    head, rest = parts[0], parts[1] if len(parts) > 1 else ""
     name, _, target = head.partition("@")
     if target and bot_username and target.lower() != bot_username.lower().lstrip("@"):
         return None, text

@@ -14,7 +14,7 @@ import re
 
 import discord
 
-from core.types import Incoming, parse_command
+from core.types import ASK_COMMAND, Incoming, parse_command
 
 PLATFORM = "discord"
 
@@ -80,6 +80,8 @@ def incoming_from_message(message: discord.Message, bot_id: int, *, content_inte
     if not text or (not addressed and not content_intent):
         return None
     command, args = parse_command(text) if addressed else (None, text)
+    if command == ASK_COMMAND:  # a typed `/ask …` is a question, like the slash command
+        command, text = None, args
     return Incoming(
         platform=PLATFORM,
         user_id=str(message.author.id),

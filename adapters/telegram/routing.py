@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from telegram import Message, MessageEntity
 from telegram.constants import ChatType
 
-from core.types import Incoming, parse_command
+from core.types import ASK_COMMAND, Incoming, parse_command
 
 
 @dataclass(frozen=True)
@@ -61,6 +61,8 @@ def route(message: Message, bot_id: int, username: str) -> Route | None:
     private = message.chat.type == ChatType.PRIVATE
     if message.text:
         command, args = parse_command(message.text, username)
+        if command == ASK_COMMAND:  # `/ask …` addresses Fuzi with a question (docs/telegram.md)
+            return Route("text", strip_mention(args, username))
         if command:
             return Route("command", strip_mention(args, username), command)
     addressed = private or _mentions_bot(message, bot_id, username) or _replies_to_bot(message, bot_id)
