@@ -7,7 +7,8 @@ the output guard before it is shown → store the reply → usage → memory upd
 Stored statuses. User messages: "ok" (answered), "too_long", the input guard's reason (e.g.
 "injection"), "empty" (nothing left after cleaning), "busy", "rate_limited", and "context" for group
 messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard replaced it),
-"cancelled" (the partial text shown before /cancel or before the adapter stopped reading).
+"cancelled" (the partial text shown before /cancel or before the adapter stopped reading),
+"undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`).
 Blank messages say nothing and are not stored; commands are not stored.
 
 Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
@@ -128,6 +129,16 @@ class ChatService:
                 if shown:
                     yield TextReset("error")
                 yield Notice(say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id), "error", incoming.trace_id)
+
+    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
+        """The adapter's word on whether a reply's final text reached the chat after its retries.
+
+        A delivered reply keeps its status; an undelivered one becomes "undelivered" (it stays
+        stored, so nothing is lost, but the record no longer claims the person saw it).
+        """
+        if not delivered:
+            changed = await self._storage.messages.set_status(trace_id, "assistant", "undelivered", only_if="ok")
+            log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""

@@ -19,6 +19,10 @@ class RateLimited(Exception):
         self.retry_after = float(retry_after)
 
 
+class TransientDelivery(Exception):
+    """A send or edit failed in a way that may pass (the platform's 5xx, a network error): retry it."""
+
+
 class OutboundBudget:
     """Outbound request pacing for one chat: a minimum interval between requests, and pauses.
 

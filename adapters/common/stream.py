@@ -8,6 +8,9 @@
   which is shared by every reply streaming in that chat;
 * on flood control (:class:`RateLimited`) the chat pauses until the deadline; intermediate edits
   are skipped meanwhile, and the final text is still delivered, exactly, split into parts that fit;
+* a final part that fails transiently (:class:`TransientDelivery`: the platform's 5xx, a network
+  error) is retried with backoff, pausing the chat's budget between tries; ``StreamStats.delivered``
+  says whether every final part went out (the adapter reports it to the engine);
 * ``TextReset`` discards the streamed text, ``ToolStep`` refreshes "typing";
 * a ``Notice`` ends the reply when the stream ends after it; a notice followed by more events
   (e.g. "no language model configured" before a retrieval-only answer) stays on top of the reply;
@@ -26,14 +29,15 @@ from typing import Any, AsyncIterable, Awaitable, Callable, Mapping, Protocol
 
 import structlog
 
-from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep
+from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep, TransientDelivery
 from adapters.common.render import compose, stopped, with_notice
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
 from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-__all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply", "Withdrawn"]
+__all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply",
+           "TransientDelivery", "Withdrawn", "report_delivery"]
 
 
 class Withdrawn(Exception):
@@ -83,6 +87,8 @@ class StreamStats:
     final_at: float | None = None
     outcome: str = ""  # "final", "notice", "stopped", "error", "empty"
     final_text: str = ""
+    delivered: bool = False  # every part of the final text went out
+    final_retries: int = 0  # transient failures of final parts that were retried
     handles: list = field(default_factory=list)
 
 
@@ -103,7 +109,8 @@ class StreamingReply:
         placeholder: preview shown once typing was sent but no text has arrived yet.
         typing_every: seconds between "typing" refreshes while the model is thinking.
         first_typing_after: grace before the first "typing", so instant answers skip it.
-        max_final_attempts: tries per final part when rate limited.
+        max_final_attempts: tries per final part when rate limited or failing transiently.
+        retry_base_s: the first backoff after a transient failure of a final part (doubling, max 8 s).
         clock: monotonic clock; sleep: coroutine function used to wait.
     """
 
@@ -117,12 +124,13 @@ class StreamingReply:
         typing_every: float = 4.5,
         first_typing_after: float = 0.3,
         max_final_attempts: int = 6,
+        retry_base_s: float = 0.5,
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.sink, self.budget, self.trace_id = sink, budget, trace_id
         self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
-        self.max_final_attempts = max_final_attempts
+        self.max_final_attempts, self.retry_base_s = max_final_attempts, retry_base_s
         self.clock, self.sleep = clock, sleep
         self.stats = StreamStats(started_at=clock())
         self._text = ""
@@ -339,19 +347,42 @@ class StreamingReply:
             if self.stats.first_visible_at is None:
                 self.stats.first_visible_at = self.clock()
         self.stats.final_at = self.clock()
+        self.stats.delivered = True
 
     async def _final_request(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        for _ in range(self.max_final_attempts):
+        last: Exception | None = None
+        for attempt in range(self.max_final_attempts):
             await self.budget.acquire()
             try:
                 return await make()
             except RateLimited as exc:
+                last = exc
                 self.stats.rate_limited += 1
                 self.budget.pause_for(exc.retry_after)
                 log.warning("rate_limited_final", trace_id=self.trace_id, retry_after=exc.retry_after)
+            except TransientDelivery as exc:
+                last = exc
+                self.stats.final_retries += 1
+                wait = min(self.retry_base_s * 2**attempt, 8.0)
+                self.budget.pause_for(wait)
+                log.warning("final_delivery_retry", trace_id=self.trace_id, attempt=attempt + 1, error=str(exc), wait_s=wait)
             finally:
                 self.budget.finished()
+        if isinstance(last, TransientDelivery):
+            raise last
         raise RateLimited(self.budget.delay())
 
 
 _FAILED = object()
+
+
+async def report_delivery(engine: object, trace_id: str, delivered: bool) -> None:
+    """Tell the engine whether the final text reached the chat (engines without the hook are skipped)."""
+    record = getattr(engine, "record_delivery", None)
+    if record is None:
+        return
+    try:
+        await record(trace_id, delivered)
+    except Exception as exc:  # the reply itself is done; a failed status update is only logged
+        log.warning("delivery_not_recorded", trace_id=trace_id, error=type(exc).__name__)
+

@@ -20,7 +20,7 @@ import structlog
 from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
-from adapters.common.stream import StreamingReply, StreamStats
+from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
@@ -182,7 +182,12 @@ class FuziDiscordClient(discord.Client):
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
         reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="")
-        stats = await reply.run(self.engine.handle(incoming))
+        try:
+            stats = await reply.run(self.engine.handle(incoming))
+        except Exception:
+            await report_delivery(self.engine, incoming.trace_id, False)
+            raise
+        await report_delivery(self.engine, incoming.trace_id, stats.delivered)
         log.info(
             "discord_reply_done",
             trace_id=incoming.trace_id,

@@ -11,7 +11,8 @@ Discord renders Markdown itself, so final parts go out as written, except that t
 longer than one message shows its start, with an open code fence closed so it renders cleanly. Mentions are never
 resolved from the model's text (the client sets ``AllowedMentions.none()``). discord.py retries 429s
 inside each request, so a rate-limited edit simply stays in flight and the streamer adds no other
-request meanwhile.
+request meanwhile. It also retries 5xx a few times itself; what still fails with a 5xx or a dropped
+connection becomes :class:`TransientDelivery`, which the streamer retries for final parts.
 """
 
 from __future__ import annotations
@@ -20,11 +21,13 @@ import re
 import time
 from typing import Any, Callable, Mapping
 
+import aiohttp
 import discord
 import structlog
 
 from adapters.common.render import truncate
 from adapters.common.split import split_text
+from adapters.common.stream import TransientDelivery
 from adapters.discord.buttons import view_kwargs
 
 log = structlog.get_logger(__name__)
@@ -54,6 +57,22 @@ def split_final(text: str, limit: int = MESSAGE_LIMIT) -> list[str]:
     return split_text(footnotes_as_subtext(text), limit)
 
 
+class transient_errors:
+    """Turns what may pass (5xx after discord.py's own retries, a dropped connection) into TransientDelivery."""
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, exc_type, exc, tb) -> bool:
+        if exc is None or isinstance(exc, TransientDelivery):
+            return False
+        if isinstance(exc, discord.DiscordServerError):
+            raise TransientDelivery(f"HTTP {exc.status}") from exc
+        if isinstance(exc, aiohttp.ClientConnectionError | ConnectionError):
+            raise TransientDelivery(type(exc).__name__) from exc
+        return False
+
+
 class ChannelSink:
     """A reply written as plain messages in a channel, thread or DM.
 
@@ -75,12 +94,14 @@ class ChannelSink:
         reference = self.reply_to if not self.sent else None
         if reference is not None:
             kwargs.update(reference=reference, mention_author=False)
-        message = await self.channel.send(text, **kwargs)
+        with transient_errors():
+            message = await self.channel.send(text, **kwargs)
         self.sent.append(message)
         return message
 
     async def edit(self, handle: discord.Message, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
-        return await handle.edit(content=text, **view_kwargs(final, extra))
+        with transient_errors():
+            return await handle.edit(content=text, **view_kwargs(final, extra))
 
     def fit_preview(self, text: str) -> str:
         return fit_preview(text)
@@ -179,6 +200,8 @@ class InteractionSink:
             log.info("discord_interaction_token_dead", interaction=str(self.interaction.id), status=exc.status)
             self._channel_sink()
             return
+        if isinstance(exc, discord.DiscordServerError):
+            raise TransientDelivery(f"HTTP {exc.status}") from exc
         raise exc
 
     def _channel_sink(self) -> ChannelSink:

@@ -20,7 +20,7 @@ from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
-from adapters.common.stream import StreamingReply
+from adapters.common.stream import StreamingReply, report_delivery
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from adapters.telegram.settings import TelegramSettings
@@ -119,9 +119,12 @@ class TelegramHandlers:
             raise
         except Exception as exc:
             log.exception("telegram_reply_failed", trace_id=incoming.trace_id, error=type(exc).__name__)
+            await report_delivery(self.engine, incoming.trace_id, False)
             await self._apologize(context, message, incoming.trace_id)
             return
-        log.info("telegram_replied", outcome=stats.outcome, sends=stats.sends, edits=stats.edits, rate_limited=stats.rate_limited)
+        await report_delivery(self.engine, incoming.trace_id, stats.delivered)
+        log.info("telegram_replied", outcome=stats.outcome, sends=stats.sends, edits=stats.edits,
+                 rate_limited=stats.rate_limited, final_retries=stats.final_retries, delivered=stats.delivered)
         if self.recorder is not None:
             self.recorder.rate_limited("telegram", stats.rate_limited)
 

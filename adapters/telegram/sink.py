@@ -3,7 +3,10 @@
 Previews are plain text. Final parts are rendered to HTML (see :mod:`adapters.telegram.markdown`);
 if Telegram rejects the entities, the same part is re-sent as plain text. "Message is not modified"
 is not an error; an edit whose message vanished becomes a new message. ``RetryAfter`` becomes
-:class:`RateLimited` so the streaming logic pauses the chat.
+:class:`RateLimited` so the streaming logic pauses the chat; a 5xx or network error (PTB's
+``NetworkError`` other than ``BadRequest``) becomes :class:`TransientDelivery`, which it retries.
+A timed-out ``sendMessage`` may have arrived anyway, so a retried final part can rarely show twice;
+losing the answer would be worse.
 """
 
 from __future__ import annotations
@@ -15,11 +18,11 @@ from typing import Any, Mapping
 import structlog
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, ReplyParameters
 from telegram.constants import ChatAction, MessageLimit, ParseMode
-from telegram.error import BadRequest, RetryAfter
+from telegram.error import BadRequest, NetworkError, RetryAfter
 
 from adapters.common.render import truncate
 from adapters.common.split import split_text
-from adapters.common.stream import RateLimited
+from adapters.common.stream import RateLimited, TransientDelivery
 from adapters.telegram.markdown import to_html, utf16_len
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 
@@ -133,3 +136,7 @@ class TelegramSink:
             return await method(**kwargs)
         except RetryAfter as exc:
             raise RateLimited(_retry_seconds(exc)) from exc
+        except BadRequest:
+            raise
+        except NetworkError as exc:  # 5xx, timeouts, connection errors
+            raise TransientDelivery(f"{type(exc).__name__}: {exc.message[:80]}") from exc

@@ -329,6 +329,19 @@ class MessageRepo(_Repo):
         rows = await self._run(lambda s: list(s.exec(query)))
         return rows[::-1]
 
+    async def set_status(self, trace_id: str, role: str, status: str, *, only_if: str | None = None) -> int:
+        """Change the status of the `role` message(s) of one trace (e.g. a reply not delivered)."""
+
+        def change(s: Session) -> int:
+            query = update(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == role)
+            if only_if is not None:
+                query = query.where(col(Message.status) == only_if)
+            count = s.execute(query.values(status=status)).rowcount
+            s.commit()
+            return count
+
+        return await self._lock_retry.run(lambda: self._run(change), trace=trace_id, role=role)
+
     async def delete_chat(self, chat_key: str) -> int:
         """Delete every message of a chat (a user's explicit /forget); returns how many."""
 

@@ -163,7 +163,7 @@ class FakeTelegram:
         self._changed = asyncio.Condition()
         self._floods: list[tuple[Callable[[Call], bool], int]] = []
         self._parse_rejections = 0
-        self._failures: list[tuple[str, int]] = []
+        self._failures: list[tuple[str, int, Callable[[Call], bool] | None]] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -199,9 +199,9 @@ class FakeTelegram:
         for _ in range(times):
             self._floods.append((match, retry_after))
 
-    def fail(self, method: str, *, status: int = 502, times: int = 1) -> None:
-        """Answer the next ``times`` calls of ``method`` with an HTTP error (a flaky network/gateway)."""
-        self._failures.extend([(method, status)] * times)
+    def fail(self, method: str, *, status: int = 502, times: int = 1, when: Callable[[Call], bool] | None = None) -> None:
+        """Answer the next ``times`` calls of ``method`` (that match ``when``) with an HTTP error."""
+        self._failures.extend([(method, status, when)] * times)
 
     def reject_parse(self, times: int = 1) -> None:
         """Reject the next ``times`` calls that carry a parse_mode with "can't parse entities"."""
@@ -292,8 +292,8 @@ class FakeTelegram:
         return web.json_response(body, status=status)
 
     async def _answer(self, call: Call) -> tuple[int, dict]:
-        for i, (method, status) in enumerate(self._failures):
-            if method == call.method:
+        for i, (method, status, when) in enumerate(self._failures):
+            if method == call.method and (when is None or when(call)):
                 del self._failures[i]
                 return status, {"ok": False, "error_code": status, "description": "Bad Gateway"}
         refusal = self._refusal(call)
