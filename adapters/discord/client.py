@@ -15,11 +15,13 @@ import time
 from dataclasses import replace
 from typing import Any, Callable
 
+import aiohttp
 import discord
 import structlog
 from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
+from adapters.common.startup import PlatformRejected, connect_with_backoff
 from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
@@ -210,9 +212,23 @@ class FuziDiscordClient(discord.Client):
     # ------------------------------------------------------------------ running
 
     async def start_with_endpoints(self, token: str) -> None:
-        """Log in and run until closed, against the configured endpoints (reconnects on drops)."""
+        """Log in and run until closed, against the configured endpoints (reconnects on drops).
+
+        Discord unreachable at start (network, 5xx): the login is retried with backoff.
+
+        Raises:
+            PlatformRejected: Discord refused the token (one line, without the token).
+        """
         with discord_endpoints(self.settings.api_base_url, self.settings.gateway_url):
-            await self.start(token, reconnect=True)
+            await connect_with_backoff(lambda: self._login(token), platform="discord",
+                                       transient=(aiohttp.ClientError, OSError, discord.DiscordServerError))
+            await self.connect(reconnect=True)
+
+    async def _login(self, token: str) -> None:
+        try:
+            await self.login(token)
+        except discord.LoginFailure:
+            raise PlatformRejected("Discord rejected the bot token: check DISCORD_BOT_TOKEN") from None
 
 
 async def _maybe_await(value: Any) -> Any:

@@ -16,7 +16,7 @@ import re
 
 import structlog
 from telegram import BotCommand, Update
-from telegram.error import TelegramError
+from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter, Application, ApplicationHandlerStop, BaseRateLimiter, CallbackQueryHandler, MessageHandler, TypeHandler,
     filters,
@@ -25,6 +25,7 @@ from telegram.ext import (
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
+from adapters.common.startup import PlatformRejected, connect_with_backoff
 from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
@@ -123,8 +124,14 @@ async def register_commands(app: Application, engine: Engine) -> None:
 
 
 async def start(app: Application, settings: TelegramSettings) -> None:
-    """Initialize, start and begin receiving updates (polling or webhook)."""
-    await app.initialize()
+    """Initialize, start and begin receiving updates (polling or webhook).
+
+    Telegram unreachable (network, 5xx on ``getMe``): retried with backoff until it answers.
+
+    Raises:
+        PlatformRejected: Telegram refused the token (one line, without the token).
+    """
+    await connect_with_backoff(lambda: _initialize(app), platform="telegram", transient=(NetworkError,))
     if app.post_init:
         await app.post_init(app)
     await app.start()
@@ -141,6 +148,15 @@ async def start(app: Application, settings: TelegramSettings) -> None:
     else:
         await app.updater.start_polling(timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False)
     log.info("telegram_started", mode=settings.mode, bot=app.bot.username)
+
+
+async def _initialize(app: Application) -> None:
+    try:
+        await app.initialize()
+    except InvalidToken:  # its message quotes the token: never shown, never chained
+        raise PlatformRejected("Telegram rejected the bot token: check TELEGRAM_BOT_TOKEN (BotFather, /token)") from None
+    except BadRequest as exc:
+        raise PlatformRejected(f"Telegram refused to start the bot ({type(exc).__name__}); check TELEGRAM_API_BASE_URL") from None
 
 
 async def stop(app: Application) -> None:

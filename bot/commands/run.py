@@ -26,6 +26,9 @@ def _run(args: argparse.Namespace) -> int:
         if getattr(settings, name).bot_token is None:
             raise SettingsError(f"missing setting {name.upper()}_BOT_TOKEN: needed for `fuzi run {name}`")
 
+    from adapters.common.startup import PlatformRejected
+    from bot.errors import StartupError
+
     async def main() -> int:
         await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
@@ -40,6 +43,9 @@ def _run(args: argparse.Namespace) -> int:
                 await bots
             except asyncio.CancelledError:
                 pass  # SIGTERM/SIGINT: the bots closed; open_runtime drains memory updates on exit
+            except PlatformRejected as exc:  # a refused token: one line (cli.py prints it), no traceback
+                bots.cancel()
+                raise StartupError(str(exc)) from None
         return 0
 
     return asyncio.run(main())
