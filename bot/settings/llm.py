@@ -15,7 +15,7 @@ class LLMSettings(Section):
     timeout_s: float = Field(30.0, gt=0)  # a non-streamed completion (background memory updates)
     connect_timeout_s: float = Field(5.0, gt=0)
     first_token_timeout_s: float = Field(15.0, gt=0)  # a stream's first token (text or tool call)
-    stream_idle_timeout_s: float = Field(15.0, gt=0)  # the longest gap between two chunks once tokens flow
+    stream_idle_timeout_s: float = Field(10.0, gt=0)  # the longest gap between two chunks once tokens flow
     retry_attempts: int = Field(3, ge=1)
     retry_base_s: float = Field(0.5, ge=0)
     retry_max_s: float = Field(8.0, ge=0)
@@ -23,7 +23,7 @@ class LLMSettings(Section):
     retry_after_max_s: float = Field(20.0, ge=0)
     breaker_failures: int = Field(5, ge=1)
     breaker_reset_s: float = Field(30.0, gt=0)
-    max_concurrent: int = Field(8, ge=1)  # bulkhead: LLM calls in flight at once, all replies together
+    max_concurrent: int = Field(16, ge=1)  # bulkhead: LLM calls in flight at once, all replies together
     max_wait_s: float = Field(10.0, ge=0)  # the longest a call waits for a bulkhead slot
 
     def retry_policy(self) -> RetryPolicy:

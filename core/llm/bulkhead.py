@@ -32,7 +32,7 @@ class BulkheadLLM:
         max_wait_s: the longest a call waits for a slot (also capped by its reply's budget).
     """
 
-    def __init__(self, inner: LLM, *, max_concurrent: int = 8, max_wait_s: float = 10.0):
+    def __init__(self, inner: LLM, *, max_concurrent: int = 16, max_wait_s: float = 10.0):
         if max_concurrent < 1 or max_wait_s < 0:
             raise ValueError("max_concurrent must be >= 1 and max_wait_s >= 0")
         self.inner = inner

@@ -1,0 +1,144 @@
+"""LLM outages with 20 people asking at once: who gets an answer, how fast, what reached the endpoint.
+
+    FUZI_CORPUS_DIR=../shared/corpus python benchmarks/outages.py [--people 20] [--json]
+
+The real engine stack with the shipped defaults (bot/settings: connect 5 s, first token 15 s,
+between tokens 10 s, 3 attempts, breaker 5 failures / 30 s, bulkhead 16, reply deadline 120 s,
+degrade after 15 s) over the real openai SDK against the fake OpenAI server on 127.0.0.1
+(tests/fakes/openai_server.py). L2 answers come from a small keyword retriever over the real corpus
+(tests/helpers_engine.CorpusRetriever), so the figures measure waiting, not retrieval.
+
+Scenarios: the endpoint hangs (accepts, never answers); answers 503; is healthy but slow to start
+(first token after 6 s, then 40 chunks at 20/s); stalls mid-stream (first chunk at once, then
+silence). Each person asks once, all at the same moment, in their own chat.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+import structlog  # noqa: E402
+
+from bot.settings.engine import EngineSettings  # noqa: E402
+from bot.settings.llm import LLMSettings  # noqa: E402
+from core.agent import Agent  # noqa: E402
+from core.events import FinalReply  # noqa: E402
+from core.llm.breaker import CircuitBreakerLLM  # noqa: E402
+from core.llm.bulkhead import BulkheadLLM  # noqa: E402
+from core.llm.client import OpenAIChatClient  # noqa: E402
+from core.tools.classics import classics_server  # noqa: E402
+from core.tools.client import ToolClient  # noqa: E402
+from tests.fakes.openai_server import Error, FakeOpenAI, Reply  # noqa: E402
+from tests.helpers_engine import CorpusRetriever, incoming, make_service, sqlite_storage  # noqa: E402
+
+QUESTION = "管仲之器小哉是什么意思"
+ANSWER = "子曰：管仲之器小哉。夫子以为管仲不知礼，器量狭小，故小之。" * 4
+
+SCENARIOS = {
+    "hang": lambda body: Reply(delay=3600),
+    "503": lambda body: Error(503),
+    "slow start": lambda body: Reply(text=ANSWER, chunk=ANSWER.__len__() // 40 + 1, delay=6.0, chunk_delay=0.05),
+    "mid-stream stall": lambda body: Reply(text=ANSWER, chunk=4, chunk_delay=3600),
+}
+
+
+def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path):
+    s, e = LLMSettings(_env_file=None), EngineSettings(_env_file=None)
+    client = OpenAIChatClient(
+        base_url=fake.base_url, api_key="sk-bench", model="bench", timeout_s=s.timeout_s,
+        connect_timeout_s=s.connect_timeout_s, first_token_timeout_s=s.first_token_timeout_s,
+        stream_idle_timeout_s=s.stream_idle_timeout_s, retry=s.retry_policy(),
+    )
+    breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
+    llm = BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s)
+    agent = Agent(llm, ToolClient([classics_server(corpus)]))
+    service = make_service(sqlite_storage(home), llm=llm, agent=agent, retriever=corpus,
+                           reply_deadline_s=e.reply_deadline_s, degrade_after_s=e.degrade_after_s)
+    return service, breaker, llm, client
+
+
+async def ask(service, n: int) -> tuple[int | None, float, float | None]:
+    """(level or None, seconds to the final answer, seconds to the first event)."""
+    started = time.monotonic()
+    first = None
+    level = None
+    async for event in service.handle(incoming(QUESTION, user=f"p{n}", chat=f"c{n}")):
+        first = first if first is not None else time.monotonic() - started
+        if isinstance(event, FinalReply):
+            level = event.level
+    return level, time.monotonic() - started, first
+
+
+def p95(values: list[float]) -> float:
+    ordered = sorted(values)
+    return ordered[max(0, round(0.95 * len(ordered)) - 1)]
+
+
+async def scenario(name: str, people: int, corpus: CorpusRetriever) -> dict:
+    fake = await FakeOpenAI().start()
+    fake.set_default(SCENARIOS[name])
+    with tempfile.TemporaryDirectory() as home:
+        service, breaker, bulkhead, client = build(fake, corpus, Path(home))
+        try:
+            started = time.monotonic()
+            results = await asyncio.gather(*(ask(service, n) for n in range(people)))
+            wall = time.monotonic() - started
+        finally:
+            await fake.stop()
+            await client.aclose()
+    waits = [w for _, w, _ in results]
+    levels = [lv for lv, _, _ in results]
+    return {
+        "scenario": name,
+        "people": people,
+        "answered": sum(lv is not None for lv in levels),
+        "levels": {f"L{lv}": levels.count(lv) for lv in sorted({lv for lv in levels if lv is not None})},
+        "p50_s": round(statistics.median(waits), 2),
+        "p95_s": round(p95(waits), 2),
+        "max_s": round(max(waits), 2),
+        "llm_requests": len(fake.requests),
+        "peak_in_flight": bulkhead.peak,
+        "breaker": " → ".join(["closed", *[to for _, to in breaker.transitions]]),
+        "wall_s": round(wall, 2),
+    }
+
+
+def table(rows: list[dict]) -> str:
+    head = "| scenario | answered | levels | p50 | p95 | max | LLM requests | peak in flight | breaker |"
+    lines = [head, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
+    for r in rows:
+        levels = ", ".join(f"{k}×{v}" for k, v in r["levels"].items())
+        lines.append(f"| {r['scenario']} | {r['answered']}/{r['people']} | {levels} | {r['p50_s']} s | {r['p95_s']} s "
+                     f"| {r['max_s']} s | {r['llm_requests']} | {r['peak_in_flight']} | {r['breaker']} |")
+    return "\n".join(lines)
+
+
+async def main(people: int, as_json: bool) -> None:
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
+    corpus = CorpusRetriever()
+    rows = [await scenario(name, people, corpus) for name in SCENARIOS]
+    if as_json:
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return
+    print(f"{people} people at once; {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n")
+    print(table(rows))
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--people", type=int, default=20)
+    parser.add_argument("--json", action="store_true")
+    args = parser.parse_args()
+    asyncio.run(main(args.people, args.json))
