@@ -10,6 +10,7 @@ import asyncio
 import time
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable
 
@@ -264,6 +265,7 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
             running=running, degrade_after_s=settings.engine.degrade_after_s,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
+        await service.close_interrupted(_interrupted_before(settings))
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()
@@ -275,6 +277,14 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
             stack.push_async_callback(ops_redis.aclose)
             redis_ping = ops_redis.ping
         yield Runtime(service, storage, retriever, llm, redis_ping)
+
+
+def _interrupted_before(settings: Settings) -> datetime | None:
+    """Replies still "streaming" that a crash cut short: with SQLite (one process) every one; with a
+    shared database only those older than any live reply can be (other processes may be answering)."""
+    if settings.db_url.startswith("sqlite"):
+        return None
+    return datetime.now(timezone.utc) - timedelta(seconds=settings.engine.reply_deadline_s + 30)
 
 
 async def prepare_data(settings: Settings, progress: Progress | None = None) -> None:

@@ -8,7 +8,9 @@ Stored statuses. User messages: "ok" (answered), "too_long", the input guard's r
 "injection"), "empty" (nothing left after cleaning), "busy", "rate_limited", and "context" for group
 messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard replaced it),
 "cancelled" (the partial text shown before /cancel or before the adapter stopped reading),
-"undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`).
+"undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`),
+"streaming" while it runs (the row is written when the reply starts) and "interrupted" when a crash
+cut it short (closed at the next start, with its question: `close_interrupted`).
 Blank messages say nothing and are not stored; commands are not stored.
 
 Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
@@ -30,6 +32,7 @@ import time
 from collections.abc import AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import replace
+from datetime import datetime
 
 import structlog
 
@@ -43,6 +46,7 @@ from core.logging import bind_trace, current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
 from core.skills import Skill, SkillRegistry
 from core.storage.repos import Storage
+from core.storage.replies import Interrupted
 from core.text import reply_language
 from core.texts import say
 from core.tools.server import ToolContext
@@ -108,6 +112,7 @@ class ChatService:
         self._max_chars = max_input_chars
         self._clock = clock
         self._background: set[asyncio.Task] = set()
+        self._interrupted: list[Interrupted] = []
 
     # ------------------------------------------------------------------ entry point
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
@@ -139,6 +144,23 @@ class ChatService:
         if not delivered:
             changed = await self._storage.messages.set_status(trace_id, "assistant", "undelivered", only_if="ok")
             log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
+
+    async def record_shown(self, trace_id: str, where: str) -> None:
+        """The adapter's note of where a running reply is shown (``telegram:<chat>:<message>``)."""
+        await self._storage.replies.shown_in(trace_id, where)
+
+    async def close_interrupted(self, started_before: datetime | None = None) -> None:
+        """At start: close the replies a crash cut short (core/storage/replies.py); adapters then
+        take theirs with `take_interrupted` and correct the frozen messages."""
+        self._interrupted.extend(await self._storage.replies.close_interrupted(started_before))
+        if self._interrupted:
+            log.warning("replies_interrupted", count=len(self._interrupted))
+
+    def take_interrupted(self, platform: str) -> list[str]:
+        """Where the interrupted replies of `platform` are shown (once: later calls get nothing)."""
+        mine = [r for r in self._interrupted if r.shown_in.startswith(f"{platform}:")]
+        self._interrupted = [r for r in self._interrupted if r not in mine]
+        return [r.shown_in for r in mine]
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
@@ -255,6 +277,7 @@ class ChatService:
                 queue.put_nowait(event)
 
         try:
+            await self._storage.replies.start(turn.incoming.chat_key, turn.incoming.trace_id)  # survives a crash
             started, deadline = self._clock(), self._replies.deadline()
             if not self._replies.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
                 emit(self._notice(say("NO_LLM", None), "no_llm"))
@@ -273,6 +296,8 @@ class ChatService:
                     await asyncio.shield(self._store_reply(turn, progress.text, progress.level, "cancelled"))
             raise
         finally:
+            if not progress.finished:  # no answer stored: drop the started row (a cancel stored its own)
+                await asyncio.shield(self._storage.replies.discard(turn.incoming.trace_id))
             queue.put_nowait(_END)
 
     async def _run_ladder(self, request: LadderRequest, progress: ReplyProgress, emit) -> Outcome | None:
@@ -323,9 +348,8 @@ class ChatService:
         )
 
     async def _store_reply(self, turn: Turn, text: str, level: int | None, status: str) -> int:
-        return await self._storage.messages.add(
-            turn.incoming.chat_key, "assistant", text, level=level, status=status, trace_id=turn.incoming.trace_id,
-        )
+        incoming = turn.incoming
+        return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status)
 
     async def _after_reply(self, turn: Turn, text: str) -> None:
         try:

@@ -37,7 +37,7 @@ from core.texts import say
 log = structlog.get_logger(__name__)
 
 __all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply",
-           "TransientDelivery", "Withdrawn", "report_delivery"]
+           "TransientDelivery", "Withdrawn", "record_shown", "report_delivery"]
 
 
 class Withdrawn(Exception):
@@ -111,6 +111,8 @@ class StreamingReply:
         first_typing_after: grace before the first "typing", so instant answers skip it.
         max_final_attempts: tries per final part when rate limited or failing transiently.
         retry_base_s: the first backoff after a transient failure of a final part (doubling, max 8 s).
+        on_shown: awaited once with the handle of the reply's first message, as soon as it exists
+            (the adapter tells the engine where the reply is shown, to close it after a crash).
         clock: monotonic clock; sleep: coroutine function used to wait.
     """
 
@@ -125,12 +127,14 @@ class StreamingReply:
         first_typing_after: float = 0.3,
         max_final_attempts: int = 6,
         retry_base_s: float = 0.5,
+        on_shown: Callable[[Any], Awaitable[None]] | None = None,
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.sink, self.budget, self.trace_id = sink, budget, trace_id
         self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
         self.max_final_attempts, self.retry_base_s = max_final_attempts, retry_base_s
+        self._on_shown = on_shown
         self.clock, self.sleep = clock, sleep
         self.stats = StreamStats(started_at=clock())
         self._text = ""
@@ -283,6 +287,8 @@ class StreamingReply:
             self._preview_failures += 1
             return
         self._preview_failures = 0
+        if first and handle is not None:
+            await self._report_shown(handle)
         if handle is not None:
             self._handle = handle
         elif first:
@@ -312,6 +318,15 @@ class StreamingReply:
             return result
         self.budget.finished()
         return _FAILED
+
+    async def _report_shown(self, handle: Any) -> None:
+        on_shown, self._on_shown = self._on_shown, None
+        if on_shown is None:
+            return
+        try:
+            await on_shown(handle)
+        except Exception as exc:  # a missed note only means no correction after a crash
+            log.warning("shown_not_recorded", trace_id=self.trace_id, error=type(exc).__name__)
 
     async def _wait(self, event: asyncio.Event, timeout: float | None) -> bool:
         """Wait for ``event`` or ``timeout`` seconds (via the injected sleep); True if it was set."""
@@ -343,6 +358,8 @@ class StreamingReply:
             else:
                 result = await self._final_request(lambda: self.sink.send(part, final=True, extra=extra))
                 self.stats.sends += 1
+                if i == 0 and self._handle is None and result is not None:
+                    await self._report_shown(result)
             self.stats.handles.append(result)
             if self.stats.first_visible_at is None:
                 self.stats.first_visible_at = self.clock()
@@ -374,6 +391,13 @@ class StreamingReply:
 
 
 _FAILED = object()
+
+
+async def record_shown(engine: object, trace_id: str, where: str) -> None:
+    """Tell the engine where a running reply is shown (engines without the hook are skipped)."""
+    record = getattr(engine, "record_shown", None)
+    if record is not None:
+        await record(trace_id, where)
 
 
 async def report_delivery(engine: object, trace_id: str, delivered: bool) -> None:

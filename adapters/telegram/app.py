@@ -30,6 +30,7 @@ from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
 from core.seen import InMemorySeen, Seen
+from core.texts import say
 
 log = structlog.get_logger(__name__)
 
@@ -132,6 +133,7 @@ async def start(app: Application, settings: TelegramSettings) -> None:
         PlatformRejected: Telegram refused the token (one line, without the token).
     """
     await connect_with_backoff(lambda: _initialize(app), platform="telegram", transient=(NetworkError,))
+    await close_interrupted(app, app.bot_data["handlers"].engine)
     if app.post_init:
         await app.post_init(app)
     await app.start()
@@ -148,6 +150,19 @@ async def start(app: Application, settings: TelegramSettings) -> None:
     else:
         await app.updater.start_polling(timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False)
     log.info("telegram_started", mode=settings.mode, bot=app.bot.username)
+
+
+async def close_interrupted(app: Application, engine: object) -> None:
+    """Edit each reply a crash froze half-way into a short "interrupted, please ask again" line."""
+    take = getattr(engine, "take_interrupted", None)
+    for where in take("telegram") if take is not None else []:
+        _, chat_id, message_id = where.split(":", 2)
+        try:
+            await app.bot.edit_message_text(say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id))
+        except (TelegramError, ValueError) as exc:  # deleted, too old to edit, malformed: nothing to correct
+            log.info("telegram_interrupted_not_edited", chat=chat_id, message=message_id, error=type(exc).__name__)
+        else:
+            log.info("telegram_interrupted_closed", chat=chat_id, message=message_id)
 
 
 async def _initialize(app: Application) -> None:

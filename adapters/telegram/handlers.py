@@ -20,7 +20,7 @@ from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
-from adapters.common.stream import StreamingReply, report_delivery
+from adapters.common.stream import StreamingReply, record_shown, report_delivery
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from adapters.telegram.settings import TelegramSettings
@@ -112,7 +112,13 @@ class TelegramHandlers:
         sink = TelegramSink(context.bot, message.chat.id, reply_to=reply_to, thread_id=message.message_thread_id if message.is_topic_message else None)
         interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
         budget = self.budgets.get(str(message.chat.id), interval)
-        streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, typing_every=self.settings.typing_refresh_s, clock=budget.clock, sleep=budget.sleep)
+        chat_id = message.chat.id
+
+        async def shown(handle: int) -> None:
+            await record_shown(self.engine, incoming.trace_id, f"telegram:{chat_id}:{handle}")
+
+        streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, typing_every=self.settings.typing_refresh_s,
+                                   on_shown=shown, clock=budget.clock, sleep=budget.sleep)
         try:
             stats = await streaming.run(events)
         except asyncio.CancelledError:

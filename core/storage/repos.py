@@ -362,3 +362,6 @@ class Storage:
         self.identities = IdentityRepo(engine, lock)
         self.chats = ChatRepo(engine, lock)
         self.messages = MessageRepo(engine, lock, lock_retry=lock_retry)
+        from core.storage.replies import ReplyRepo  # replies.py builds on _Repo from this module
+
+        self.replies = ReplyRepo(engine, lock)

@@ -43,3 +43,4 @@ CANCELLED = "Stopped."
 NOTHING_TO_CANCEL = "There is no reply in progress."
 
 FACT_REFUSED = "That reads as an instruction, not a fact about you; I keep facts, not orders."
+INTERRUPTED = "This answer was interrupted (the service restarted); please ask again."

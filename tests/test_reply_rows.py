@@ -1,0 +1,54 @@
+"""The reply's row: written as the reply starts, finished in place, dropped when nothing was answered."""
+
+from __future__ import annotations
+
+from datetime import datetime, timedelta, timezone
+
+from core.storage.replies import Interrupted
+from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_engine import collect, incoming, make_service, sqlite_storage
+
+
+async def test_row_exists_while_the_reply_runs_and_is_finished_in_place(tmp_path):
+    storage = sqlite_storage(tmp_path)
+    service = make_service(storage)  # no LLM: an L2 answer
+    message = incoming("管仲之器小哉")
+    seen = []
+    async for event in service.handle(message):
+        if not seen:
+            rows = await storage.messages.recent("console:c1", 5)
+            seen = [(r.role, r.status) for r in rows]
+    assert ("assistant", "streaming") in seen
+    rows = await storage.messages.recent("console:c1", 5)
+    assert [(r.role, r.status, r.level) for r in rows] == [("user", "ok", None), ("assistant", "ok", 2)]
+
+
+async def test_a_config_error_leaves_no_started_row(tmp_path, fake_llm):
+    from core.llm.client import OpenAIChatClient
+
+    storage = sqlite_storage(tmp_path)
+    fake_llm.error(401)
+    llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-x", model="m")
+    service = make_service(storage, llm=llm)
+    [notice] = await collect(service, incoming("何为仁？"))
+    assert notice.reason == "config_error"
+    rows = await storage.messages.recent("console:c1", 5)
+    assert [r.role for r in rows] == ["user"]
+
+
+async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_once(tmp_path):
+    storage = sqlite_storage(tmp_path)
+    service = make_service(storage)
+    await storage.messages.add("telegram:7", "user", "问", status="ok", trace_id="t1")
+    await storage.replies.start("telegram:7", "t1")
+    await storage.replies.shown_in("t1", "telegram:7:1001")
+    await storage.messages.add("discord:9", "user", "问", status="ok", trace_id="t2")
+    await storage.replies.start("discord:9", "t2")
+    future = datetime.now(timezone.utc) - timedelta(minutes=5)
+    assert await storage.replies.close_interrupted(future) == []  # too young: another process may own them
+    await service.close_interrupted()
+    assert service.take_interrupted("telegram") == ["telegram:7:1001"]
+    assert service.take_interrupted("telegram") == [] and service.take_interrupted("discord") == []
+    rows = await storage.messages.recent("telegram:7", 5) + await storage.messages.recent("discord:9", 5)
+    assert {(r.role, r.status) for r in rows} == {("user", "interrupted"), ("assistant", "interrupted")}
+    assert Interrupted("telegram:7", "t1", "telegram:7:1001") not in service._interrupted
