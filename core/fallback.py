@@ -1,6 +1,8 @@
 """The fallback ladder: L0 agent with tools → L1 the same prompt without tools → L2 retrieval only.
 
-Only *availability* failures (`LLMUnavailable`: open circuit, 5xx, timeouts) step down a level.
+Only *availability* failures (`LLMUnavailable`: open circuit, 5xx, timeouts) step down a level;
+a timeout (`LLMTimeout`: no first token, a stall) steps down to L2 at once, since L1 would ask the
+same hanging endpoint.
 One reply deadline covers the whole ladder: L0 and L1 share the time up to the deadline less a small
 reserve for L2; when it is up, the running level is cancelled and the ladder answers from L2 at once
 (a `DeadlineExceeded`, which is an `LLMUnavailable`: degraded, never a config error).
@@ -23,7 +25,7 @@ from core.agent.types import AgentEvent, AgentResult
 from core.citations import CitationBook, Passage
 from core.events import Citation, TextDelta, TextReset, ToolStep
 from core.llm.budget import ReplyBudget, reply_budget
-from core.llm.errors import LLMUnavailable
+from core.llm.errors import LLMTimeout, LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
 from core.ports import PassageSearch
 from core.skills import Skill, reply_language
@@ -184,11 +186,13 @@ class FallbackLadder:
             except LLMUnavailable as exc:
                 # the client gives up at the deadline too (core/llm/budget.py): whoever fired first
                 late = isinstance(exc, DeadlineExceeded) or (llm_until is not None and llm_until <= self._clock())
-                log.warning("fallback", from_level=level, to_level=2 if late else level + 1,
-                            reason="deadline" if late else "unavailable", error=type(exc).__name__)
+                hung = isinstance(exc, LLMTimeout)  # L1 asks the same endpoint: it would hang too
+                reason = "deadline" if late else "timeout" if hung else "unavailable"
+                log.warning("fallback", from_level=level, to_level=2 if late or hung else level + 1,
+                            reason=reason, error=type(exc).__name__)
                 if streamed:
                     yield TextReset("fallback")
-                if late:
+                if late or hung:
                     break
 
     async def _until(self, events: AsyncIterator[LadderEvent], until: float | None) -> AsyncIterator[LadderEvent]:

@@ -209,3 +209,19 @@ async def test_a_slow_start_with_flowing_tokens_is_answered_by_the_model(tmp_pat
     service, breaker, _ = service_for(tmp_path, fake_llm, corpus, degrade_after_s=1.0)
     final = final_of(await collect(service, incoming("何为仁？")))
     assert final.level == 0 and final.text.startswith("夫子曰") and breaker.state == "closed"
+
+
+async def test_a_stall_goes_to_l2_without_asking_the_hanging_endpoint_again(tmp_path, fake_llm, corpus):
+    fake_llm.push(Reply(text="夫子曰：管仲之器小哉，此言", chunk=3, chunk_delay=3600))  # L0: a few tokens, then silence
+    client = OpenAIChatClient(
+        base_url=fake_llm.base_url, api_key="sk-test", model="m", first_token_timeout_s=5, stream_idle_timeout_s=0.5,
+        retry=RetryPolicy(attempts=3), sleep=Sleeps(),
+    )
+    agent = Agent(client, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
+    service = make_service(sqlite_storage(tmp_path), llm=client, agent=agent, retriever=corpus,
+                           reply_deadline_s=120, degrade_after_s=15)
+    started = time.monotonic()
+    events = await collect(service, incoming("管仲之器小哉是什么意思"))
+    assert final_of(events).level == 2 and time.monotonic() - started < 0.5 + SLACK_S
+    assert len(fake_llm.requests) == 1  # L1 was not tried against the endpoint that just stalled
+    assert [e.kind for e in events if e.kind in ("text_delta", "text_reset")][-1] == "text_reset"

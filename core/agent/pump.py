@@ -11,7 +11,7 @@ import asyncio
 import contextlib
 from typing import AsyncIterator
 
-from core.llm.errors import LLMUnavailable
+from core.llm.errors import LLMTimeout
 from core.llm.types import StreamEvent
 
 _END = object()
@@ -45,7 +45,7 @@ class StreamPump:
         if item is _END:
             return None
         if isinstance(item, TimeoutError):  # the stream's own timeout, not our deadline
-            raise LLMUnavailable("LLM stream timed out") from item
+            raise LLMTimeout("LLM stream timed out") from item
         if isinstance(item, BaseException):
             raise item
         return item

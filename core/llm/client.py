@@ -25,7 +25,7 @@ import openai
 import structlog
 
 from core.llm.budget import ReplyBudget, capped, current_budget
-from core.llm.errors import LLMConfigError, LLMError, LLMNotConfigured, LLMUnavailable
+from core.llm.errors import LLMConfigError, LLMError, LLMNotConfigured, LLMTimeout, LLMUnavailable
 from core.llm.retry import CallStats, Retrier, RetryPolicy, TransientFailure, parse_retry_after
 from core.llm.types import Completion, Message, StreamDelta, StreamDone, StreamEvent, ToolCall, Usage
 
@@ -48,7 +48,7 @@ def map_error(exc: BaseException) -> BaseException:
     if isinstance(exc, openai.APIStatusError):
         return _map_status(exc)
     if isinstance(exc, openai.APITimeoutError | httpx2.TimeoutException):
-        return TransientFailure("timeout")
+        return TransientFailure("timeout", timeout=True)
     if isinstance(exc, openai.APIConnectionError | httpx2.TransportError):
         return TransientFailure(f"connection error ({type(exc).__name__})")
     if isinstance(exc, openai.APIError):  # e.g. an error event inside an SSE stream, a malformed body
@@ -269,7 +269,7 @@ class OpenAIChatClient:
                 response = await self._sdk.chat.completions.create(**request)
         except TimeoutError as exc:
             if timer.expired():
-                raise TransientFailure(f"no answer within {self._timeout_s:.0f}s or the reply deadline") from exc
+                raise TransientFailure(f"no answer within {self._timeout_s:.0f}s or the reply deadline", timeout=True) from exc
             raise map_error(exc) from exc
         except Exception as exc:
             raise map_error(exc) from exc
@@ -324,14 +324,15 @@ class OpenAIChatClient:
         except Exception as exc:
             mapped = map_error(exc)
             if isinstance(mapped, TransientFailure):
-                raise LLMUnavailable(f"stream broke after the first token: {mapped}") from exc
+                kind = LLMTimeout if mapped.timeout else LLMUnavailable
+                raise kind(f"stream broke after the first token: {mapped}") from exc
             raise mapped from exc
 
 
 def _check_room(budget: ReplyBudget | None) -> None:
     """Refuse a call the reply's budget has no time left for (no request is sent)."""
     if budget is not None and budget.expired():
-        raise LLMUnavailable("no time left in the reply for an LLM call")
+        raise LLMTimeout("no time left in the reply for an LLM call")
 
 
 class _bounded:
@@ -348,7 +349,7 @@ class _bounded:
         try:
             await self._timer.__aexit__(exc_type, exc, tb)
         except TimeoutError as timeout:
-            raise TransientFailure(f"timeout: {self._what} within {self._seconds:.1f}s") from timeout
+            raise TransientFailure(f"timeout: {self._what} within {self._seconds:.1f}s", timeout=True) from timeout
         return False
 
 

@@ -11,6 +11,12 @@ class LLMUnavailable(LLMError):
     """The LLM cannot answer now (timeouts, 429/5xx after retries, connection errors): degrade."""
 
 
+class LLMTimeout(LLMUnavailable):
+    """The endpoint did not answer in time: no first token, a stall between tokens, a call timeout,
+    or no time left in the reply's budget. The same endpoint without tools (L1) would most likely
+    hang too, so the ladder answers from L2 at once."""
+
+
 class CircuitOpen(LLMUnavailable):
     """The circuit breaker rejected the call without trying."""
 

@@ -20,7 +20,7 @@ import structlog
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from core.llm.budget import current_budget
-from core.llm.errors import LLMUnavailable
+from core.llm.errors import LLMTimeout, LLMUnavailable
 
 log = structlog.get_logger(__name__)
 
@@ -62,12 +62,16 @@ class TransientFailure(Exception):
     Attributes:
         status: the HTTP status, if there was a response.
         retry_after: seconds the server asked us to wait, if it did.
+        timeout: the endpoint did not answer in time (the call then ends in ``LLMTimeout``).
     """
 
-    def __init__(self, message: str, *, status: int | None = None, retry_after: float | None = None):
+    def __init__(
+        self, message: str, *, status: int | None = None, retry_after: float | None = None, timeout: bool = False
+    ):
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        self.timeout = timeout
 
 
 def parse_retry_after(headers: Mapping[str, str] | None, now: Callable[[], float] = time.time) -> float | None:
@@ -142,7 +146,8 @@ class Retrier:
         try:
             return await retrying(counted)
         except TransientFailure as exc:
-            raise LLMUnavailable(f"LLM unavailable after {stats.attempts} attempt(s): {exc}") from exc
+            kind = LLMTimeout if exc.timeout else LLMUnavailable
+            raise kind(f"LLM unavailable after {stats.attempts} attempt(s): {exc}") from exc
 
     def _wait(self, state: RetryCallState) -> float:
         exc = state.outcome.exception() if state.outcome else None
