@@ -52,3 +52,13 @@ async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_onc
     rows = await storage.messages.recent("telegram:7", 5) + await storage.messages.recent("discord:9", 5)
     assert {(r.role, r.status) for r in rows} == {("user", "interrupted"), ("assistant", "interrupted")}
     assert Interrupted("telegram:7", "t1", "telegram:7:1001") not in service._interrupted
+
+
+async def test_a_reply_closed_by_another_process_while_running_is_revived_when_it_finishes(tmp_path):
+    storage = sqlite_storage(tmp_path)
+    await storage.messages.add("console:c1", "user", "问", status="ok", trace_id="t9")
+    await storage.replies.start("console:c1", "t9")
+    await storage.replies.close_interrupted()  # e.g. `fuzi chat` started beside the running bot
+    await storage.replies.finish("console:c1", "t9", "答", 2, "ok")
+    rows = await storage.messages.recent("console:c1", 5)
+    assert [(r.role, r.status, r.text) for r in rows] == [("user", "ok", "问"), ("assistant", "ok", "答")]

@@ -96,6 +96,10 @@ class ObservedEngine:
     def skills(self) -> list[tuple[str, str]]:
         return self._engine.skills()
 
+    def __getattr__(self, name: str):
+        """The engine's optional hooks (record_delivery, record_shown, take_interrupted) pass through."""
+        return getattr(self._engine, name)
+
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""
         started, outcome, level, first = self._clock(), "cancelled", "-", False

@@ -53,10 +53,17 @@ class ReplyRepo(_Repo):
         await self._update(trace_id, STREAMING, account=where[:200])
 
     async def finish(self, chat_key: str, trace_id: str, text: str, level: int | None, status: str) -> int:
-        """Give the started row its text, level and status; insert the row when none was started."""
+        """Give the started row its text, level and status; insert the row when none was started.
+
+        A row another process closed as "interrupted" while this reply was still running (two
+        processes on one SQLite file, e.g. `fuzi chat` beside the bot) is revived, question included.
+        """
 
         def store(s: Session) -> int:
-            row = s.exec(_streaming(trace_id)).first()
+            row = s.exec(_started(trace_id)).first()
+            if row is not None and row.status == INTERRUPTED:
+                s.execute(update(Message).where(col(Message.role) == "user", col(Message.trace_id) == trace_id,
+                                                col(Message.status) == INTERRUPTED).values(status="ok"))
             if row is None:
                 row = Message(chat_key=chat_key, role="assistant", text="", trace_id=trace_id)
             row.text, row.level, row.status = text, level, status
@@ -105,6 +112,6 @@ class ReplyRepo(_Repo):
         await self._run(change)
 
 
-def _streaming(trace_id: str):
+def _started(trace_id: str):
     return select(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == "assistant",
-                                 col(Message.status) == STREAMING)
+                                 col(Message.status).in_([STREAMING, INTERRUPTED]))
