@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import re
+import time
 
 import pytest_asyncio
 
 from adapters.common.render import compose
+from adapters.telegram.handlers import PLACEHOLDER
 from core.events import Citation, FinalReply, Notice, TextDelta
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_telegram import ScriptedEngine, running_bot
@@ -38,11 +40,13 @@ async def test_dm_question_typing_placeholder_edits_final_with_footnotes(tg):
     engine = ScriptedEngine()
     engine.queue(1.2, *streamed(ANSWER, 0.05), FinalReply(ANSWER, CITES))  # 1.2 s of "thinking"
     async with running_bot(tg, engine):
+        asked = time.monotonic()
         tg.private_text(1, "管仲如何？")
         await tg.wait_for(lambda: final_message(tg, 1, "第22章"))
     calls = [c for c in tg.chat_calls(1) if c.status == 200]
     assert [c.method for c in calls[:2]] == ["sendChatAction", "sendMessage"]
-    assert calls[1].params["text"] == "…"
+    assert calls[1].params["text"] == PLACEHOLDER == "翻检典籍中…"
+    assert calls[1].t - asked < 1.0  # something visible within a second, long before the answer
     edits = [c for c in calls if c.method == "editMessageText"]
     assert len(edits) >= 3 and edits[-1].params.get("parse_mode") == "HTML"
     assert all("parse_mode" not in c.params for c in edits[:-1])  # previews are plain text
@@ -124,7 +128,7 @@ async def test_two_chats_streaming_at_once_never_interleave(tg):
     for chat, text in ((10, a), (11, b)):
         (message,) = tg.messages_in(chat)
         assert message.text == text
-        assert all(text.startswith(h) or h == "…" for h in message.history)
+        assert all(text.startswith(h) or h == PLACEHOLDER for h in message.history)
     windows = [(min(c.t for c in tg.chat_calls(x)), max(c.t for c in tg.chat_calls(x))) for x in (10, 11)]
     assert windows[0][0] < windows[1][1] and windows[1][0] < windows[0][1]  # they really overlapped
 

@@ -32,6 +32,7 @@ from core.types import Incoming
 
 log = structlog.get_logger(__name__)
 
+PLACEHOLDER = "翻检典籍中…"  # shown (after "typing", within a second) until the first words arrive
 NON_TEXT_NOTICE = "我目前只读得懂文字消息，请用文字提问。(I can only read text messages for now.)"
 
 
@@ -117,8 +118,9 @@ class TelegramHandlers:
         async def shown(handle: int) -> None:
             await record_shown(self.engine, incoming.trace_id, f"telegram:{chat_id}:{handle}")
 
-        streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, typing_every=self.settings.typing_refresh_s,
-                                   on_shown=shown, clock=budget.clock, sleep=budget.sleep)
+        streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder=PLACEHOLDER,
+                                   typing_every=self.settings.typing_refresh_s, on_shown=shown, clock=budget.clock,
+                                   sleep=budget.sleep)
         try:
             stats = await streaming.run(events)
         except asyncio.CancelledError:
