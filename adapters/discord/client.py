@@ -22,7 +22,7 @@ from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.startup import PlatformRejected, connect_with_backoff
-from adapters.common.stream import StreamingReply, StreamStats, report_delivery
+from adapters.common.stream import StreamingReply, StreamStats, record_shown, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
@@ -92,6 +92,24 @@ class FuziDiscordClient(discord.Client):
 
     async def on_ready(self) -> None:
         log.info("discord_ready", user=str(self.user.id) if self.user else "", guilds=len(self.guilds))
+        await self.close_interrupted()
+
+    async def close_interrupted(self) -> None:
+        """Edit each channel message a crash froze half-way into "interrupted, please ask again".
+
+        Only plain channel messages are noted (``record_shown``); an interaction's response needs its
+        token, which a restarted process no longer has.
+        """
+        take = getattr(self.engine, "take_interrupted", None)
+        for where in take("discord") if take is not None else []:
+            _, channel_id, message_id = where.split(":", 2)
+            try:
+                partial = self.get_partial_messageable(int(channel_id)).get_partial_message(int(message_id))
+                await partial.edit(content=say("INTERRUPTED", None))
+            except (discord.HTTPException, ValueError) as exc:  # deleted, no access, malformed
+                log.info("discord_interrupted_not_edited", channel=channel_id, message=message_id, error=type(exc).__name__)
+            else:
+                log.info("discord_interrupted_closed", channel=channel_id, message=message_id)
 
     # ------------------------------------------------------------------ messages
 
@@ -183,7 +201,11 @@ class FuziDiscordClient(discord.Client):
     async def _stream(self, incoming: Incoming, sink: ChannelSink | InteractionSink) -> StreamStats:
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
-        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="")
+        async def shown(handle: Any) -> None:
+            if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
+                await record_shown(self.engine, incoming.trace_id, f"discord:{handle.channel.id}:{handle.id}")
+
+        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=shown)
         try:
             stats = await reply.run(self.engine.handle(incoming))
         except Exception:
