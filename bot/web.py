@@ -17,6 +17,7 @@ from fastapi import FastAPI
 from sqlalchemy import text
 
 from adapters.common.metrics import FuziMetrics, ObservedEngine
+from adapters.common.startup import PlatformStatus
 from adapters.web.app import Readiness, WebConfig, add_ops_routes, create_app
 from adapters.web.auth import Authenticator, JwtAuth, LocalAuth
 from bot.errors import StartupError
@@ -47,14 +48,15 @@ def authenticator(settings: Settings, host: str) -> Authenticator:
     return LocalAuth(settings.web.local_user)
 
 
-def readiness(runtime: Runtime) -> Readiness:
-    """Storage answers a query, the passage index is loaded and non-empty; the LLM breaker's state."""
+def readiness(runtime: Runtime, platforms: PlatformStatus | None = None) -> Readiness:
+    """Storage answers a query, the passage index is loaded and non-empty; the LLM breaker's state;
+    each chat platform's connection ("ok" once reached; "connecting"/"unreachable" make it not ready)."""
 
     async def check() -> dict[str, str]:
         checks = {"storage": await _storage_state(runtime), "index": _index_state(runtime), "llm": _breaker_state(runtime)}
         if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis
             checks["redis"] = await _redis_state(runtime)
-        return checks
+        return checks | (dict(platforms.states) if platforms is not None else {})
 
     return check
 
@@ -103,10 +105,10 @@ def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, ho
                       metrics=metrics, config=config)
 
 
-def build_ops_app(runtime: Runtime, metrics: FuziMetrics) -> FastAPI:
+def build_ops_app(runtime: Runtime, metrics: FuziMetrics, platforms: PlatformStatus | None = None) -> FastAPI:
     """Only /healthz, /readyz and /metrics: the ops port of the Telegram and Discord processes."""
     app = FastAPI(title="Fuzi ops", docs_url=None, redoc_url=None, openapi_url=None)
-    add_ops_routes(app, readiness(runtime), metrics)
+    add_ops_routes(app, readiness(runtime, platforms), metrics)
     return app
 
 

@@ -9,9 +9,11 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import socket
 import sys
 from pathlib import Path
 
+import aiohttp
 import pytest
 import pytest_asyncio
 
@@ -33,12 +35,18 @@ async def tg():
         yield fake
 
 
-async def start_bot(tmp_path: Path, tg: FakeTelegram) -> asyncio.subprocess.Process:
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+async def start_bot(tmp_path: Path, tg: FakeTelegram, **extra: str) -> asyncio.subprocess.Process:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env.update(
         PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
         FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1",
-        TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url, TELEGRAM_POLL_TIMEOUT_S="1",
+        TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url, TELEGRAM_POLL_TIMEOUT_S="1", **extra,
     )
     return await asyncio.create_subprocess_exec(
         sys.executable, "-m", "bot", "run", "telegram", cwd=tmp_path, env=env,
@@ -60,11 +68,29 @@ async def test_a_rejected_token_is_one_line_without_the_token(tmp_path, tg):
     assert secret not in out and secret not in err
 
 
+async def readyz(port: int) -> tuple[int, dict]:
+    try:
+        async with aiohttp.ClientSession() as http, http.get(f"http://127.0.0.1:{port}/readyz") as response:
+            return response.status, await response.json()
+    except aiohttp.ClientError:
+        return 0, {}
+
+
 async def test_bot_api_down_at_start_is_retried_and_the_bot_runs(tmp_path, tg):
     tg.fail("getMe", status=502, times=2)
-    proc = await start_bot(tmp_path, tg)
+    port = free_port()
+    proc = await start_bot(tmp_path, tg, FUZI_METRICS_PORT=str(port))
     try:
-        await tg.wait_for(lambda: tg.calls_to("getUpdates"), timeout=120)  # polling: it is up
+        seen = set()
+        async with asyncio.timeout(120):
+            while not tg.calls_to("getUpdates"):  # polling: it is up
+                status, body = await readyz(port)
+                if status:
+                    seen.add((status, body["checks"].get("telegram")))
+                await asyncio.sleep(0.1)
+        assert (503, "unreachable") in seen  # not ready while Telegram was being retried
+        status, body = await readyz(port)
+        assert status == 200 and body["status"] == "ready" and body["checks"]["telegram"] == "ok"
         assert [c.status for c in tg.calls_to("getMe")][:3] == [502, 502, 200]
         assert proc.returncode is None
     finally:

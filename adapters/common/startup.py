@@ -20,6 +20,16 @@ log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
 
+class PlatformStatus:
+    """Each platform's connection state for readiness checks: "connecting", "unreachable" or "ok"."""
+
+    def __init__(self) -> None:
+        self.states: dict[str, str] = {}
+
+    def set(self, platform: str, state: str) -> None:
+        self.states[platform] = state
+
+
 class PlatformRejected(Exception):
     """The platform refused the bot's credentials; the message is safe to print (no token)."""
 
@@ -33,18 +43,25 @@ async def connect_with_backoff(
     max_s: float = 60.0,
     sleep: Callable[[float], Awaitable[object]] = asyncio.sleep,
     rng: random.Random | None = None,
+    status: PlatformStatus | None = None,
 ) -> T:
     """Call ``connect`` until it succeeds, waiting ``first_s``, doubling to ``max_s``, on ``transient`` errors.
 
-    Anything else (a :class:`PlatformRejected`, a bug) is raised at once.
+    Anything else (a :class:`PlatformRejected`, a bug) is raised at once. ``status`` (for /readyz)
+    says "connecting", then "unreachable" while retrying, "ok" once connected.
     """
     rng = rng or random.Random()
+    status = status or PlatformStatus()
     wait, attempt = first_s, 0
+    status.set(platform, "connecting")
     while True:
         attempt += 1
         try:
-            return await connect()
+            result = await connect()
+            status.set(platform, "ok")
+            return result
         except transient as exc:
+            status.set(platform, "unreachable")
             delay = wait * rng.uniform(0.8, 1.2)
             log.warning("platform_unreachable", platform=platform, attempt=attempt, error=type(exc).__name__,
                         retry_in_s=round(delay, 1))

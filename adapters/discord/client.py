@@ -21,7 +21,7 @@ import structlog
 from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
-from adapters.common.startup import PlatformRejected, connect_with_backoff
+from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.common.stream import StreamingReply, StreamStats, record_shown, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
@@ -233,7 +233,7 @@ class FuziDiscordClient(discord.Client):
 
     # ------------------------------------------------------------------ running
 
-    async def start_with_endpoints(self, token: str) -> None:
+    async def start_with_endpoints(self, token: str, *, status: PlatformStatus | None = None) -> None:
         """Log in and run until closed, against the configured endpoints (reconnects on drops).
 
         Discord unreachable at start (network, 5xx): the login is retried with backoff.
@@ -242,7 +242,7 @@ class FuziDiscordClient(discord.Client):
             PlatformRejected: Discord refused the token (one line, without the token).
         """
         with discord_endpoints(self.settings.api_base_url, self.settings.gateway_url):
-            await connect_with_backoff(lambda: self._login(token), platform="discord",
+            await connect_with_backoff(lambda: self._login(token), platform="discord", status=status,
                                        transient=(aiohttp.ClientError, OSError, discord.DiscordServerError))
             await self.connect(reconnect=True)
 
@@ -261,10 +261,10 @@ def _elapsed(start: float, end: float | None) -> float | None:
     return None if end is None else round(end - start, 3)
 
 
-async def run_discord(settings: DiscordSettings, engine: Engine) -> None:
+async def run_discord(settings: DiscordSettings, engine: Engine, *, status: PlatformStatus | None = None) -> None:
     """Run the Discord bot until it is closed (``fuzi run discord``)."""
     if settings.bot_token is None:
         raise ValueError("DISCORD_BOT_TOKEN is not set")
     client = FuziDiscordClient(settings, engine)
     async with client:
-        await client.start_with_endpoints(settings.bot_token.get_secret_value())
+        await client.start_with_endpoints(settings.bot_token.get_secret_value(), status=status)

@@ -25,7 +25,7 @@ from telegram.ext import (
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
-from adapters.common.startup import PlatformRejected, connect_with_backoff
+from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.telegram.handlers import Engine, TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
@@ -124,7 +124,7 @@ async def register_commands(app: Application, engine: Engine) -> None:
     log.info("telegram_commands_registered", count=len(commands))
 
 
-async def start(app: Application, settings: TelegramSettings) -> None:
+async def start(app: Application, settings: TelegramSettings, status: PlatformStatus | None = None) -> None:
     """Initialize, start and begin receiving updates (polling or webhook).
 
     Telegram unreachable (network, 5xx on ``getMe``): retried with backoff until it answers.
@@ -132,7 +132,7 @@ async def start(app: Application, settings: TelegramSettings) -> None:
     Raises:
         PlatformRejected: Telegram refused the token (one line, without the token).
     """
-    await connect_with_backoff(lambda: _initialize(app), platform="telegram", transient=(NetworkError,))
+    await connect_with_backoff(lambda: _initialize(app), platform="telegram", transient=(NetworkError,), status=status)
     await close_interrupted(app, app.bot_data["handlers"].engine)
     if app.post_init:
         await app.post_init(app)
@@ -186,10 +186,11 @@ async def stop(app: Application) -> None:
 async def run_telegram(
     settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None,
     recorder: RateLimitRecorder | None = None, seen: Seen | None = None, pace: SharedPace | None = None,
+    status: PlatformStatus | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
     app = build_application(settings, engine, recorder=recorder, seen=seen, pace=pace)
-    await start(app, settings)
+    await start(app, settings, status)
     try:
         await (stop_event or asyncio.Event()).wait()
     finally:

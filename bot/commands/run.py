@@ -26,17 +26,18 @@ def _run(args: argparse.Namespace) -> int:
         if getattr(settings, name).bot_token is None:
             raise SettingsError(f"missing setting {name.upper()}_BOT_TOKEN: needed for `fuzi run {name}`")
 
-    from adapters.common.startup import PlatformRejected
+    from adapters.common.startup import PlatformRejected, PlatformStatus
     from bot.errors import StartupError
 
     async def main() -> int:
         await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
-        async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics):
+        platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
+        async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics, platforms):
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
-            telegram = {"seen": build_seen(settings), "pace": build_pace(settings)}
-            extra = {"telegram": telegram | ({"recorder": metrics} if metrics else {}), "discord": {}}
+            telegram = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
+            extra = {"telegram": telegram | ({"recorder": metrics} if metrics else {}), "discord": {"status": platforms}}
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:
@@ -52,14 +53,14 @@ def _run(args: argparse.Namespace) -> int:
 
 
 @contextlib.asynccontextmanager
-async def _ops_port(settings, runtime, metrics):
+async def _ops_port(settings, runtime, metrics, platforms):
     """FUZI_METRICS_PORT: /healthz, /readyz and /metrics beside the bots, on FUZI_WEB_HOST."""
     if metrics is None:
         yield
         return
     from bot.web import build_ops_app, uvicorn_server
 
-    server = uvicorn_server(build_ops_app(runtime, metrics), settings.web.host, settings.metrics_port)
+    server = uvicorn_server(build_ops_app(runtime, metrics, platforms), settings.web.host, settings.metrics_port)
     task = asyncio.create_task(server.serve())
     try:
         yield
