@@ -296,3 +296,28 @@ async def test_config_error_is_logged_as_error_once(fake_llm):
 def test_missing_key_is_not_configured(key):
     with pytest.raises(LLMNotConfigured):
         OpenAIChatClient(base_url="http://127.0.0.1:9/v1", api_key=key, model="m")
+
+
+async def test_a_storm_of_failures_across_calls_stops_retries(fake_llm):
+    fake_llm.strict = True  # every request: 500
+    sleeps = Sleeps()
+    client = make_client(fake_llm, sleeps, storm_failures=5, storm_window_s=60)
+    for _ in range(2):  # 2 calls × 3 attempts: the 5th failed attempt starts the storm
+        with pytest.raises(LLMUnavailable):
+            await client.complete(USER)
+    assert len(fake_llm.requests) == 5
+    with pytest.raises(LLMUnavailable, match="1 attempt"):  # no retries while failures pile up
+        await client.complete(USER)
+    assert len(fake_llm.requests) == 6
+
+
+async def test_failures_outside_the_storm_window_are_forgotten(fake_llm):
+    fake_llm.strict = True
+    now = [0.0]
+    client = make_client(fake_llm, storm_failures=3, storm_window_s=10)
+    client._retrier._clock = lambda: now[0]
+    with pytest.raises(LLMUnavailable, match="3 attempt"):
+        await client.complete(USER)
+    now[0] += 11
+    with pytest.raises(LLMUnavailable, match="3 attempt"):  # the old failures aged out
+        await client.complete(USER)

@@ -13,11 +13,12 @@ import email.utils
 import math
 import random
 import time
+from collections import deque
 from dataclasses import dataclass
 from typing import Awaitable, Callable, Mapping, TypeVar
 
 import structlog
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, stop_any
 
 from core.llm.budget import current_budget
 from core.llm.errors import LLMTimeout, LLMUnavailable
@@ -41,6 +42,10 @@ class RetryPolicy:
             the retries at once (waiting would outlast any chat reply).
         min_attempt_s: inside a reply, a retry starts only when the reply's budget leaves its wait
             plus this much time for the attempt itself (core/llm/budget.py).
+        storm_failures, storm_window_s: when this many attempts of this client (all calls together)
+            failed transiently within the window, failed calls are not retried: the endpoint is in
+            trouble, and retries from a burst of callers would only multiply the load (the breaker then
+            opens after its few failed calls instead of after every caller's retries).
     """
 
     attempts: int = 3
@@ -49,6 +54,8 @@ class RetryPolicy:
     jitter: float = 0.25
     retry_after_max_s: float = 20.0
     min_attempt_s: float = 1.0
+    storm_failures: int = 5
+    storm_window_s: float = 10.0
 
     def backoff(self, attempt: int, rng: random.Random) -> float:
         """Seconds to wait after failed attempt number ``attempt`` (1-based) without a server hint."""
@@ -118,10 +125,15 @@ class Retrier:
         rng: source of jitter draws.
     """
 
-    def __init__(self, policy: RetryPolicy, *, sleep: Sleep = asyncio.sleep, rng: random.Random | None = None):
+    def __init__(
+        self, policy: RetryPolicy, *, sleep: Sleep = asyncio.sleep, rng: random.Random | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
         self.policy = policy
         self._sleep = sleep
         self._rng = rng or random.Random()
+        self._clock = clock
+        self._failed_at: deque[float] = deque()  # recent transient attempt failures, all calls together
 
     async def run(self, attempt: Callable[[], Awaitable[T]], stats: CallStats | None = None) -> T:
         """Call ``attempt`` until it succeeds, fails permanently or the policy gives up.
@@ -137,7 +149,7 @@ class Retrier:
 
         retrying = AsyncRetrying(
             sleep=self._sleep,
-            stop=stop_after_attempt(self.policy.attempts) | self._hint_too_long | self._out_of_time,
+            stop=stop_any(self._storm, stop_after_attempt(self.policy.attempts), self._hint_too_long, self._out_of_time),
             wait=self._wait,
             retry=retry_if_exception_type(TransientFailure),
             before_sleep=self._log_retry,
@@ -160,6 +172,17 @@ class Retrier:
         exc = state.outcome.exception() if state.outcome else None
         hint = getattr(exc, "retry_after", None)
         return hint is not None and hint > self.policy.retry_after_max_s
+
+    def _storm(self, state: RetryCallState) -> bool:
+        """Record this failed attempt; True (no retry) while failures of every call pile up."""
+        now = self._clock()
+        self._failed_at.append(now)
+        while self._failed_at and now - self._failed_at[0] > self.policy.storm_window_s:
+            self._failed_at.popleft()
+        if len(self._failed_at) < self.policy.storm_failures:
+            return False
+        log.info("llm_retry_skipped", reason="storm", failures=len(self._failed_at), attempt=state.attempt_number)
+        return True
 
     def _out_of_time(self, state: RetryCallState) -> bool:
         """No retry the reply's budget cannot fit: the wait plus ``min_attempt_s`` of trying."""
