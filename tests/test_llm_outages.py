@@ -147,7 +147,7 @@ async def test_half_open_lets_one_probe_of_a_burst_through(fake_llm):
 async def test_bulkhead_keeps_a_burst_off_a_hung_endpoint(fake_llm):
     for _ in range(20):
         fake_llm.hang()
-    llm = BulkheadLLM(client_for(fake_llm, timeout_s=0.4, retry=RetryPolicy(attempts=1)), max_concurrent=4, max_wait_s=0.2)
+    llm = BulkheadLLM(client_for(fake_llm, timeout_s=2.0, retry=RetryPolicy(attempts=1)), max_concurrent=4, max_wait_s=0.2)
     results = await asyncio.gather(*(llm.complete(USER) for _ in range(20)), return_exceptions=True)
     assert len(fake_llm.requests) == 4 and llm.peak == 4
     assert sum(isinstance(r, LLMBusy) for r in results) == 16
