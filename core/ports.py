@@ -36,6 +36,18 @@ class Engine(Protocol):
         """(name, display) of every skill, for /skill choices and buttons."""
         ...
 
+    async def record_shown(self, trace_id: str, where: str) -> None:
+        """Where a running reply is shown (`telegram:<chat>:<message>`), so a crash can be corrected."""
+        ...
+
+    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
+        """Whether a reply's final text reached the chat after the adapter's retries."""
+        ...
+
+    def take_interrupted(self, platform: str) -> list[str]:
+        """Where the replies a crash cut short are shown on `platform` (each handed out once)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Turn:

@@ -17,6 +17,7 @@ from adapters.discord.client import FuziDiscordClient
 from adapters.discord.settings import DiscordSettings
 from core.events import FinalReply, ReplyEvent
 from core.types import Incoming
+from tests.engine_hooks import RecordedHooks
 from tests.fakes.discord_server import FakeDiscord
 
 SKILLS = (("teaching", "夫子教诲 (Teaching)"), ("poetry", "诗词赏析 (Poetry)"), ("debate", "经学辩论 (Debate)"))
@@ -36,7 +37,7 @@ class Hold:
     reached: asyncio.Event = field(default_factory=asyncio.Event)
 
 
-class ScriptedEngine:
+class ScriptedEngine(RecordedHooks):
     """Engine double: scripted event streams per call, records every Incoming."""
 
     def __init__(self) -> None:

@@ -19,6 +19,7 @@ from typing import Any, AsyncIterator, Callable, Iterable
 
 from core.events import Notice, ReplyEvent
 from core.types import Incoming
+from tests.engine_hooks import RecordedHooks
 
 
 class FakeTime:
@@ -73,7 +74,7 @@ class Script:
     steps: list[Step] = field(default_factory=list)
 
 
-class ScriptedEngine:
+class ScriptedEngine(RecordedHooks):
     """An engine double with the ChatService surface: handle, commands, skills.
 
     Args:

@@ -96,9 +96,14 @@ class ObservedEngine:
     def skills(self) -> list[tuple[str, str]]:
         return self._engine.skills()
 
-    def __getattr__(self, name: str):
-        """The engine's optional hooks (record_delivery, record_shown, take_interrupted) pass through."""
-        return getattr(self._engine, name)
+    async def record_shown(self, trace_id: str, where: str) -> None:
+        await self._engine.record_shown(trace_id, where)
+
+    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
+        await self._engine.record_delivery(trace_id, delivered)
+
+    def take_interrupted(self, platform: str) -> list[str]:
+        return self._engine.take_interrupted(platform)
 
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""

@@ -32,12 +32,13 @@ import structlog
 from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep, TransientDelivery
 from adapters.common.render import compose, stopped, with_notice
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
+from core.ports import Engine
 from core.texts import say
 
 log = structlog.get_logger(__name__)
 
 __all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply",
-           "TransientDelivery", "Withdrawn", "record_shown", "report_delivery"]
+           "TransientDelivery", "Withdrawn", "report_delivery"]
 
 
 class Withdrawn(Exception):
@@ -393,20 +394,10 @@ class StreamingReply:
 _FAILED = object()
 
 
-async def record_shown(engine: object, trace_id: str, where: str) -> None:
-    """Tell the engine where a running reply is shown (engines without the hook are skipped)."""
-    record = getattr(engine, "record_shown", None)
-    if record is not None:
-        await record(trace_id, where)
-
-
-async def report_delivery(engine: object, trace_id: str, delivered: bool) -> None:
-    """Tell the engine whether the final text reached the chat (engines without the hook are skipped)."""
-    record = getattr(engine, "record_delivery", None)
-    if record is None:
-        return
+async def report_delivery(engine: Engine, trace_id: str, delivered: bool) -> None:
+    """Tell the engine whether the final text reached the chat; a failed status update is only logged."""
     try:
-        await record(trace_id, delivered)
+        await engine.record_delivery(trace_id, delivered)
     except Exception as exc:  # the reply itself is done; a failed status update is only logged
         log.warning("delivery_not_recorded", trace_id=trace_id, error=type(exc).__name__)
 

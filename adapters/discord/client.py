@@ -22,7 +22,7 @@ from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
-from adapters.common.stream import StreamingReply, StreamStats, record_shown, report_delivery
+from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
@@ -100,8 +100,7 @@ class FuziDiscordClient(discord.Client):
         Only plain channel messages are noted (``record_shown``); an interaction's response needs its
         token, which a restarted process no longer has.
         """
-        take = getattr(self.engine, "take_interrupted", None)
-        for where in take("discord") if take is not None else []:
+        for where in self.engine.take_interrupted("discord"):
             _, channel_id, message_id = where.split(":", 2)
             try:
                 partial = self.get_partial_messageable(int(channel_id)).get_partial_message(int(message_id))
@@ -203,7 +202,7 @@ class FuziDiscordClient(discord.Client):
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
         async def shown(handle: Any) -> None:
             if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
-                await record_shown(self.engine, incoming.trace_id, f"discord:{handle.channel.id}:{handle.id}")
+                await self.engine.record_shown(incoming.trace_id, f"discord:{handle.channel.id}:{handle.id}")
 
         reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=shown)
         try:

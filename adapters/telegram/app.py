@@ -26,7 +26,8 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
-from adapters.telegram.handlers import Engine, TelegramHandlers
+from adapters.telegram.handlers import TelegramHandlers
+from core.ports import Engine
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
 from core.seen import InMemorySeen, Seen
@@ -152,10 +153,9 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
     log.info("telegram_started", mode=settings.mode, bot=app.bot.username)
 
 
-async def close_interrupted(app: Application, engine: object) -> None:
+async def close_interrupted(app: Application, engine: Engine) -> None:
     """Edit each reply a crash froze half-way into a short "interrupted, please ask again" line."""
-    take = getattr(engine, "take_interrupted", None)
-    for where in take("telegram") if take is not None else []:
+    for where in engine.take_interrupted("telegram"):
         _, chat_id, message_id = where.split(":", 2)
         try:
             await app.bot.edit_message_text(say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id))

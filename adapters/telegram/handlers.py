@@ -20,7 +20,7 @@ from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
-from adapters.common.stream import StreamingReply, record_shown, report_delivery
+from adapters.common.stream import StreamingReply, report_delivery
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from adapters.telegram.settings import TelegramSettings
@@ -116,7 +116,7 @@ class TelegramHandlers:
         chat_id = message.chat.id
 
         async def shown(handle: int) -> None:
-            await record_shown(self.engine, incoming.trace_id, f"telegram:{chat_id}:{handle}")
+            await self.engine.record_shown(incoming.trace_id, f"telegram:{chat_id}:{handle}")
 
         streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder=PLACEHOLDER,
                                    typing_every=self.settings.typing_refresh_s, on_shown=shown, clock=budget.clock,

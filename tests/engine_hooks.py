@@ -1,0 +1,23 @@
+"""The `Engine` protocol's crash and delivery hooks for scripted engine doubles: recorded, not acted on."""
+
+from __future__ import annotations
+
+
+class RecordedHooks:
+    """`record_shown`, `record_delivery` and `take_interrupted` as an engine double needs them."""
+
+    shown: list[tuple[str, str]]
+    deliveries: list[tuple[str, bool]]
+    interrupted: list[str]
+
+    async def record_shown(self, trace_id: str, where: str) -> None:
+        self.__dict__.setdefault("shown", []).append((trace_id, where))
+
+    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
+        self.__dict__.setdefault("deliveries", []).append((trace_id, delivered))
+
+    def take_interrupted(self, platform: str) -> list[str]:
+        waiting = self.__dict__.get("interrupted", [])
+        mine = [w for w in waiting if w.startswith(f"{platform}:")]
+        self.__dict__["interrupted"] = [w for w in waiting if w not in mine]
+        return mine
