@@ -13,9 +13,10 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
+from collections.abc import AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
-from typing import AsyncIterator, TextIO
+from typing import TextIO
 
 from adapters.common.render import compose
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep

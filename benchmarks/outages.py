@@ -57,15 +57,26 @@ SCENARIOS = {
 def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path):
     s, e = LLMSettings(_env_file=None), EngineSettings(_env_file=None)
     client = OpenAIChatClient(
-        base_url=fake.base_url, api_key="sk-bench", model="bench", timeout_s=s.timeout_s,
-        connect_timeout_s=s.connect_timeout_s, first_token_timeout_s=s.first_token_timeout_s,
-        stream_idle_timeout_s=s.stream_idle_timeout_s, retry=s.retry_policy(),
+        base_url=fake.base_url,
+        api_key="sk-bench",
+        model="bench",
+        timeout_s=s.timeout_s,
+        connect_timeout_s=s.connect_timeout_s,
+        first_token_timeout_s=s.first_token_timeout_s,
+        stream_idle_timeout_s=s.stream_idle_timeout_s,
+        retry=s.retry_policy(),
     )
     breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
     llm = BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s)
     agent = Agent(llm, ToolClient([classics_server(corpus)]))
-    service = make_service(sqlite_storage(home), llm=llm, agent=agent, retriever=corpus,
-                           reply_deadline_s=e.reply_deadline_s, degrade_after_s=e.degrade_after_s)
+    service = make_service(
+        sqlite_storage(home),
+        llm=llm,
+        agent=agent,
+        retriever=corpus,
+        reply_deadline_s=e.reply_deadline_s,
+        degrade_after_s=e.degrade_after_s,
+    )
     return service, breaker, llm, client
 
 
@@ -120,8 +131,10 @@ def table(rows: list[dict]) -> str:
     lines = [head, "| --- | --- | --- | --- | --- | --- | --- | --- | --- |"]
     for r in rows:
         levels = ", ".join(f"{k}×{v}" for k, v in r["levels"].items())
-        lines.append(f"| {r['scenario']} | {r['answered']}/{r['people']} | {levels} | {r['p50_s']} s | {r['p95_s']} s "
-                     f"| {r['max_s']} s | {r['llm_requests']} | {r['peak_in_flight']} | {r['breaker']} |")
+        lines.append(
+            f"| {r['scenario']} | {r['answered']}/{r['people']} | {levels} | {r['p50_s']} s | {r['p95_s']} s "
+            f"| {r['max_s']} s | {r['llm_requests']} | {r['peak_in_flight']} | {r['breaker']} |"
+        )
     return "\n".join(lines)
 
 
@@ -132,7 +145,9 @@ async def main(people: int, as_json: bool) -> None:
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
-    print(f"{people} people at once; {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n")
+    print(
+        f"{people} people at once; {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n"
+    )
     print(table(rows))
 
 

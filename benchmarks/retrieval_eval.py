@@ -73,7 +73,11 @@ def variants(base):
         "rrf-no-glossary": ("hybrid", r(base, fusion="rrf", english_expansion=False), HybridRetriever),
         "rrf-no-filter": ("hybrid", r(base, fusion="rrf", question_filter=False), HybridRetriever),
         "rrf-no-verbatim": ("hybrid", r(base, fusion="rrf", verbatim_boost=False), HybridRetriever),
-        "rrf-plain": ("hybrid", r(base, fusion="rrf", verbatim_boost=False, english_expansion=False, question_filter=False), HybridRetriever),
+        "rrf-plain": (
+            "hybrid",
+            r(base, fusion="rrf", verbatim_boost=False, english_expansion=False, question_filter=False),
+            HybridRetriever,
+        ),
         "keyword-jieba": ("keyword", r(base, tokenizer="jieba"), HybridRetriever),
         "rrf-jieba": ("hybrid", r(base, fusion="rrf", tokenizer="jieba"), HybridRetriever),
         "dbsf": ("hybrid", r(base, fusion="dbsf"), HybridRetriever),
@@ -81,9 +85,21 @@ def variants(base):
         "score-sent-route": ("hybrid", r(base, fusion="score", sentence_vectors="route"), HybridRetriever),
         "vector-sent-max": ("vector", r(base, sentence_vectors="max"), HybridRetriever),
         "v2": ("hybrid", r(base, fusion="score", sentence_vectors="max"), HybridRetriever),
-        "v2-no-glossary": ("hybrid", r(base, fusion="score", sentence_vectors="max", english_expansion=False), HybridRetriever),
-        "v2-no-filter": ("hybrid", r(base, fusion="score", sentence_vectors="max", question_filter=False), HybridRetriever),
-        "v2-no-verbatim": ("hybrid", r(base, fusion="score", sentence_vectors="max", verbatim_boost=False), HybridRetriever),
+        "v2-no-glossary": (
+            "hybrid",
+            r(base, fusion="score", sentence_vectors="max", english_expansion=False),
+            HybridRetriever,
+        ),
+        "v2-no-filter": (
+            "hybrid",
+            r(base, fusion="score", sentence_vectors="max", question_filter=False),
+            HybridRetriever,
+        ),
+        "v2-no-verbatim": (
+            "hybrid",
+            r(base, fusion="score", sentence_vectors="max", verbatim_boost=False),
+            HybridRetriever,
+        ),
         "rrf-sent-max": ("hybrid", r(base, fusion="rrf", sentence_vectors="max"), HybridRetriever),
         "score-no-glossary": ("hybrid", r(base, fusion="score", english_expansion=False), HybridRetriever),
         "score-no-filter": ("hybrid", r(base, fusion="score", question_filter=False), HybridRetriever),
@@ -95,7 +111,9 @@ async def main(path: str, names: list[str]) -> dict:
     queries = load_queries(ROOT / path)
     # A generous budget: quality figures should not depend on what else the machine is doing.
     # Variants name every choice they make: the base has no sentence vectors and RRF.
-    base = dataclasses.replace(retriever_config(settings), budget_s=60, fusion="rrf", sentence_vectors="off", tokenizer="bigram")
+    base = dataclasses.replace(
+        retriever_config(settings), budget_s=60, fusion="rrf", sentence_vectors="off", tokenizer="bigram"
+    )
     embedder = build_embedder(settings)
     embedder._cache_size = 100_000  # one embedding per query for all variants
     store = build_store(settings)

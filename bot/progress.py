@@ -48,8 +48,13 @@ class Progress:
         from rich.progress import Progress as Bar
         from rich.progress import SpinnerColumn, TextColumn, TimeElapsedColumn
 
-        with Bar(SpinnerColumn(), TextColumn("{task.description}"), TimeElapsedColumn(),
-                 console=_console(self._stream), transient=True) as bar:
+        with Bar(
+            SpinnerColumn(),
+            TextColumn("{task.description}"),
+            TimeElapsedColumn(),
+            console=_console(self._stream),
+            transient=True,
+        ) as bar:
             bar.add_task(label, total=None)
             yield
 
@@ -69,8 +74,15 @@ class Progress:
         )
         from rich.progress import Progress as Bar
 
-        with Bar(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                 TimeRemainingColumn(), console=_console(self._stream), transient=False) as bar:
+        with Bar(
+            TextColumn("{task.description}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TimeRemainingColumn(),
+            console=_console(self._stream),
+            transient=False,
+        ) as bar:
             task = bar.add_task(label, total=None)
 
             def step(done: int, total: int) -> None:

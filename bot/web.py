@@ -43,8 +43,10 @@ def authenticator(settings: Settings, host: str) -> Authenticator:
     if secret is not None and secret.get_secret_value():
         return JwtAuth(secret.get_secret_value())
     if not is_loopback(host):
-        raise StartupError(f"refusing to serve on {host} without FUZI_WEB_JWT_SECRET (anyone could chat as anyone); "
-                           "set a secret or bind to 127.0.0.1")
+        raise StartupError(
+            f"refusing to serve on {host} without FUZI_WEB_JWT_SECRET (anyone could chat as anyone); "
+            "set a secret or bind to 127.0.0.1"
+        )
     return LocalAuth(settings.web.local_user)
 
 
@@ -53,7 +55,11 @@ def readiness(runtime: Runtime, platforms: PlatformStatus | None = None) -> Read
     each chat platform's connection ("ok" once reached; "connecting"/"unreachable" make it not ready)."""
 
     async def check() -> dict[str, str]:
-        checks = {"storage": await _storage_state(runtime), "index": _index_state(runtime), "llm": _breaker_state(runtime)}
+        checks = {
+            "storage": await _storage_state(runtime),
+            "index": _index_state(runtime),
+            "llm": _breaker_state(runtime),
+        }
         if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis
             checks["redis"] = await _redis_state(runtime)
         return checks | (dict(platforms.states) if platforms is not None else {})
@@ -98,11 +104,21 @@ def _breaker_state(runtime: Runtime) -> str:
 def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, host: str) -> FastAPI:
     """The `fuzi serve` app over a running engine."""
     w = settings.web
-    config = WebConfig(max_body_bytes=w.max_body_bytes, per_ip_per_minute=w.per_ip_per_minute, cors_origins=w.origins,
-                       heartbeat_s=w.heartbeat_s)
+    config = WebConfig(
+        max_body_bytes=w.max_body_bytes,
+        per_ip_per_minute=w.per_ip_per_minute,
+        cors_origins=w.origins,
+        heartbeat_s=w.heartbeat_s,
+    )
     engine = ObservedEngine(runtime.engine, metrics)
-    return create_app(engine, runtime.retriever, authenticator(settings, host), readiness=readiness(runtime),
-                      metrics=metrics, config=config)
+    return create_app(
+        engine,
+        runtime.retriever,
+        authenticator(settings, host),
+        readiness=readiness(runtime),
+        metrics=metrics,
+        config=config,
+    )
 
 
 def build_ops_app(runtime: Runtime, metrics: FuziMetrics, platforms: PlatformStatus | None = None) -> FastAPI:
@@ -123,8 +139,16 @@ class QuietServer(uvicorn.Server):
 
 def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
     """A uvicorn server for `app` that logs through our logging (no access log: ids are logged per reply)."""
-    config = uvicorn.Config(app, host=host, port=port, log_config=None, access_log=False, server_header=False,
-                            timeout_graceful_shutdown=5, lifespan="off")
+    config = uvicorn.Config(
+        app,
+        host=host,
+        port=port,
+        log_config=None,
+        access_log=False,
+        server_header=False,
+        timeout_graceful_shutdown=5,
+        lifespan="off",
+    )
     return QuietServer(config)
 
 

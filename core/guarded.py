@@ -89,7 +89,9 @@ class GuardedLadder:
         """The deadline of a reply starting now (see `FallbackLadder.deadline`)."""
         return self._ladder.deadline()
 
-    async def run(self, request: LadderRequest, progress: ReplyProgress) -> AsyncIterator[ReplyEvent | LevelStart | Outcome]:
+    async def run(
+        self, request: LadderRequest, progress: ReplyProgress
+    ) -> AsyncIterator[ReplyEvent | LevelStart | Outcome]:
         """Two attempts at most: a "regenerate" verdict retries once with a reminder appended.
 
         Both attempts share one reply deadline: it is fixed here when the request has none yet.

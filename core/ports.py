@@ -14,7 +14,6 @@ from core.events import ReplyEvent
 from core.llm.types import Message, Usage
 from core.types import Incoming
 
-
 # ---------------------------------------------------------------- the engine, as adapters see it
 
 

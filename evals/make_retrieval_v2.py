@@ -138,7 +138,12 @@ def generated(passages) -> list[dict]:
             m = _ASKED.match(p.text)
             if m:
                 who, what = m.groups()
-                add("gen_asked_about", f"{who}问{what}的时候，孔子是怎么回答的？", resolve.containing(f"{who}问{what}"), p.id)
+                add(
+                    "gen_asked_about",
+                    f"{who}问{what}的时候，孔子是怎么回答的？",
+                    resolve.containing(f"{who}问{what}"),
+                    p.id,
+                )
     seen: set[tuple[str, str]] = set()
     unique = []
     for row in rows:  # the same question asked of two passages (樊迟问仁 twice) is one query
@@ -179,8 +184,13 @@ def main(corpus_dir: str) -> None:
     dev = [r for r in gen if not heldout(r["source"])]
     held = [r for r in gen if heldout(r["source"])]
     dev += hand_written(ROOT / "evals/retrieval_dev.jsonl")
-    held += hand_written(ROOT / "evals/retrieval_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"})
-    held += hand_written(ROOT / "evals/retrieval_heldout_zh.jsonl", {"question_zh": "heldout_question_zh", "unlabelled": "heldout_question_zh"})
+    held += hand_written(
+        ROOT / "evals/retrieval_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
+    )
+    held += hand_written(
+        ROOT / "evals/retrieval_heldout_zh.jsonl",
+        {"question_zh": "heldout_question_zh", "unlabelled": "heldout_question_zh"},
+    )
     held += written(ROOT / "evals/retrieval_v2_written.tsv", Resolver(passages))
     for name, rows in (("retrieval_v2_dev.jsonl", dev), ("retrieval_v2_heldout.jsonl", held)):
         with open(ROOT / "evals" / name, "w", encoding="utf-8") as fh:

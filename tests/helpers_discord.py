@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import contextlib
 from collections import deque
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable
+from typing import Any
 
 from adapters.discord.client import FuziDiscordClient
 from adapters.discord.settings import DiscordSettings

@@ -14,11 +14,11 @@ import json
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from bot.wiring import compose_service
 from core.commands import CommandRouter
 from core.events import FinalReply, Notice, TextDelta
 from core.llm.types import Usage
 from core.ports import InputVerdict, OutputVerdict, Refusal, Turn
-from bot.wiring import compose_service
 from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
@@ -126,7 +126,9 @@ class CorpusRetriever:
             for p, text in enumerate(chapter["paragraphs"], 1):
                 self.passages.append((f"lunyu:{c}.{p}", f"《论语·{name}》第{p}章", text))
         for n, poem in enumerate(json.loads((corpus_dir / "shijing.json").read_text("utf-8")), 1):
-            self.passages.append((f"shijing:{n}", f"《诗经·{poem['section']}·{poem['title']}》", "".join(poem["content"])))
+            self.passages.append(
+                (f"shijing:{n}", f"《诗经·{poem['section']}·{poem['title']}》", "".join(poem["content"]))
+            )
         self.queries: list[tuple[str, str]] = []
 
     def search(self, query: str, *, k: int = 5, corpus: str = "all") -> Hits:

@@ -14,8 +14,9 @@ import asyncio
 import contextlib
 import heapq
 import itertools
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Callable, Iterable
+from typing import Any
 
 from core.events import Notice, ReplyEvent
 from core.types import Incoming
@@ -171,7 +172,13 @@ async def running_bot(fake, engine, *, recorder=None, seen=None, **overrides):
     from adapters.telegram.settings import TelegramSettings
     from tests.fakes.telegram_api import TOKEN
 
-    values = dict(bot_token=TOKEN, api_base_url=fake.base_url, edit_interval_private_s=0.2, edit_interval_group_s=0.4, poll_timeout_s=1)
+    values = dict(
+        bot_token=TOKEN,
+        api_base_url=fake.base_url,
+        edit_interval_private_s=0.2,
+        edit_interval_group_s=0.4,
+        poll_timeout_s=1,
+    )
     values.update(overrides)
     settings = TelegramSettings(**values)
     app = build_application(settings, engine, recorder=recorder, seen=seen)

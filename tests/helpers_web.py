@@ -45,9 +45,12 @@ def build_retriever(path: Path) -> HybridRetriever:
 
 
 @asynccontextmanager
-async def web_runtime(tmp_path: Path, fake_llm, retriever, metrics: FuziMetrics, **service_kw) -> AsyncIterator[Runtime]:
-    client = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5,
-                              retry=RetryPolicy(attempts=1))
+async def web_runtime(
+    tmp_path: Path, fake_llm, retriever, metrics: FuziMetrics, **service_kw
+) -> AsyncIterator[Runtime]:
+    client = OpenAIChatClient(
+        base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5, retry=RetryPolicy(attempts=1)
+    )
     breaker = CircuitBreakerLLM(client, failures=3, reset_s=60)
     metrics.watch_breaker(lambda: breaker.state)
     llm, search = TimedLLM(breaker, metrics), TimedSearch(retriever, metrics)
@@ -67,7 +70,9 @@ async def serving(app) -> AsyncIterator[str]:
     sock = socket.socket()
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
-    server = QuietServer(uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2))
+    server = QuietServer(
+        uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+    )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:
         if task.done():
@@ -82,7 +87,9 @@ async def serving(app) -> AsyncIterator[str]:
 
 
 @asynccontextmanager
-async def web_app(tmp_path, fake_llm, retriever, settings: Settings | None = None, host: str = "127.0.0.1", **service_kw):
+async def web_app(
+    tmp_path, fake_llm, retriever, settings: Settings | None = None, host: str = "127.0.0.1", **service_kw
+):
     """(base_url, runtime, metrics) of a served app."""
     metrics = FuziMetrics()
     async with web_runtime(tmp_path, fake_llm, retriever, metrics, **service_kw) as runtime:
@@ -102,7 +109,9 @@ async def sse(response: httpx.Response) -> AsyncIterator[tuple[str, dict]]:
             name = None
 
 
-async def chat_events(client: httpx.AsyncClient, base: str, body: dict, headers: dict | None = None) -> list[tuple[str, dict]]:
+async def chat_events(
+    client: httpx.AsyncClient, base: str, body: dict, headers: dict | None = None
+) -> list[tuple[str, dict]]:
     async with client.stream("POST", f"{base}/v1/chat", json=body, headers=headers or {}) as response:
         assert response.status_code == 200, await response.aread()
         assert response.headers["content-type"].startswith("text/event-stream")

@@ -110,7 +110,9 @@ def test_strip_fence_repairs_detects_loss():
 def test_footnotes_and_compose():
     cites = (Citation(2, "shijing:1", "《诗经·关雎》"), Citation(1, "lunyu:3.22", "《论语·八佾》第22章"))
     assert render_footnotes(cites) == "[1] 《论语·八佾》第22章\n[2] 《诗经·关雎》"
-    assert compose(FinalReply("管仲之器小哉[1]。  ", cites)).endswith("哉[1]。\n\n[1] 《论语·八佾》第22章\n[2] 《诗经·关雎》")
+    assert compose(FinalReply("管仲之器小哉[1]。  ", cites)).endswith(
+        "哉[1]。\n\n[1] 《论语·八佾》第22章\n[2] 《诗经·关雎》"
+    )
     assert compose(FinalReply("无引文")) == "无引文"
 
 

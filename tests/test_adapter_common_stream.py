@@ -145,7 +145,9 @@ async def test_instant_notice_skips_typing():
 async def test_reset_discards_streamed_text():
     time = FakeTime()
     sink = RecordingSink(time)
-    events = script(time, TextDelta("错误的回答"), 1.5, TextReset("regenerate"), 1.5, TextDelta("正确"), 1.5, FinalReply("正确"))
+    events = script(
+        time, TextDelta("错误的回答"), 1.5, TextReset("regenerate"), 1.5, TextDelta("正确"), 1.5, FinalReply("正确")
+    )
     await run_reply(time, sink, events)
     previews = [text for _, op, text, final in sink.calls if op != "typing" and not final]
     assert "错误的回答" in previews and "…" in previews[previews.index("错误的回答") :]
@@ -155,7 +157,9 @@ async def test_reset_discards_streamed_text():
 async def test_tool_step_refreshes_typing_while_thinking():
     time = FakeTime()
     sink = RecordingSink(time)
-    events = script(time, ToolStep("search", "start"), 12.0, ToolStep("search", "end"), TextDelta("答"), 0.1, FinalReply("答"))
+    events = script(
+        time, ToolStep("search", "start"), 12.0, ToolStep("search", "end"), TextDelta("答"), 0.1, FinalReply("答")
+    )
     await run_reply(time, sink, events)
     assert sink.ops().count("typing") >= 3
 
@@ -221,7 +225,9 @@ def test_budget_shared_and_paused():
 async def test_outer_cancel_propagates():
     time = FakeTime()
     sink = RecordingSink(time)
-    reply = StreamingReply(sink, OutboundBudget(1.0, clock=time.clock, sleep=time.sleep), clock=time.clock, sleep=time.sleep)
+    reply = StreamingReply(
+        sink, OutboundBudget(1.0, clock=time.clock, sleep=time.sleep), clock=time.clock, sleep=time.sleep
+    )
     task = asyncio.ensure_future(reply.run(script(time, TextDelta("a"), 100.0, FinalReply("a"))))
     await asyncio.sleep(0)
     task.cancel()
@@ -257,7 +263,7 @@ async def test_queued_preview_is_withdrawn_when_final_is_ready():
     stats, budget = await run_reply(time, sink, events, interval=1.0)
     assert sink.finals() == ["学而"]
     final_at = next(t for t, _, _, final in sink.calls if final)
-    send_at = next(t for t, op, _, _ in sink.calls if op == "send")
+    next(t for t, op, _, _ in sink.calls if op == "send")
     assert final_at == pytest.approx(1001.7)  # sent the moment the final was ready
     assert [op for _, op, _, final in sink.calls if not final] == ["send"]  # the queued edit never went out
 
@@ -265,7 +271,9 @@ async def test_queued_preview_is_withdrawn_when_final_is_ready():
 async def test_notice_followed_by_answer_stays_on_top():
     time = FakeTime()
     sink = RecordingSink(time)
-    events = script(time, Notice("今日只凭典籍作答。", reason="no_llm"), 0.5, TextDelta("子曰"), 1.5, FinalReply("子曰：仁者爱人。"))
+    events = script(
+        time, Notice("今日只凭典籍作答。", reason="no_llm"), 0.5, TextDelta("子曰"), 1.5, FinalReply("子曰：仁者爱人。")
+    )
     stats, _ = await run_reply(time, sink, events)
     assert sink.finals() == ["今日只凭典籍作答。\n\n子曰：仁者爱人。"] and stats.outcome == "final"
 

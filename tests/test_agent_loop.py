@@ -86,8 +86,14 @@ async def make_agent(fake_llm):
     clients: list[OpenAIChatClient] = []
 
     def build(tools: Tools, **limits) -> Agent:
-        llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fuzi-test", timeout_s=5,
-                               retry=RetryPolicy(attempts=1), sleep=_no_sleep)
+        llm = OpenAIChatClient(
+            base_url=fake_llm.base_url,
+            api_key="sk-test",
+            model="fuzi-test",
+            timeout_s=5,
+            retry=RetryPolicy(attempts=1),
+            sleep=_no_sleep,
+        )
         clients.append(llm)
         return Agent(llm, tools.client(), **{"tool_timeout_s": 2.0, **limits})
 
@@ -98,7 +104,9 @@ async def make_agent(fake_llm):
 
 async def run(agent: Agent, allowed=None, book: CitationBook | None = None, messages=USER):
     events = []
-    async for event in agent.run(messages, allowed_tools=allowed, ctx=CTX, citations=book if book is not None else CitationBook()):
+    async for event in agent.run(
+        messages, allowed_tools=allowed, ctx=CTX, citations=book if book is not None else CitationBook()
+    ):
         events.append(event)
     assert isinstance(events[-1], AgentResult)
     assert not any(isinstance(e, AgentResult) for e in events[:-1])
@@ -127,7 +135,12 @@ async def test_tool_call_then_streamed_cited_answer(fake_llm, make_agent):
     events, result = await run(make_agent(tools))
 
     assert [t["function"]["name"] for t in fake_llm.requests[0]["tools"]] == [
-        "search_classics", "wait_a", "wait_b", "slow", "web_search"]
+        "search_classics",
+        "wait_a",
+        "wait_b",
+        "slow",
+        "web_search",
+    ]
     assert fake_llm.requests[0]["stream"] is True
     second = fake_llm.requests[1]["messages"]
     assert second[2]["role"] == "assistant" and second[2]["tool_calls"][0]["function"]["name"] == "search_classics"
@@ -140,7 +153,10 @@ async def test_tool_call_then_streamed_cited_answer(fake_llm, make_agent):
     assert streamed_text(events) == result.text
     assert [(c.n, c.id) for c in result.citations] == [(1, "lunyu:3.22"), (2, "lunyu:14.17")]
     steps = [e for e in events if isinstance(e, ToolStep)]
-    assert [(s.name, s.phase, s.ok) for s in steps] == [("search_classics", "start", None), ("search_classics", "end", True)]
+    assert [(s.name, s.phase, s.ok) for s in steps] == [
+        ("search_classics", "start", None),
+        ("search_classics", "end", True),
+    ]
     assert steps[1].latency_ms is not None
     assert result.rounds == 1 and result.stop_reason == "answer"
     assert (result.usage.prompt_tokens, result.usage.completion_tokens) == (300, 30)
@@ -186,11 +202,13 @@ async def test_unknown_and_filtered_out_tools_get_a_hint(fake_llm, make_agent):
 
 
 async def test_bad_arguments_coerced_or_refused_with_clear_messages(fake_llm, make_agent):
-    fake_llm.stream_tool_calls([
-        ("search_classics", {"query": "仁", "k": "1"}),
-        ("search_classics", {"k": "many"}),
-        ("search_classics", '{"query": "仁", '),
-    ])
+    fake_llm.stream_tool_calls(
+        [
+            ("search_classics", {"query": "仁", "k": "1"}),
+            ("search_classics", {"k": "many"}),
+            ("search_classics", '{"query": "仁", '),
+        ]
+    )
     fake_llm.stream_text("仁者爱人[1]。")
     tools = Tools()
     _, result = await run(make_agent(tools))
@@ -226,7 +244,9 @@ async def test_repeated_call_returns_earlier_result_then_is_refused(fake_llm, ma
 
 async def test_round_limit_forces_a_final_answer_without_tools(fake_llm, make_agent):
     queries = iter(["仁", "管仲", "礼", "乐"])
-    fake_llm.set_default(lambda body: [("search_classics", {"query": next(queries)})] if body.get("tools") else "依所得而答[2]。")
+    fake_llm.set_default(
+        lambda body: [("search_classics", {"query": next(queries)})] if body.get("tools") else "依所得而答[2]。"
+    )
     _, result = await run(make_agent(Tools(), max_rounds=2))
     assert len(fake_llm.requests) == 3
     assert all("tools" in r for r in fake_llm.requests[:2])
@@ -426,7 +446,9 @@ async def test_whole_reply_stays_within_reply_timeout(fake_llm, make_agent):
 
 
 async def test_missing_or_repeated_call_ids_are_made_distinct(fake_llm, make_agent):
-    fake_llm.stream_tool_calls([("search_classics", {"query": "仁"}, "dup"), ("search_classics", {"query": "管仲"}, "dup")])
+    fake_llm.stream_tool_calls(
+        [("search_classics", {"query": "仁"}, "dup"), ("search_classics", {"query": "管仲"}, "dup")]
+    )
     fake_llm.stream_text("答。")
     await run(make_agent(Tools()))
     assistant = fake_llm.requests[1]["messages"][2]

@@ -32,8 +32,9 @@ async def test_events_in_order_then_end():
     await pump.close()
 
 
-@pytest.mark.parametrize(("error", "raised"), [(LLMConfigError("401", 401), LLMConfigError),
-                                                (TimeoutError(), LLMUnavailable)])
+@pytest.mark.parametrize(
+    ("error", "raised"), [(LLMConfigError("401", 401), LLMConfigError), (TimeoutError(), LLMUnavailable)]
+)
 async def test_stream_errors_reach_the_reader(error, raised):
     pump = StreamPump(events(StreamDelta("a"), error))
     assert await pump.next(1) == StreamDelta("a")

@@ -79,5 +79,7 @@ def test_every_third_party_import_is_declared():
 
 def test_the_check_sees_imports(tmp_path):
     sample = tmp_path / "x.py"
-    sample.write_text("import telegram.ext\nfrom discord import app_commands\nimport fastapi, starlette.types\nfrom uvicorn import Server\n")
+    sample.write_text(
+        "import telegram.ext\nfrom discord import app_commands\nimport fastapi, starlette.types\nfrom uvicorn import Server\n"
+    )
     assert _imported_roots(sample) >= FORBIDDEN

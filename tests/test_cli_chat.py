@@ -16,13 +16,25 @@ ROOT = Path(__file__).resolve().parents[1]
 async def run_chat(tmp_path: Path, lines: list[str], *args: str, **env: str) -> tuple[int, str, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     base.update(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(corpus_dir()),
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(tmp_path / "home"),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
         FUZI_RETRIEVAL_EMBEDDER="hashing",  # the lexical test embedder: indexing in a second, no model
-        FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", **env,
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        **env,
     )
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "chat", *args, cwd=tmp_path, env=base,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "chat",
+        *args,
+        cwd=tmp_path,
+        env=base,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     out, err = await asyncio.wait_for(proc.communicate("\n".join(lines).encode() + b"\n"), timeout=100)
     return proc.returncode, out.decode(), err.decode()
@@ -41,8 +53,10 @@ def respond(body: dict):
 async def test_two_questions_get_streamed_cited_answers(tmp_path, fake_llm):
     fake_llm.set_default(respond)
     code, out, err = await run_chat(
-        tmp_path, ["孔子怎么看管仲？", "学习有什么乐趣？"],
-        FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test-key-123456",
+        tmp_path,
+        ["孔子怎么看管仲？", "学习有什么乐趣？"],
+        FUZI_LLM_BASE_URL=fake_llm.base_url,
+        FUZI_LLM_API_KEY="sk-test-key-123456",
     )
     assert code == 0, err
     answer, footnote, second = out.index("管仲之器小哉"), out.index("[1] 《论语·八佾》第22章"), out.index("学而时习之")
@@ -56,7 +70,10 @@ async def test_two_questions_get_streamed_cited_answers(tmp_path, fake_llm):
 async def test_endpoint_down_answers_from_the_index(tmp_path, fake_llm):
     fake_llm.strict = True  # every request: 500
     code, out, err = await run_chat(
-        tmp_path, ["巧言令色"], FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test",
+        tmp_path,
+        ["巧言令色"],
+        FUZI_LLM_BASE_URL=fake_llm.base_url,
+        FUZI_LLM_API_KEY="sk-test",
         FUZI_LLM_RETRY_ATTEMPTS="1",
     )
     assert code == 0, err

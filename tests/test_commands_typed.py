@@ -20,8 +20,15 @@ from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME
 from tests.helpers_engine import collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder
 
-SEPARATORS = {"space": " ", "tab": "\t", "newline": "\n", "nbsp": "\u00a0", "ideographic": "\u3000",
-              "em_space": "\u2003", "mixed": " \u3000\n"}
+SEPARATORS = {
+    "space": " ",
+    "tab": "\t",
+    "newline": "\n",
+    "nbsp": "\u00a0",
+    "ideographic": "\u3000",
+    "em_space": "\u2003",
+    "mixed": " \u3000\n",
+}
 GROUP = -1001
 
 
@@ -40,8 +47,13 @@ def test_not_commands():
 
 def telegram_message(text: str, chat_type: str = "private") -> Message:
     chat_id = 5 if chat_type == "private" else GROUP
-    raw = {"message_id": 3, "date": 0, "chat": {"id": chat_id, "type": chat_type, "title": "论语读书会"},
-           "from": {"id": 5, "is_bot": False, "first_name": "阿明"}, "text": text}
+    raw = {
+        "message_id": 3,
+        "date": 0,
+        "chat": {"id": chat_id, "type": chat_type, "title": "论语读书会"},
+        "from": {"id": 5, "is_bot": False, "first_name": "阿明"},
+        "text": text,
+    }
     return Message.de_json(raw, None)
 
 
@@ -71,7 +83,9 @@ async def test_remember_with_a_chinese_space_is_saved_with_no_llm(tmp_path, sep)
     router = CommandRouter()
     register_memory(memory, router=router)
     service = make_service(storage, router=router)  # no LLM at all: a chat message would get L2
-    adapter = ConsoleAdapter(service, ConsoleIdentity(user="a", chat="c", group=False), io.StringIO(), interactive=False)
+    adapter = ConsoleAdapter(
+        service, ConsoleIdentity(user="a", chat="c", group=False), io.StringIO(), interactive=False
+    )
     [saved] = await collect(service, adapter.incoming(f"/remember{sep}我叫阿明"))
     assert saved.reason == "command"
     [listed] = await collect(service, adapter.incoming("/memories"))

@@ -59,7 +59,9 @@ def _clone(dest: Path) -> Path:
         if source.is_file():
             (dest / rel).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(source, dest / rel)
-    for rel in subprocess.run(["git", "ls-files", "-d"], cwd=ROOT, capture_output=True, text=True, check=True).stdout.split():
+    for rel in subprocess.run(
+        ["git", "ls-files", "-d"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split():
         (dest / rel).unlink(missing_ok=True)
     return dest
 
@@ -72,9 +74,22 @@ def test_fresh_clone_without_shared_fetches_the_corpus_for_its_tests(tmp_path, c
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_", "PYTEST_"))}
     env.update(FUZI_CORPUS_PACKAGE=str(tarball), PYTHONPATH=str(clone), HF_HUB_OFFLINE="1")
     proc = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-s", "-p", "no:cacheprovider",
-         "tests/test_corpus_resolution.py::test_session_fixture_gives_a_verified_corpus"],
-        cwd=clone, env=env, capture_output=True, text=True, timeout=300, check=False,
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            "tests/test_corpus_resolution.py::test_session_fixture_gives_a_verified_corpus",
+        ],
+        cwd=clone,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
     )
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     fetched = clone / "var" / "corpus"

@@ -37,15 +37,29 @@ async def tg():
 async def start(tmp_path: Path, tg: FakeTelegram, llm) -> asyncio.subprocess.Process:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env.update(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
-        FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1",
-        FUZI_LLM_BASE_URL=llm.base_url, FUZI_LLM_API_KEY="sk-test",
-        TELEGRAM_BOT_TOKEN="123456:TEST-token", TELEGRAM_API_BASE_URL=tg.base_url, TELEGRAM_POLL_TIMEOUT_S="1",
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(tmp_path / "home"),
+        FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        FUZI_LLM_BASE_URL=llm.base_url,
+        FUZI_LLM_API_KEY="sk-test",
+        TELEGRAM_BOT_TOKEN="123456:TEST-token",
+        TELEGRAM_API_BASE_URL=tg.base_url,
+        TELEGRAM_POLL_TIMEOUT_S="1",
         TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.2",
     )
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run", "telegram", cwd=tmp_path, env=env,
-        stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        "telegram",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.DEVNULL,
+        stderr=asyncio.subprocess.PIPE,
     )
 
 
@@ -86,7 +100,10 @@ async def test_kill_9_mid_reply_then_restart_closes_the_frozen_message(tmp_path,
     storage = Storage(create_engine_and_tables(f"sqlite:///{tmp_path / 'home' / 'fuzi.sqlite3'}"))
     rows = await storage.messages.recent(f"telegram:{CHAT}", 10)
     assert [(r.role, r.status) for r in rows] == [
-        ("user", "interrupted"), ("assistant", "interrupted"), ("user", "ok"), ("assistant", "ok"),
+        ("user", "interrupted"),
+        ("assistant", "interrupted"),
+        ("user", "ok"),
+        ("assistant", "ok"),
     ]
     assert rows[0].text == QUESTION  # nothing said is lost
     storage.engine.dispose()

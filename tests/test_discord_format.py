@@ -8,7 +8,10 @@ from core.events import Citation, FinalReply
 
 
 def test_footnote_block_becomes_subtext():
-    final = FinalReply("君子不器[1]，和而不同[2]。", (Citation(1, "lunyu:2.12", "《论语·为政》第12章"), Citation(2, "lunyu:13.23", "《论语·子路》第23章")))
+    final = FinalReply(
+        "君子不器[1]，和而不同[2]。",
+        (Citation(1, "lunyu:2.12", "《论语·为政》第12章"), Citation(2, "lunyu:13.23", "《论语·子路》第23章")),
+    )
     assert footnotes_as_subtext(compose(final)) == (
         "君子不器[1]，和而不同[2]。\n\n-# [1] 《论语·为政》第12章\n-# [2] 《论语·子路》第23章"
     )

@@ -29,7 +29,18 @@ async def test_commands_sync_globally(fake_discord: FakeDiscord):
         (put,) = fake_discord.calls("PUT", r"/commands$")
     assert put.path == f"/applications/{fake_discord.app_id}/commands"
     by_name = {c["name"]: c for c in put.body}
-    assert set(by_name) == {"ask", "skill", "remember", "memories", "forget", "profile", "reset", "link", "help", "cancel"}
+    assert set(by_name) == {
+        "ask",
+        "skill",
+        "remember",
+        "memories",
+        "forget",
+        "profile",
+        "reset",
+        "link",
+        "help",
+        "cancel",
+    }
     (question,) = by_name["ask"]["options"]
     assert question["name"] == "question" and question["required"] is True
     assert by_name["cancel"]["description"] == "停止作答 · Stop the reply in progress"

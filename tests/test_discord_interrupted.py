@@ -50,7 +50,8 @@ async def test_a_frozen_message_is_edited_closed_when_the_bot_is_ready(fake_disc
     second = CrashAwareEngine(interrupted=[first.shown[0][1], "telegram:1:2"])
     async with running_bot(fake_discord, second):
         await fake_discord.wait_until(
-            lambda: fake_discord.channel_messages(channel_id)[0]["content"] == say("INTERRUPTED", None))
+            lambda: fake_discord.channel_messages(channel_id)[0]["content"] == say("INTERRUPTED", None)
+        )
     edits = fake_discord.calls("PATCH", rf"/channels/{channel_id}/messages/{frozen['id']}$")
     assert edits[-1].body["content"] == say("INTERRUPTED", None)
     assert second.interrupted == []  # taken once

@@ -16,7 +16,9 @@ def _channel_posts(fake: FakeDiscord, channel_id: str):
 
 async def test_mention_gets_a_reply_then_edits(fake_discord: FakeDiscord):
     engine, hold = ScriptedEngine(), Hold()
-    engine.then(ToolStep("search_classics", "start"), TextDelta("君子"), hold, TextDelta("不器。"), FinalReply("君子不器。"))
+    engine.then(
+        ToolStep("search_classics", "start"), TextDelta("君子"), hold, TextDelta("不器。"), FinalReply("君子不器。")
+    )
     channel_id = fake_discord.channel["id"]
     async with running_bot(fake_discord, engine):
         msg = await fake_discord.user_message("何为君子？", mention_bot=True)
@@ -87,7 +89,9 @@ async def test_thread_replies_start_a_thread_for_a_mention(fake_discord: FakeDis
         await fake_discord.wait_for(lambda r: r.path == f"/channels/{thread_id}/messages")
         await fake_discord.wait_until(lambda: client.get_channel(int(thread_id)) is not None)
         await fake_discord.user_message("再问", channel_id=thread_id)
-        await fake_discord.wait_for(lambda r: r.method == "POST" and r.path == f"/channels/{thread_id}/messages", count=2)
+        await fake_discord.wait_for(
+            lambda r: r.method == "POST" and r.path == f"/channels/{thread_id}/messages", count=2
+        )
     assert start.path == f"/channels/{fake_discord.channel['id']}/messages/{msg['id']}/threads"
     assert start.body["name"] == "论仁"
     assert [i.chat_id for i in engine.incomings] == [thread_id, thread_id]

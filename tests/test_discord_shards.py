@@ -27,11 +27,14 @@ async def test_shard_zero_syncs_the_commands(fake_discord: FakeDiscord):
     assert len(command_syncs(fake_discord)) == 1
 
 
-@pytest.mark.parametrize("values, message", [
-    ({"shard_ids": "1"}, "needs DISCORD_SHARD_COUNT"),
-    ({"shard_count": 2, "shard_ids": "0,1"}, "exactly one shard id"),
-    ({"shard_count": 2, "shard_ids": "2"}, "from 0 to 1"),
-])
+@pytest.mark.parametrize(
+    "values, message",
+    [
+        ({"shard_ids": "1"}, "needs DISCORD_SHARD_COUNT"),
+        ({"shard_count": 2, "shard_ids": "0,1"}, "exactly one shard id"),
+        ({"shard_count": 2, "shard_ids": "2"}, "from 0 to 1"),
+    ],
+)
 def test_bad_shard_settings_say_what_to_fix(values, message):
     with pytest.raises(ValueError, match=message):
         DiscordSettings(_env_file=None, bot_token="t", **values)

@@ -53,7 +53,9 @@ async def test_edits_are_paced_by_the_channel_budget(fake_discord: FakeDiscord):
     engine.then(*steps, FinalReply("".join(pieces)))
     async with running_bot(fake_discord, engine, edit_interval_s=0.15):
         inter = await fake_discord.slash("ask", {"question": "慢慢说"})
-        await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content") == "".join(pieces))
+        await fake_discord.wait_until(
+            lambda: (fake_discord.original(inter["token"]) or {}).get("content") == "".join(pieces)
+        )
     webhook = [r for r in fake_discord.requests if "/webhooks/" in r.path]
     gaps = [b.at - a.at for a, b in zip(webhook, webhook[1:])]
     assert 2 <= len(webhook) < len(pieces) / 2, "deltas must be coalesced into few edits"
@@ -111,7 +113,9 @@ async def test_long_answer_splits_into_ordered_followups(fake_discord: FakeDisco
         inter = await fake_discord.slash("ask", {"question": "长篇"})
         await fake_discord.wait_until(lambda: len(fake_discord.followups(inter["token"])) >= 2)
         await fake_discord.wait_until(lambda: "第33段" in fake_discord.followups(inter["token"])[-1]["content"])
-    parts = [fake_discord.original(inter["token"])["content"]] + [m["content"] for m in fake_discord.followups(inter["token"])]
+    parts = [fake_discord.original(inter["token"])["content"]] + [
+        m["content"] for m in fake_discord.followups(inter["token"])
+    ]
     assert len(parts) == 3
     assert all(len(part) <= 2000 for part in parts)
     assert "".join(parts) == text  # the splitter keeps every character, breaks between paragraphs
@@ -119,7 +123,13 @@ async def test_long_answer_splits_into_ordered_followups(fake_discord: FakeDisco
 
 async def test_expired_token_continues_as_channel_message(fake_discord: FakeDiscord):
     clock, engine, hold = FakeClock(), ScriptedEngine(), Hold()
-    engine.then(TextDelta("先说一半，"), hold, lambda: clock.advance(3600), TextDelta("再说一半。"), FinalReply("先说一半，再说一半。"))
+    engine.then(
+        TextDelta("先说一半，"),
+        hold,
+        lambda: clock.advance(3600),
+        TextDelta("再说一半。"),
+        FinalReply("先说一半，再说一半。"),
+    )
     async with running_bot(fake_discord, engine, clock=clock, interaction_ttl_s=60):
         inter = await fake_discord.slash("ask", {"question": "久"})
         await fake_discord.wait_for(lambda r: r.method == "PATCH" and r.body["content"] == "先说一半，")
@@ -143,7 +153,9 @@ async def test_engine_failure_answers_with_apology_and_trace(fake_discord: FakeD
     engine.then(TextDelta("正要说"), boom)
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("ask", {"question": "错"})
-        await fake_discord.wait_until(lambda: "trace" in (fake_discord.original(inter["token"]) or {}).get("content", ""))
+        await fake_discord.wait_until(
+            lambda: "trace" in (fake_discord.original(inter["token"]) or {}).get("content", "")
+        )
     content = fake_discord.original(inter["token"])["content"]
     assert engine.incomings[0].trace_id in content and "secret" not in content
 

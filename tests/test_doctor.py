@@ -26,8 +26,16 @@ async def doctor(tmp_path: Path, **env: str) -> tuple[int, str]:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     base.update(PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), **env)
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "doctor", "--timeout", "3", cwd=tmp_path, env=base,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.STDOUT,
+        sys.executable,
+        "-m",
+        "bot",
+        "doctor",
+        "--timeout",
+        "3",
+        cwd=tmp_path,
+        env=base,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
     )
     out, _ = await asyncio.wait_for(proc.communicate(), timeout=60)
     return proc.returncode, out.decode()
@@ -47,15 +55,26 @@ def closed_port() -> int:
 async def test_everything_configured_and_reachable_passes(tmp_path, corpus_dir, fake_llm, fake_discord):
     async with FakeTelegram() as tg:
         code, out = await doctor(
-            tmp_path, FUZI_CORPUS_DIR=str(corpus_dir),
-            FUZI_LLM_API_KEY=LLM_KEY, FUZI_LLM_BASE_URL=fake_llm.base_url,
-            TELEGRAM_BOT_TOKEN=TG_TOKEN, TELEGRAM_API_BASE_URL=tg.base_url,
-            DISCORD_BOT_TOKEN=discord_token(fake_discord.app_id), DISCORD_API_BASE_URL=fake_discord.base_url,
+            tmp_path,
+            FUZI_CORPUS_DIR=str(corpus_dir),
+            FUZI_LLM_API_KEY=LLM_KEY,
+            FUZI_LLM_BASE_URL=fake_llm.base_url,
+            TELEGRAM_BOT_TOKEN=TG_TOKEN,
+            TELEGRAM_API_BASE_URL=tg.base_url,
+            DISCORD_BOT_TOKEN=discord_token(fake_discord.app_id),
+            DISCORD_API_BASE_URL=fake_discord.base_url,
         )
         assert [c.method for c in tg.calls] == ["getMe"]
     assert code == 0, out
-    assert lines(out) == {"settings": "ok", "corpus": "ok", "index": "warn", "database": "ok", "llm": "ok",
-                          "telegram": "ok", "discord": "ok"}, out
+    assert lines(out) == {
+        "settings": "ok",
+        "corpus": "ok",
+        "index": "warn",
+        "database": "ok",
+        "llm": "ok",
+        "telegram": "ok",
+        "discord": "ok",
+    }, out
     assert f"@{BOT_USERNAME}" in out and "Fuzi" in out
     assert fake_llm.requests[0]["max_tokens"] == 1  # a one-token probe, not a conversation
     assert fake_llm.headers[0]["authorization"] == f"Bearer {LLM_KEY}"
@@ -69,9 +88,12 @@ async def test_refused_and_malformed_credentials_fail_without_printing_them(tmp_
     async with FakeTelegram() as tg:
         tg.fail("getMe", status=401)
         code, out = await doctor(
-            tmp_path, FUZI_CORPUS_DIR=str(corpus_dir),
-            FUZI_LLM_API_KEY=LLM_KEY, FUZI_LLM_BASE_URL=fake_llm.base_url,
-            TELEGRAM_BOT_TOKEN=TG_TOKEN, TELEGRAM_API_BASE_URL=tg.base_url,
+            tmp_path,
+            FUZI_CORPUS_DIR=str(corpus_dir),
+            FUZI_LLM_API_KEY=LLM_KEY,
+            FUZI_LLM_BASE_URL=fake_llm.base_url,
+            TELEGRAM_BOT_TOKEN=TG_TOKEN,
+            TELEGRAM_API_BASE_URL=tg.base_url,
             DISCORD_BOT_TOKEN="not-a-discord-token",
         )
     assert code == 1, out
@@ -89,9 +111,12 @@ async def test_offline_and_unconfigured(tmp_path, corpus_dir):
     (broken / "lunyu.json").write_bytes((corpus_dir / "lunyu.json").read_bytes() + b" ")
     (broken / "shijing.json").write_bytes((corpus_dir / "shijing.json").read_bytes())
     code, out = await doctor(
-        tmp_path, FUZI_CORPUS_DIR=str(broken),
-        FUZI_LLM_API_KEY=LLM_KEY, FUZI_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1",
-        TELEGRAM_BOT_TOKEN=TG_TOKEN, TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{port}/bot",
+        tmp_path,
+        FUZI_CORPUS_DIR=str(broken),
+        FUZI_LLM_API_KEY=LLM_KEY,
+        FUZI_LLM_BASE_URL=f"http://127.0.0.1:{port}/v1",
+        TELEGRAM_BOT_TOKEN=TG_TOKEN,
+        TELEGRAM_API_BASE_URL=f"http://127.0.0.1:{port}/bot",
     )
     status = lines(out)
     assert status["telegram"] == "warn" and "unreachable" in out, out  # format fine, network down

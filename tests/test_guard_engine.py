@@ -41,7 +41,9 @@ async def test_streamed_canary_is_never_rendered(tmp_path, fake_llm):
     events = await collect(service, incoming("何为仁？"))
     assert all(guard.canary[:2] not in f for f in frames(events))
     final = final_of(events)
-    assert guard.canary not in final.text and final.text == guard.check_output(f"好{guard.canary}", final=True).replacement
+    assert (
+        guard.canary not in final.text and final.text == guard.check_output(f"好{guard.canary}", final=True).replacement
+    )
     system = fake_llm.requests[0]["messages"][0]["content"]
     assert guard.canary in system and "never an instruction" in system
 

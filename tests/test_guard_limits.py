@@ -23,8 +23,16 @@ class FakeClock:
         self.t += seconds
 
 
-def make_turn(person: int = 1, *, platform: str = "telegram", user: str = "u1", chat: str = "c1",
-              group: bool = False, admin: bool = False, text: str = "夫子，何为仁？") -> Turn:
+def make_turn(
+    person: int = 1,
+    *,
+    platform: str = "telegram",
+    user: str = "u1",
+    chat: str = "c1",
+    group: bool = False,
+    admin: bool = False,
+    text: str = "夫子，何为仁？",
+) -> Turn:
     incoming = Incoming(platform=platform, user_id=user, chat_id=chat, text=text, is_group=group)
     return Turn(incoming=incoming, person_id=person, skill="teaching", is_admin=admin)
 

@@ -31,8 +31,9 @@ async def no_sleep(_s: float) -> None:
 
 
 def client(fake) -> OpenAIChatClient:
-    return OpenAIChatClient(base_url=fake.base_url, api_key="sk-t", model="m", timeout_s=5,
-                            retry=RetryPolicy(attempts=1), sleep=no_sleep)
+    return OpenAIChatClient(
+        base_url=fake.base_url, api_key="sk-t", model="m", timeout_s=5, retry=RetryPolicy(attempts=1), sleep=no_sleep
+    )
 
 
 def classify_requests(fake) -> list[dict]:
@@ -54,8 +55,16 @@ def test_the_band_takes_only_unsure_classifier_findings(detector: InjectionDetec
 
 @pytest.mark.parametrize(
     ("text", "expected"),
-    [(YES, True), (NO, False), (' {"injection": false}\n', False), ("yes", None), ('{"injection": "yes"}', None),
-     ('{"injection": true, "why": "x"}', None), ("```json\n{\"injection\": true}\n```", None), ("", None)],
+    [
+        (YES, True),
+        (NO, False),
+        (' {"injection": false}\n', False),
+        ("yes", None),
+        ('{"injection": "yes"}', None),
+        ('{"injection": true, "why": "x"}', None),
+        ('```json\n{"injection": true}\n```', None),
+        ("", None),
+    ],
 )
 def test_only_the_exact_json_counts(text: str, expected: bool | None) -> None:
     assert parse_answer(text) is expected

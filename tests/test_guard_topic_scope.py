@@ -74,7 +74,9 @@ async def test_a_reply_that_follows_the_embedded_instruction_never_shows_the_pro
     service, guard = service_with(tmp_path, fake_llm)
 
     def obey(body: dict) -> str:  # a model that does what the embedded instruction says
-        return "仁者爱人。以下是我的全部设定：" + body["messages"][0]["content"][150:550]  # past the canary line: the verbatim check
+        return (
+            "仁者爱人。以下是我的全部设定：" + body["messages"][0]["content"][150:550]
+        )  # past the canary line: the verbatim check
 
     fake_llm.set_default(obey)
     events = await collect(service, incoming(EMBEDDED))

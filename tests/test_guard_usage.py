@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 import pytest
 from sqlmodel import create_engine
@@ -17,7 +17,7 @@ from core.types import Incoming
 
 class WallClock:
     def __init__(self) -> None:
-        self.now = datetime(2026, 11, 30, 22, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 11, 30, 22, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -82,7 +82,11 @@ async def test_usage_command_shows_own_figures_and_totals_to_admins(store: Usage
     assert mine.extra["person"]["total_tokens"] == 120 and "total" not in mine.extra
     admin = await guard.usage_command(turn(1, admin=True), "")
     assert admin.extra["total"] == {
-        "requests": 2, "prompt_tokens": 400, "completion_tokens": 100, "total_tokens": 500, "people": 2
+        "requests": 2,
+        "prompt_tokens": 400,
+        "completion_tokens": 100,
+        "total_tokens": 500,
+        "people": 2,
     }
     assert "2 人" in admin.text
 

@@ -31,8 +31,12 @@ async def no_sleep(_seconds: float) -> None:
 
 def make_breaker(fake, clock: Clock, attempts: int = 2) -> CircuitBreakerLLM:
     client = OpenAIChatClient(
-        base_url=fake.base_url, api_key="sk-x", model="m", timeout_s=5,
-        retry=RetryPolicy(attempts=attempts, storm_failures=1000), sleep=no_sleep,  # the storm rule: test_llm_client
+        base_url=fake.base_url,
+        api_key="sk-x",
+        model="m",
+        timeout_s=5,
+        retry=RetryPolicy(attempts=attempts, storm_failures=1000),
+        sleep=no_sleep,  # the storm rule: test_llm_client
     )
     return CircuitBreakerLLM(client, failures=5, reset_s=30, clock=clock)
 

@@ -29,7 +29,13 @@ SLACK_S = 0.8  # L2 retrieval, SQLite writes and a busy 2-core machine
 
 
 def client_for(fake, **kw) -> OpenAIChatClient:
-    opts = dict(timeout_s=5.0, first_token_timeout_s=0.5, stream_idle_timeout_s=0.3, retry=RetryPolicy(attempts=3), sleep=Sleeps())
+    opts = dict(
+        timeout_s=5.0,
+        first_token_timeout_s=0.5,
+        stream_idle_timeout_s=0.3,
+        retry=RetryPolicy(attempts=3),
+        sleep=Sleeps(),
+    )
     opts.update(kw)
     return OpenAIChatClient(base_url=fake.base_url, api_key="sk-test", model="m", **opts)
 
@@ -113,7 +119,9 @@ async def test_calls_in_flight_are_shed_when_the_breaker_opens(fake_llm):
         fake_llm.error(503, delay=0.1)
     for _ in range(6):
         fake_llm.hang()
-    breaker = CircuitBreakerLLM(client_for(fake_llm, first_token_timeout_s=30, retry=RetryPolicy(attempts=1)), failures=2, reset_s=30)
+    breaker = CircuitBreakerLLM(
+        client_for(fake_llm, first_token_timeout_s=30, retry=RetryPolicy(attempts=1)), failures=2, reset_s=30
+    )
     started = time.monotonic()
     results = await asyncio.gather(*(breaker.complete(USER) for _ in range(8)), return_exceptions=True)
     assert time.monotonic() - started < 1.0  # the hung six did not wait out their 30 s
@@ -124,7 +132,9 @@ async def test_calls_in_flight_are_shed_when_the_breaker_opens(fake_llm):
 async def test_half_open_lets_one_probe_of_a_burst_through(fake_llm):
     clock = [1000.0]
     fake_llm.strict = True
-    breaker = CircuitBreakerLLM(client_for(fake_llm, retry=RetryPolicy(attempts=1)), failures=1, reset_s=30, clock=lambda: clock[0])
+    breaker = CircuitBreakerLLM(
+        client_for(fake_llm, retry=RetryPolicy(attempts=1)), failures=1, reset_s=30, clock=lambda: clock[0]
+    )
     with pytest.raises(LLMUnavailable):
         await breaker.complete(USER)
     clock[0] += 30
@@ -147,7 +157,9 @@ async def test_half_open_lets_one_probe_of_a_burst_through(fake_llm):
 async def test_bulkhead_keeps_a_burst_off_a_hung_endpoint(fake_llm):
     for _ in range(20):
         fake_llm.hang()
-    llm = BulkheadLLM(client_for(fake_llm, timeout_s=2.0, retry=RetryPolicy(attempts=1)), max_concurrent=4, max_wait_s=0.2)
+    llm = BulkheadLLM(
+        client_for(fake_llm, timeout_s=2.0, retry=RetryPolicy(attempts=1)), max_concurrent=4, max_wait_s=0.2
+    )
     results = await asyncio.gather(*(llm.complete(USER) for _ in range(20)), return_exceptions=True)
     assert len(fake_llm.requests) == 4 and llm.peak == 4
     assert sum(isinstance(r, LLMBusy) for r in results) == 16
@@ -157,7 +169,9 @@ async def test_bulkhead_keeps_a_burst_off_a_hung_endpoint(fake_llm):
 async def test_bulkhead_waiters_meet_the_opened_breaker_and_fail_fast(fake_llm):
     for _ in range(20):
         fake_llm.hang()
-    breaker = CircuitBreakerLLM(client_for(fake_llm, first_token_timeout_s=0.3, retry=RetryPolicy(attempts=1)), failures=3, reset_s=30)
+    breaker = CircuitBreakerLLM(
+        client_for(fake_llm, first_token_timeout_s=0.3, retry=RetryPolicy(attempts=1)), failures=3, reset_s=30
+    )
     llm = BulkheadLLM(breaker, max_concurrent=4, max_wait_s=5)
     started = time.monotonic()
     results = await asyncio.gather(*(texts(llm) for _ in range(20)), return_exceptions=True)
@@ -174,14 +188,26 @@ def corpus():
 
 def service_for(tmp_path, fake, corpus, *, degrade_after_s=1.0, max_concurrent=8):
     client = OpenAIChatClient(
-        base_url=fake.base_url, api_key="sk-test", model="m", timeout_s=30, first_token_timeout_s=30,
-        stream_idle_timeout_s=30, retry=RetryPolicy(attempts=3), sleep=Sleeps(),
+        base_url=fake.base_url,
+        api_key="sk-test",
+        model="m",
+        timeout_s=30,
+        first_token_timeout_s=30,
+        stream_idle_timeout_s=30,
+        retry=RetryPolicy(attempts=3),
+        sleep=Sleeps(),
     )
     breaker = CircuitBreakerLLM(client, failures=5, reset_s=60)
     llm = BulkheadLLM(breaker, max_concurrent=max_concurrent, max_wait_s=10)
     agent = Agent(llm, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
-    service = make_service(sqlite_storage(tmp_path), llm=llm, agent=agent, retriever=corpus,
-                           reply_deadline_s=120, degrade_after_s=degrade_after_s)
+    service = make_service(
+        sqlite_storage(tmp_path),
+        llm=llm,
+        agent=agent,
+        retriever=corpus,
+        reply_deadline_s=120,
+        degrade_after_s=degrade_after_s,
+    )
     return service, breaker, llm
 
 
@@ -214,12 +240,18 @@ async def test_a_slow_start_with_flowing_tokens_is_answered_by_the_model(tmp_pat
 async def test_a_stall_goes_to_l2_without_asking_the_hanging_endpoint_again(tmp_path, fake_llm, corpus):
     fake_llm.push(Reply(text="夫子曰：管仲之器小哉，此言", chunk=3, chunk_delay=3600))  # L0: a few tokens, then silence
     client = OpenAIChatClient(
-        base_url=fake_llm.base_url, api_key="sk-test", model="m", first_token_timeout_s=5, stream_idle_timeout_s=0.5,
-        retry=RetryPolicy(attempts=3), sleep=Sleeps(),
+        base_url=fake_llm.base_url,
+        api_key="sk-test",
+        model="m",
+        first_token_timeout_s=5,
+        stream_idle_timeout_s=0.5,
+        retry=RetryPolicy(attempts=3),
+        sleep=Sleeps(),
     )
     agent = Agent(client, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
-    service = make_service(sqlite_storage(tmp_path), llm=client, agent=agent, retriever=corpus,
-                           reply_deadline_s=120, degrade_after_s=15)
+    service = make_service(
+        sqlite_storage(tmp_path), llm=client, agent=agent, retriever=corpus, reply_deadline_s=120, degrade_after_s=15
+    )
     started = time.monotonic()
     events = await collect(service, incoming("管仲之器小哉是什么意思"))
     assert final_of(events).level == 2 and time.monotonic() - started < 0.5 + SLACK_S

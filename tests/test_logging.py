@@ -13,8 +13,8 @@ from bot.logging import configure_logging, reset_logging
 from core.logging import bind_trace, current_trace_id
 from core.types import Incoming
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.test_service_ladder import corpus, engine  # noqa: F401  (fixtures)
 from tests.helpers_engine import collect, final_of, incoming
+from tests.test_service_ladder import corpus, engine  # noqa: F401  (fixtures)
 
 
 @pytest.fixture
@@ -40,7 +40,11 @@ def test_production_writes_json_lines_with_bound_ids(log_stream):
     first, library, outside = lines(log_stream)
     assert first["event"] == "hello" and first["level"] == "info" and first["logger"] == "core.test"
     assert (first["trace_id"], first["platform"], first["chat"], first["user"]) == (
-        message.trace_id, "telegram", "telegram:-100", "telegram:42")
+        message.trace_id,
+        "telegram",
+        "telegram:-100",
+        "telegram:42",
+    )
     assert first["timestamp"].endswith("Z")
     assert library["event"] == "library line with args" and library["trace_id"] == message.trace_id
     assert "trace_id" not in outside and current_trace_id() == ""
@@ -84,7 +88,9 @@ async def test_every_line_of_one_message_carries_its_trace_id(log_stream, engine
     records = [r for r in lines(log_stream) if not r["logger"].startswith(("aiohttp", "asyncio"))]
     events = {r["event"] for r in records}
     assert {"llm_call", "fallback", "reply"} <= events
-    assert all(r.get("trace_id") == message.trace_id for r in records), [r for r in records if r.get("trace_id") != message.trace_id]
+    assert all(r.get("trace_id") == message.trace_id for r in records), [
+        r for r in records if r.get("trace_id") != message.trace_id
+    ]
     reply = next(r for r in records if r["event"] == "reply")
     assert reply["fallback_level"] == final.level == 1
     assert "sk-very-secret-key" not in log_stream.getvalue()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import json
 
-from core.memory import register_memory
 from sqlmodel import Session, select
 
+from core.memory import register_memory
 from core.memory.facts import FactStore
 from core.memory.models import Fact
 from core.storage import create_engine_and_tables

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from pathlib import Path
 
 import numpy as np
@@ -54,7 +54,7 @@ class Clock:
     """A controllable UTC clock."""
 
     def __init__(self) -> None:
-        self.now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=timezone.utc)
+        self.now = datetime(2026, 11, 30, 12, 0, 0, tzinfo=UTC)
 
     def __call__(self) -> datetime:
         return self.now
@@ -85,7 +85,7 @@ class LLMScript:
 
 
 def kind(body: dict) -> str:
-    """"summary", "profile" or "chat" for a recorded request body."""
+    """ "summary", "profile" or "chat" for a recorded request body."""
     system = body["messages"][0]["content"]
     if SUMMARY_MARK in system:
         return "summary"
@@ -123,8 +123,13 @@ class MiniEngine:
         """One full exchange; returns (messages built for the model, reply text)."""
         turn = await self.turn(inc)
         await self.storage.messages.add(
-            inc.chat_key, "user", inc.text, person_id=turn.person_id, account=inc.account,
-            speaker=inc.user_name, trace_id=inc.trace_id,
+            inc.chat_key,
+            "user",
+            inc.text,
+            person_id=turn.person_id,
+            account=inc.account,
+            speaker=inc.user_name,
+            trace_id=inc.trace_id,
         )
         messages = await self.memory.context.build(turn, SYSTEM)
         reply = (await self.llm.complete(messages)).text

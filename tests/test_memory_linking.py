@@ -75,7 +75,7 @@ async def test_code_guessing_is_rate_limited(make_engine, script, fake_llm):
     tg, attacker = dm("t1", **TG), dm("x", **DC)
     code = (await eng.command(tg, "link")).extra["code"]
     wrong = f"{(int(code) + 1) % 1_000_000:06d}"
-    for n in range(5):
+    for _n in range(5):
         result = await eng.command(attacker, "link", wrong)
         assert result.extra["status"] == "invalid"
     assert "还可再试 0 次" in result.text

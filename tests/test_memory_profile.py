@@ -33,7 +33,7 @@ async def test_profile_is_extracted_merged_and_injected_as_inferred(make_engine,
     messages, _ = await eng.say(dm("a", "今天讲什么"))
     system = messages[0]["content"]
     assert system.startswith(SYSTEM)
-    block = system[system.index("[推断的用户画像]"):]
+    block = system[system.index("[推断的用户画像]") :]
     assert "可信度低" in block and "<profile>" in block
     assert "称呼: 夫子" in block and "水平: intermediate" in block and "兴趣: 礼、诗经" in block
     assert "hunter2" not in system
@@ -68,7 +68,8 @@ async def test_after_reply_does_not_wait_for_the_extraction(make_engine, script,
 
 def test_parse_and_merge_rules():
     assert parse_profile('```json\n{"level": "Advanced", "interests": ["仁", 3, ""]}\n```') == {
-        "level": "advanced", "interests": ["仁"],
+        "level": "advanced",
+        "interests": ["仁"],
     }
     assert parse_profile('{"level": "expert", "addressing": null}') == {}
     assert parse_profile("no json here") is None

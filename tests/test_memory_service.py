@@ -36,8 +36,13 @@ class Script:
 
 def msg(platform: str, user: str, text: str, *, chat: str | None = None, group: bool = False, command=None):
     return Incoming(
-        platform=platform, user_id=user, chat_id=chat or f"dm-{user}", text=text, user_name=user,
-        is_group=group, command=command,
+        platform=platform,
+        user_id=user,
+        chat_id=chat or f"dm-{user}",
+        text=text,
+        user_name=user,
+        is_group=group,
+        command=command,
     )
 
 

@@ -23,7 +23,10 @@ def _compared_reasons(path: Path) -> set[str]:
         if not isinstance(node, ast.Compare):
             continue
         sides = [node.left, *node.comparators]
-        if not any(isinstance(s, ast.Attribute) and s.attr == "reason" or isinstance(s, ast.Name) and s.id == "reason" for s in sides):
+        if not any(
+            isinstance(s, ast.Attribute) and s.attr == "reason" or isinstance(s, ast.Name) and s.id == "reason"
+            for s in sides
+        ):
             continue
         for side in sides:
             for const in ast.walk(side):

@@ -18,7 +18,9 @@ async def send_all(limiter: PriorityRateLimiter, n: int, sent: list[float]) -> N
         sent.append(time.monotonic())
         return True
 
-    await asyncio.gather(*(limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": i}, None) for i in range(n)))
+    await asyncio.gather(
+        *(limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": i}, None) for i in range(n))
+    )
 
 
 def busiest_second(times: list[float]) -> int:

@@ -22,7 +22,9 @@ def test_plain_lines_when_not_a_terminal():
             step(done, 100)
     lines = out.getvalue().splitlines()
     assert lines[0] == "fetching the corpus …" and lines[1] == "building the index …"
-    assert lines[2].startswith("building the index: 10/100 passages") and lines[-1].startswith("building the index: 100/100")
+    assert lines[2].startswith("building the index: 10/100 passages") and lines[-1].startswith(
+        "building the index: 100/100"
+    )
     assert len(lines) <= 13 and "\x1b[" not in out.getvalue()  # about one line per tenth, no escapes
 
 

@@ -24,11 +24,14 @@ class Scripted:
 
 
 @pytest.mark.parametrize("interactive", [False, True])
-@pytest.mark.parametrize("events", [
-    (FinalReply(HOSTILE, (), 0, "t1"),),
-    (TextDelta(HOSTILE[:9]), TextDelta(HOSTILE[9:]), FinalReply(HOSTILE, (), 0, "t1")),
-    (Notice(HOSTILE, "command", "t1"),),
-])
+@pytest.mark.parametrize(
+    "events",
+    [
+        (FinalReply(HOSTILE, (), 0, "t1"),),
+        (TextDelta(HOSTILE[:9]), TextDelta(HOSTILE[9:]), FinalReply(HOSTILE, (), 0, "t1")),
+        (Notice(HOSTILE, "command", "t1"),),
+    ],
+)
 async def test_control_sequences_are_not_written_to_the_terminal(events, interactive):
     out = io.StringIO()
     adapter = ConsoleAdapter(Scripted(*events), ConsoleIdentity("u1", "dm-u1"), out, interactive=interactive)

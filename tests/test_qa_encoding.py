@@ -10,8 +10,8 @@ from pathlib import Path
 
 from core.events import FinalReply
 from core.types import Incoming
-from tests.helpers_engine import CorpusRetriever, collect, final_of, make_service, sqlite_storage
 from tests.helpers_corpus import corpus_dir
+from tests.helpers_engine import CorpusRetriever, collect, final_of, make_service, sqlite_storage
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +19,9 @@ ROOT = Path(__file__).resolve().parents[1]
 async def test_nul_and_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage, retriever=CorpusRetriever())
-    message = Incoming(platform="console", user_id="alice", chat_id="c1", text="巧言令色\udcff\x00", user_name="al\ud800ice")
+    message = Incoming(
+        platform="console", user_id="alice", chat_id="c1", text="巧言令色\udcff\x00", user_name="al\ud800ice"
+    )
     events = await collect(service, message)
     assert isinstance(events[-1], FinalReply), events  # answered, not "something went wrong"
     assert "巧言令色，鲜矣仁" in final_of(events).text
@@ -32,12 +34,26 @@ async def test_piped_chat_survives_invalid_utf8_on_a_strict_stdin(tmp_path):
     home = tmp_path / "home"
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env.update(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(home), FUZI_CORPUS_DIR=str(corpus_dir()), FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", PYTHONIOENCODING="utf-8:strict",
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(home),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        PYTHONIOENCODING="utf-8:strict",
     )
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "chat", "--user", "u1", cwd=tmp_path, env=env,
-        stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "chat",
+        "--user",
+        "u1",
+        cwd=tmp_path,
+        env=env,
+        stdin=asyncio.subprocess.PIPE,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     data = "巧言令色".encode() + b"\xff\xfe\n" + "关关雎鸠\n".encode()
     out, err = await asyncio.wait_for(proc.communicate(data), timeout=100)
@@ -45,5 +61,7 @@ async def test_piped_chat_survives_invalid_utf8_on_a_strict_stdin(tmp_path):
     text = out.decode()
     assert "巧言令色，鲜矣仁" in text and "《诗经·国风·周南·关雎》" in text  # both lines answered
     assert "trace" not in text  # no error notice
-    rows = sqlite3.connect(home / "fuzi.sqlite3").execute("select text, status from message where role='user'").fetchall()
+    rows = (
+        sqlite3.connect(home / "fuzi.sqlite3").execute("select text, status from message where role='user'").fetchall()
+    )
     assert rows == [("巧言令色\ufffd\ufffd", "ok"), ("关关雎鸠", "ok")]

@@ -19,13 +19,16 @@ def log_stream():
     reset_logging()
 
 
-@pytest.mark.parametrize("text, command, why", [
-    ("", None, "empty"),
-    ("  \t ", None, "empty"),
-    ("仁义" * 30, None, "too_long"),
-    ("\u200b\u200b", None, "empty"),  # the guard cleans it to nothing
-    ("秘密参数", "frobnicate", "unknown_command"),
-])
+@pytest.mark.parametrize(
+    "text, command, why",
+    [
+        ("", None, "empty"),
+        ("  \t ", None, "empty"),
+        ("仁义" * 30, None, "too_long"),
+        ("\u200b\u200b", None, "empty"),  # the guard cleans it to nothing
+        ("秘密参数", "frobnicate", "unknown_command"),
+    ],
+)
 async def test_turned_away_input_is_logged_with_its_trace_id(tmp_path, log_stream, text, command, why):
     service = make_service(sqlite_storage(tmp_path), router=CommandRouter(), max_input_chars=50)
     configure_logging("production", "DEBUG", stream=log_stream)

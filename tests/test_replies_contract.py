@@ -106,8 +106,13 @@ asyncio.run(main())
 
 async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix):
     url, prefix = redis_prefix
-    holder = subprocess.Popen([sys.executable, "-c", _HOLDER, url, prefix], cwd=ROOT, stdout=subprocess.PIPE,
-                              text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
+    holder = subprocess.Popen(
+        [sys.executable, "-c", _HOLDER, url, prefix],
+        cwd=ROOT,
+        stdout=subprocess.PIPE,
+        text=True,
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+    )
     other = RedisRunningReplies(url, prefix=prefix, lease_s=1.0)
     try:
         assert await asyncio.to_thread(holder.stdout.readline) == "held\n"

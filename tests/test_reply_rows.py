@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 
 from core.storage.replies import Interrupted
 from tests.fakes.openai_server import fake_llm  # noqa: F401
@@ -14,7 +14,7 @@ async def test_row_exists_while_the_reply_runs_and_is_finished_in_place(tmp_path
     service = make_service(storage)  # no LLM: an L2 answer
     message = incoming("管仲之器小哉")
     seen = []
-    async for event in service.handle(message):
+    async for _event in service.handle(message):
         if not seen:
             rows = await storage.messages.recent("console:c1", 5)
             seen = [(r.role, r.status) for r in rows]
@@ -44,7 +44,7 @@ async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_onc
     await storage.replies.shown_in("t1", "telegram:7:1001")
     await storage.messages.add("discord:9", "user", "问", status="ok", trace_id="t2")
     await storage.replies.start("discord:9", "t2")
-    future = datetime.now(timezone.utc) - timedelta(minutes=5)
+    future = datetime.now(UTC) - timedelta(minutes=5)
     assert await storage.replies.close_interrupted(future) == []  # too young: another process may own them
     await service.close_interrupted()
     assert service.take_interrupted("telegram") == ["telegram:7:1001"]

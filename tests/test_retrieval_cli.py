@@ -56,8 +56,8 @@ def test_index_search_eval(env, capsys):
 
 def test_model_change_is_refused_until_rebuild(env, capsys, monkeypatch):
     assert run(capsys, "index")[0] == 0
-    from core.retrieval.embedder import HashingEmbedder
     import bot.retrieval_factory as factory
+    from core.retrieval.embedder import HashingEmbedder
 
     monkeypatch.setattr(factory, "HashingEmbedder", lambda **kw: HashingEmbedder(dim=64, **kw))
     code, _, err = run(capsys, "search", "管仲")
@@ -135,4 +135,7 @@ def test_bench_reports_every_stage(env, capsys):
         assert {"embed", "vector", "keyword", "fusion", "total"} <= set(stages) and stages["total"]["n"] == 2
         assert report[part]["stages"]["short (<= 20 chars)"]["total"]["n"] == 2
         assert report[part]["peak_rss_mb"] > 0 and report[part]["process_ready_s"] > 0
-        assert report[part]["start_warm_s (snapshot)"] >= 0 and report[part]["process_peak_rss_mb (ready + 50 searches)"] > 0
+        assert (
+            report[part]["start_warm_s (snapshot)"] >= 0
+            and report[part]["process_peak_rss_mb (ready + 50 searches)"] > 0
+        )

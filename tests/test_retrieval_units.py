@@ -7,9 +7,9 @@ import math
 import pytest
 
 from core.retrieval.documents import CorpusError, is_passage_id, load_corpus, sort_key
-from core.retrieval.fusion import score_fusion, promote, quote_key, rrf, squash
+from core.retrieval.fusion import promote, quote_key, rrf, score_fusion, squash
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, tokenize
-from core.retrieval.metrics import ndcg_at, percentile, recall_at, reciprocal_rank, summarise, EvalQuery
+from core.retrieval.metrics import EvalQuery, ndcg_at, percentile, recall_at, reciprocal_rank, summarise
 from tests.fakes.retrieval_fixtures import corpus_dir, passage
 
 
@@ -43,11 +43,15 @@ def test_tokens_include_single_cjk_characters_and_lowercased_latin_words():
     assert {"巧", "言", "令", "色", "鲜", "矣", "仁"} <= set(tokens)
     assert {"confucius", "said", "ren"} <= set(tokens) and "Confucius" not in tokens
     assert "，" not in tokens and "！" not in tokens
-    assert {"巧言", "言令", "令色", "鲜矣", "矣仁"} <= set(tokens) and "色鲜" not in tokens  # bigrams stop at punctuation
+    assert {"巧言", "言令", "令色", "鲜矣", "矣仁"} <= set(
+        tokens
+    ) and "色鲜" not in tokens  # bigrams stop at punctuation
 
 
 def test_zero_score_documents_are_not_ranked():
-    index = KeywordIndex([passage("lunyu:1.1", "学而时习之"), passage("lunyu:1.2", "巧言令色"), passage("lunyu:1.3", "关关雎鸠")])
+    index = KeywordIndex(
+        [passage("lunyu:1.1", "学而时习之"), passage("lunyu:1.2", "巧言令色"), passage("lunyu:1.3", "关关雎鸠")]
+    )
     hits = index.search("巧笑", limit=10)
     assert [doc for doc, _ in hits] == ["lunyu:1.2"] and hits[0][1] > 0
     assert index.search("filial piety", limit=10) == []
@@ -78,7 +82,10 @@ def test_rrf_arithmetic():
 
 
 def test_score_fusion_normalises_each_route():
-    scored = {"vector": [("a:1", 0.9), ("b:1", 0.8), ("c:1", 0.5)], "keyword": [("c:1", 40.0), ("b:1", 30.0), ("d:1", 10.0)]}
+    scored = {
+        "vector": [("a:1", 0.9), ("b:1", 0.8), ("c:1", 0.5)],
+        "keyword": [("c:1", 40.0), ("b:1", 30.0), ("d:1", 10.0)],
+    }
     fused = score_fusion(scored, {})
     scores = {f.id: f.score for f in fused}
     assert scores["b:1"] == pytest.approx(0.75 + 2 / 3) and scores["a:1"] == pytest.approx(1.0)
@@ -103,11 +110,17 @@ def test_ties_are_deterministic_in_corpus_order():
 
 def test_verbatim_quote_detection_and_promotion():
     assert squash("巧言令色，鲜矣仁！") == "巧言令色鲜矣仁"
-    assert quote_key("巧言 令色") == "巧言令色" and quote_key("仁") is None and quote_key("what is ren 仁义礼智") is None
-    index = VerbatimIndex([passage("lunyu:1.3", "子曰：“巧言令色，鲜矣仁！”"), passage("lunyu:5.25", "巧言、令色、足恭")])
+    assert (
+        quote_key("巧言 令色") == "巧言令色" and quote_key("仁") is None and quote_key("what is ren 仁义礼智") is None
+    )
+    index = VerbatimIndex(
+        [passage("lunyu:1.3", "子曰：“巧言令色，鲜矣仁！”"), passage("lunyu:5.25", "巧言、令色、足恭")]
+    )
     assert index.containing("巧言令色") == ["lunyu:1.3", "lunyu:5.25"]
     assert index.containing("鲜矣仁") == ["lunyu:1.3"]
-    shijing = VerbatimIndex([passage("shijing:81", "遵大路兮，掺执子之手兮。"), passage("shijing:31", "执子之手，与子偕老。")])
+    shijing = VerbatimIndex(
+        [passage("shijing:81", "遵大路兮，掺执子之手兮。"), passage("shijing:31", "执子之手，与子偕老。")]
+    )
     found = shijing.containing("执子之手")
     assert found == ["shijing:81", "shijing:31"] and shijing.aligned("执子之手", found) == {"shijing:31"}
     fused = rrf({"vector": ["shijing:81", "shijing:31"]}, {})
@@ -126,7 +139,9 @@ def test_metric_arithmetic_on_a_toy_set():
     assert reciprocal_rank(ranked, ["c", "e"]) == pytest.approx(1 / 3) and reciprocal_rank(ranked, ["z"]) == 0
     assert ndcg_at(ranked, ["a"], 5) == 1
     assert ndcg_at(ranked, ["b"], 5) == pytest.approx(1 / math.log2(3))
-    assert ndcg_at(ranked, ["b", "d"], 5) == pytest.approx((1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3)))
+    assert ndcg_at(ranked, ["b", "d"], 5) == pytest.approx(
+        (1 / math.log2(3) + 1 / math.log2(5)) / (1 + 1 / math.log2(3))
+    )
     rows = [
         (EvalQuery("q1", ("a",)), ["a", "b"], 10.0),
         (EvalQuery("q2", ("z",)), ["a", "z"], 30.0),

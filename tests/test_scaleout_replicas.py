@@ -59,9 +59,15 @@ async def replicas(postgres_url, redis_prefix, corpus_retriever):
             stack.push_async_callback(running.aclose)
             memory = build_memory(engine, None, HashingEmbedder(), MemoryConfig(profile_enabled=False))
             router = CommandRouter()
-            service = compose_service(storage=Storage(engine), skills=SkillRegistry(), router=router,
-                                      context=memory.context, guard=FuziGuard(limiter), retriever=corpus_retriever,
-                                      running=running)
+            service = compose_service(
+                storage=Storage(engine),
+                skills=SkillRegistry(),
+                router=router,
+                context=memory.context,
+                guard=FuziGuard(limiter),
+                retriever=corpus_retriever,
+                running=running,
+            )
             register_memory(memory, router=router)
             stack.push_async_callback(memory.aclose)
             stack.push_async_callback(service.aclose)

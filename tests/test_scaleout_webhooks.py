@@ -15,7 +15,6 @@ from pathlib import Path
 import aiohttp
 import pytest
 import pytest_asyncio
-
 from sqlalchemy import create_engine, text
 
 from tests.fakes.openai_server import fake_llm  # noqa: F401
@@ -44,8 +43,13 @@ class Replica:
         self.port, self.health = free_port(), free_port()
         env = env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_METRICS_PORT": str(self.health)}
         self.log = open(log, "w")  # noqa: SIM115
-        self.proc = subprocess.Popen([sys.executable, "-m", "bot", "run", "telegram"], cwd=env["FUZI_HOME"], env=env,
-                                     stdout=self.log, stderr=subprocess.STDOUT)
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "run", "telegram"],
+            cwd=env["FUZI_HOME"],
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
 
     async def ready(self, session: aiohttp.ClientSession, timeout: float = 120) -> None:
         deadline = time.monotonic() + timeout
@@ -62,8 +66,9 @@ class Replica:
         raise AssertionError("replica not ready: " + Path(self.log.name).read_text()[-3000:])
 
     async def deliver(self, session: aiohttp.ClientSession, update: dict) -> None:
-        async with session.post(f"http://127.0.0.1:{self.port}/telegram", json=update,
-                                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}) as r:
+        async with session.post(
+            f"http://127.0.0.1:{self.port}/telegram", json=update, headers={"X-Telegram-Bot-Api-Secret-Token": SECRET}
+        ) as r:
             assert r.status == 200, await r.text()
 
     def stop(self) -> None:
@@ -77,22 +82,38 @@ class Replica:
 
 
 @pytest.mark.timeout(400)
-async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path, tg, fake_llm, postgres_url, redis_prefix):
+async def test_two_webhook_replicas_share_memory_limits_and_update_ids(
+    tmp_path, tg, fake_llm, postgres_url, redis_prefix
+):
     redis_url, prefix = redis_prefix
     home = tmp_path / "home"
     home.mkdir()
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env |= dict(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(home), FUZI_CORPUS_DIR=str(CORPUS), FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", FUZI_DATABASE_URL=postgres_url,
-        FUZI_REDIS_URL=redis_url, FUZI_REDIS_PREFIX=prefix, TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url,
-        TELEGRAM_MODE="webhook", TELEGRAM_WEBHOOK_URL="https://bot.example.invalid/telegram",
-        TELEGRAM_WEBHOOK_LISTEN="127.0.0.1", TELEGRAM_WEBHOOK_SECRET=SECRET, TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.1",
-        FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test", FUZI_REDIS_REPLY_LEASE_S="2",
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(home),
+        FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        FUZI_DATABASE_URL=postgres_url,
+        FUZI_REDIS_URL=redis_url,
+        FUZI_REDIS_PREFIX=prefix,
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_API_BASE_URL=tg.base_url,
+        TELEGRAM_MODE="webhook",
+        TELEGRAM_WEBHOOK_URL="https://bot.example.invalid/telegram",
+        TELEGRAM_WEBHOOK_LISTEN="127.0.0.1",
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.1",
+        FUZI_LLM_BASE_URL=fake_llm.base_url,
+        FUZI_LLM_API_KEY="sk-test",
+        FUZI_REDIS_REPLY_LEASE_S="2",
     )
     fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
-    release = subprocess.run([sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, text=True,
-                             timeout=300)  # the release step: both replicas open this index
+    release = subprocess.run(
+        [sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, text=True, timeout=300
+    )  # the release step: both replicas open this index
     assert release.returncode == 0, release.stderr[-3000:]
     replicas = [Replica(env, tmp_path / f"replica{i}.log") for i in range(2)]
     try:
@@ -115,7 +136,9 @@ async def test_two_webhook_replicas_share_memory_limits_and_update_ids(tmp_path,
                 await replica.deliver(session, tg.private_text(chat, text))
 
                 def found() -> str | None:
-                    return next((m.text for m in tg.messages_in(chat)[before:] if any(n in m.text for n in needles)), None)
+                    return next(
+                        (m.text for m in tg.messages_in(chat)[before:] if any(n in m.text for n in needles)), None
+                    )
 
                 await tg.wait_for(found, timeout=30)
                 return found()

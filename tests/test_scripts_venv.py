@@ -15,7 +15,11 @@ def test_a_failed_install_prints_the_pip_log_and_fails(tmp_path):
     (tmp_path / "pyproject.toml").write_text('[project\nname = "broken"\n')  # not TOML: pip stops before any download
     proc = subprocess.run(
         ["bash", "-c", 'source scripts/_venv.sh && ensure_venv ""'],
-        cwd=tmp_path, capture_output=True, text=True, timeout=180, check=False,
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=180,
+        check=False,
     )
     assert proc.returncode != 0
     assert proc.stdout == ""

@@ -25,7 +25,14 @@ from core.tools.client import ToolClient
 from core.tools.server import ToolContext
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.helpers_engine import (
-    CorpusRetriever, OpenGuard, collect, final_of, incoming, make_service, sqlite_storage, streamed_text,
+    CorpusRetriever,
+    OpenGuard,
+    collect,
+    final_of,
+    incoming,
+    make_service,
+    sqlite_storage,
+    streamed_text,
 )
 from tests.test_service_ladder import Sleeps, classics_server
 
@@ -43,8 +50,12 @@ def engine(tmp_path, fake_llm, corpus):
 
     def build(deadline_s: float, **kw):
         client = OpenAIChatClient(
-            base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=30,
-            retry=RetryPolicy(attempts=3), sleep=Sleeps(),
+            base_url=fake_llm.base_url,
+            api_key="sk-test",
+            model="fake-model",
+            timeout_s=30,
+            retry=RetryPolicy(attempts=3),
+            sleep=Sleeps(),
         )
         llm = CircuitBreakerLLM(client, failures=5, reset_s=60)
         agent = Agent(llm, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
@@ -84,7 +95,9 @@ async def test_hung_endpoint_answers_from_l2_by_the_deadline(engine, fake_llm):
 async def test_l1_gets_only_the_time_l0_left(engine, fake_llm):
     service, _ = engine(1.0)  # L2 reserve: a quarter, so the LLM levels end at 0.75 s
     fake_llm.error(503, delay=0.4)  # 503 after 0.4 s; no retry fits in the 0.35 s left to L0 and L1
-    fake_llm.push(Reply(text="夫子曰：君子不器，此言器物各有所用", chunk=3, chunk_delay=5.0))  # L1: one chunk, then stalls
+    fake_llm.push(
+        Reply(text="夫子曰：君子不器，此言器物各有所用", chunk=3, chunk_delay=5.0)
+    )  # L1: one chunk, then stalls
     with structlog.testing.capture_logs() as logs:
         events, elapsed = await timed(service, incoming("君子不器"))
     final = final_of(events)
@@ -131,8 +144,9 @@ async def test_a_request_past_its_deadline_goes_straight_to_l2(fake_llm, corpus)
 
 async def test_a_regeneration_shares_the_first_attempts_deadline(fake_llm, corpus):
     """The output guard's second attempt does not get a fresh deadline."""
-    client = OpenAIChatClient(base_url=fake_llm.base_url, api_key="k", model="m", timeout_s=30,
-                              retry=RetryPolicy(attempts=1), sleep=Sleeps())
+    client = OpenAIChatClient(
+        base_url=fake_llm.base_url, api_key="k", model="m", timeout_s=30, retry=RetryPolicy(attempts=1), sleep=Sleeps()
+    )
     ladder = FallbackLadder(agent=None, llm=client, retriever=corpus, deadline_s=0.6)
     fake_llm.hang()
     fake_llm.hang()

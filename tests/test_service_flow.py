@@ -11,7 +11,14 @@ from core.llm.client import OpenAIChatClient
 from core.texts import say
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import (
-    CANARY, OpenGuard, WindowContext, collect, final_of, incoming, make_service, sqlite_storage,
+    CANARY,
+    OpenGuard,
+    WindowContext,
+    collect,
+    final_of,
+    incoming,
+    make_service,
+    sqlite_storage,
 )
 
 LONG = "子曰：学而时习之，不亦说乎？有朋自远方来，不亦乐乎？人不知而不愠，不亦君子乎？" * 3

@@ -18,7 +18,14 @@ from core.tools.client import ToolClient
 from core.tools.server import ToolContext, ToolServer
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import (
-    CorpusRetriever, collect, final_of, incoming, make_service, notices, sqlite_storage, streamed_text,
+    CorpusRetriever,
+    collect,
+    final_of,
+    incoming,
+    make_service,
+    notices,
+    sqlite_storage,
+    streamed_text,
 )
 
 
@@ -59,8 +66,12 @@ def engine(tmp_path, fake_llm, corpus):
 
     def build(*, failures: int = 5, attempts: int = 1, api_key: str = "sk-test", storage=None, **kw):
         client = OpenAIChatClient(
-            base_url=fake_llm.base_url, api_key=api_key, model="fake-model", timeout_s=5,
-            retry=RetryPolicy(attempts=attempts), sleep=Sleeps(),
+            base_url=fake_llm.base_url,
+            api_key=api_key,
+            model="fake-model",
+            timeout_s=5,
+            retry=RetryPolicy(attempts=attempts),
+            sleep=Sleeps(),
         )
         llm = CircuitBreakerLLM(client, failures=failures, reset_s=60)
         agent = Agent(llm, ToolClient([classics_server(corpus), web_stub_server()]), max_rounds=3, reply_timeout_s=20)

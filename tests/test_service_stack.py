@@ -9,6 +9,7 @@ import asyncio
 
 import pytest
 
+from bot.wiring import compose_service
 from core.agent import Agent
 from core.commands import CommandRouter
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota
@@ -21,7 +22,6 @@ from core.retrieval.embedder import HashingEmbedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
-from bot.wiring import compose_service
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
 from core.tools.classics import classics_server
@@ -47,16 +47,26 @@ async def no_sleep(_seconds: float) -> None:
 @pytest.fixture
 async def stack(tmp_path, fake_llm, retriever):
     client = OpenAIChatClient(
-        base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5,
-        retry=RetryPolicy(attempts=2), sleep=no_sleep,
+        base_url=fake_llm.base_url,
+        api_key="sk-test",
+        model="fake-model",
+        timeout_s=5,
+        retry=RetryPolicy(attempts=2),
+        sleep=no_sleep,
     )
     llm = CircuitBreakerLLM(client, failures=2, reset_s=60)
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'fuzi.sqlite3'}")
     memory = build_memory(engine, llm, HashingEmbedder(), MemoryConfig(profile_enabled=False))
     router, tools = CommandRouter(), ToolClient([classics_server(retriever)])
     service = compose_service(
-        storage=Storage(engine), skills=SkillRegistry(), router=router, context=memory.context,
-        guard=FuziGuard(InMemoryRateLimiter(Quota())), agent=Agent(llm, tools), llm=llm, retriever=retriever,
+        storage=Storage(engine),
+        skills=SkillRegistry(),
+        router=router,
+        context=memory.context,
+        guard=FuziGuard(InMemoryRateLimiter(Quota())),
+        agent=Agent(llm, tools),
+        llm=llm,
+        retriever=retriever,
     )
     register_memory(memory, router=router, tool_client=tools)
     yield service

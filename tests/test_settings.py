@@ -72,6 +72,10 @@ def test_a_deprecated_setting_does_not_stop_the_cli(tmp_path):
     env = {**os.environ, "FUZI_GUARD_MAX_IN_FLIGHT": "3", "FUZI_HOME": str(tmp_path)}
     result = subprocess.run(
         [sys.executable, "-m", "bot", "search", "学而", "--mode", "keyword", "--json"],
-        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=120,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=tmp_path,
+        timeout=120,
     )
     assert "warning: FUZI_GUARD_MAX_IN_FLIGHT is deprecated and ignored" in result.stderr

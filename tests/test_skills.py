@@ -42,8 +42,15 @@ def test_registry_lookup_and_default():
 
 @pytest.mark.parametrize(
     "text,lang",
-    [("仁是什么？", "zh"), ("What does 仁 mean?", "en"), ("How should I treat my parents?", "en"), ("", "zh"),
-     ("学而时习之 什么意思", "zh"), ("What is 学而时习之 about?", "en"), ("请解释 the golden rule 的意思", "zh")],
+    [
+        ("仁是什么？", "zh"),
+        ("What does 仁 mean?", "en"),
+        ("How should I treat my parents?", "en"),
+        ("", "zh"),
+        ("学而时习之 什么意思", "zh"),
+        ("What is 学而时习之 about?", "en"),
+        ("请解释 the golden rule 的意思", "zh"),
+    ],
 )
 def test_reply_language(text, lang):
     assert reply_language(text) == lang

@@ -44,13 +44,27 @@ def free_port() -> int:
 async def start_bot(tmp_path: Path, tg: FakeTelegram, **extra: str) -> asyncio.subprocess.Process:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env.update(
-        PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(CORPUS),
-        FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1",
-        TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url, TELEGRAM_POLL_TIMEOUT_S="1", **extra,
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(tmp_path / "home"),
+        FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        TELEGRAM_BOT_TOKEN=TOKEN,
+        TELEGRAM_API_BASE_URL=tg.base_url,
+        TELEGRAM_POLL_TIMEOUT_S="1",
+        **extra,
     )
     return await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "run", "telegram", cwd=tmp_path, env=env,
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "run",
+        "telegram",
+        cwd=tmp_path,
+        env=env,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
 
 

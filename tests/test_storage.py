@@ -51,7 +51,10 @@ async def test_linking_moves_an_account_to_another_person(tmp_path):
     dc = await storage.identities.resolve("discord", "9", "Zigong")
     assert await storage.identities.set_person("discord", "9", tg) is True
     assert await storage.identities.resolve("discord", "9") == tg
-    assert {(a.platform, a.platform_user_id) for a in await storage.identities.accounts(tg)} == {("telegram", "1"), ("discord", "9")}
+    assert {(a.platform, a.platform_user_id) for a in await storage.identities.accounts(tg)} == {
+        ("telegram", "1"),
+        ("discord", "9"),
+    }
     assert await storage.identities.set_person("discord", "unknown", dc) is False
 
 
@@ -72,8 +75,15 @@ async def test_recent_window_filters_and_keeps_order(tmp_path):
     storage = sqlite_storage(tmp_path)
     ids = []
     for i in range(6):
-        ids.append(await storage.messages.add("console:c", "user" if i % 2 == 0 else "assistant", f"m{i}",
-                                              status="busy" if i == 4 else "ok", level=None if i % 2 == 0 else 0))
+        ids.append(
+            await storage.messages.add(
+                "console:c",
+                "user" if i % 2 == 0 else "assistant",
+                f"m{i}",
+                status="busy" if i == 4 else "ok",
+                level=None if i % 2 == 0 else 0,
+            )
+        )
     await storage.messages.add("console:other", "user", "elsewhere")
     assert [m.text for m in await storage.messages.recent("console:c", 3)] == ["m3", "m4", "m5"]
     assert [m.text for m in await storage.messages.recent("console:c", 3, statuses={"ok"})] == ["m2", "m3", "m5"]

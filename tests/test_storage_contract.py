@@ -39,13 +39,22 @@ async def test_identities_chats_and_messages(database_url):
         assert await storage.chats.claim_no_llm_notice("telegram:42") is True
         assert await storage.chats.claim_no_llm_notice("telegram:42") is False
 
-        ids = [await storage.messages.add("telegram:42", role, f"m{i}", person_id=zilu if role == "user" else None,
-                                          status="ok" if i != 2 else "busy")
-               for i, role in enumerate(["user", "assistant", "user", "assistant"])]
+        ids = [
+            await storage.messages.add(
+                "telegram:42",
+                role,
+                f"m{i}",
+                person_id=zilu if role == "user" else None,
+                status="ok" if i != 2 else "busy",
+            )
+            for i, role in enumerate(["user", "assistant", "user", "assistant"])
+        ]
         assert ids == sorted(ids)
         assert [m.text for m in await storage.messages.recent("telegram:42", 3)] == ["m1", "m2", "m3"]
         assert [m.text for m in await storage.messages.recent("telegram:42", 10, statuses={"ok"})] == ["m0", "m1", "m3"]
-        assert [m.text for m in await storage.messages.recent("telegram:42", 10, after_id=ids[0], before_id=ids[3])] == ["m1", "m2"]
+        assert [
+            m.text for m in await storage.messages.recent("telegram:42", 10, after_id=ids[0], before_id=ids[3])
+        ] == ["m1", "m2"]
         assert await storage.messages.count("telegram:42", role="user") == 2
         assert [m.text for m in await storage.messages.by_person(zilu, 5)] == ["m0", "m2"]
         assert (await storage.messages.get(ids[1])).role == "assistant"
@@ -60,10 +69,13 @@ async def test_nul_and_over_long_values_are_fitted_not_rejected(database_url):
         person = await storage.identities.resolve("telegram", "7", "名" * 1000 + "\x00")
         account = await storage.identities.find("telegram", "7")
         assert account.display_name == "名" * 256
-        mid = await storage.messages.add("telegram:7", "user", "仁\x00者", person_id=person, speaker="x" * 999,
-                                         trace_id="t" * 100, status="s" * 50)
+        mid = await storage.messages.add(
+            "telegram:7", "user", "仁\x00者", person_id=person, speaker="x" * 999, trace_id="t" * 100, status="s" * 50
+        )
         row = await storage.messages.get(mid)
-        assert row.text == "仁\ufffd者" and len(row.speaker) == 256 and len(row.trace_id) == 64 and len(row.status) == 32
+        assert (
+            row.text == "仁\ufffd者" and len(row.speaker) == 256 and len(row.trace_id) == 64 and len(row.status) == 32
+        )
         await storage.chats.set_skill("telegram:7", "k" * 100)
         assert await storage.chats.get_skill("telegram:7") == "k" * 64
     finally:
@@ -81,7 +93,9 @@ async def test_two_processes_upserting_the_same_person_and_chat(database_url):
         await asyncio.gather(*(s.chats.ensure("telegram:g", "telegram", True) for s in [sa, sb] * 6))
         await asyncio.gather(*(s.chats.set_skill("telegram:h", f"s{i}") for i, s in enumerate([sa, sb] * 4)))
         await asyncio.gather(*(u.add(people[0], 10, 5) for u in [usage_a, usage_b] * 10))
-        await asyncio.gather(*(p.merge(people[0], {"interests": [f"topic{i}"]}) for i, p in enumerate([profiles_a, profiles_b] * 3)))
+        await asyncio.gather(
+            *(p.merge(people[0], {"interests": [f"topic{i}"]}) for i, p in enumerate([profiles_a, profiles_b] * 3))
+        )
         with Session(a) as s:
             assert len(list(s.exec(select(Account)))) == 1
             assert {c.key for c in s.exec(select(Chat))} == {"telegram:g", "telegram:h"}
@@ -97,9 +111,13 @@ async def test_memory_tables_facts_summaries_and_link_codes(database_url):
     engine = open_database(database_url)
     try:
         facts = FactStore(engine, HashEmbedder())
-        fact, created = await facts.add(1, "喜欢《诗经》\x00", is_group=False, account="telegram:1", chat_key="telegram:1")
+        fact, created = await facts.add(
+            1, "喜欢《诗经》\x00", is_group=False, account="telegram:1", chat_key="telegram:1"
+        )
         assert created and fact.text == "喜欢《诗经》\ufffd"
-        assert (await facts.add(1, "喜欢《诗经》\x00", is_group=False, account="telegram:1", chat_key="telegram:1"))[1] is False
+        assert (await facts.add(1, "喜欢《诗经》\x00", is_group=False, account="telegram:1", chat_key="telegram:1"))[
+            1
+        ] is False
         assert [f.text for f in await facts.visible(1, in_group=False)] == [fact.text]
 
         chats = ChatMemoryStore(engine)

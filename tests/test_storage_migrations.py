@@ -22,8 +22,18 @@ from tests.helpers_db import database_url, postgres_url  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 DATA = Path(__file__).with_name("data")
-TABLES = {"person", "account", "chat", "message", "memory_fact", "memory_profile", "memory_chat",
-          "memory_link_code", "memory_link_attempt", "guard_usage"}
+TABLES = {
+    "person",
+    "account",
+    "chat",
+    "message",
+    "memory_fact",
+    "memory_profile",
+    "memory_chat",
+    "memory_link_code",
+    "memory_link_attempt",
+    "guard_usage",
+}
 
 
 def schema_diff(engine) -> list:
@@ -59,7 +69,15 @@ def load_legacy(engine, dialect: str) -> None:
         for statement in statements + rows:
             conn.exec_driver_sql(statement)
         if dialect == "postgresql":  # as the old code left them after inserts through the ORM
-            for table in ("person", "account", "message", "memory_fact", "memory_link_code", "memory_link_attempt", "guard_usage"):
+            for table in (
+                "person",
+                "account",
+                "message",
+                "memory_fact",
+                "memory_link_code",
+                "memory_link_attempt",
+                "guard_usage",
+            ):
                 conn.execute(text(f"SELECT setval('{table}_id_seq', (SELECT max(id) FROM {table}))"))
 
 
@@ -118,8 +136,14 @@ def test_processes_starting_together_migrate_once(database_url, tmp_path):
     import time
 
     procs = [
-        subprocess.Popen([sys.executable, "-c", _RACER, database_url, str(time.time() + 4.0)], cwd=ROOT,
-                         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=os.environ | {"PYTHONPATH": str(ROOT)})
+        subprocess.Popen(
+            [sys.executable, "-c", _RACER, database_url, str(time.time() + 4.0)],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=os.environ | {"PYTHONPATH": str(ROOT)},
+        )
         for _ in range(4)
     ]
     results = []
@@ -130,7 +154,9 @@ def test_processes_starting_together_migrate_once(database_url, tmp_path):
     head = head_revision()
     assert all(after == head for _before, after in results)
     assert sum(1 for before, _after in results if before == "None") >= 1
-    engine = create_engine(database_url) if not database_url.startswith("sqlite") else create_database_engine(database_url)
+    engine = (
+        create_engine(database_url) if not database_url.startswith("sqlite") else create_database_engine(database_url)
+    )
     try:
         assert schema_diff(engine) == []
         with engine.connect() as conn:
@@ -140,13 +166,17 @@ def test_processes_starting_together_migrate_once(database_url, tmp_path):
 
 
 def test_cli_db_current_and_upgrade(tmp_path):
-    env = os.environ | {"FUZI_HOME": str(tmp_path), "FUZI_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite3'}",
-                        "PYTHONPATH": str(ROOT)}
+    env = os.environ | {
+        "FUZI_HOME": str(tmp_path),
+        "FUZI_DATABASE_URL": f"sqlite:///{tmp_path / 'cli.sqlite3'}",
+        "PYTHONPATH": str(ROOT),
+    }
     env.pop("FUZI_DATABASE_MIGRATE_ON_START", None)
 
     def fuzi(*args):
-        return subprocess.run([sys.executable, "-m", "bot", *args], cwd=tmp_path, env=env, capture_output=True,
-                              text=True, timeout=60)
+        return subprocess.run(
+            [sys.executable, "-m", "bot", *args], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+        )
 
     behind = fuzi("db", "current")
     assert behind.returncode == 1 and "(no revision)" in behind.stdout and "fuzi db upgrade" in behind.stdout

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest_asyncio
 
-from core.texts import say
 from core.llm.client import OpenAIChatClient
+from core.texts import say
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_engine import make_service, sqlite_storage

@@ -40,7 +40,34 @@ def test_crossing_emphasis_stays_balanced():
 @pytest.mark.parametrize("seed", range(30))
 def test_random_markdown_always_parses_and_keeps_words(seed):
     rng = random.Random(seed)
-    atoms = ["仁", "礼", "**", "*", "_", "__", "~~", "||", "`", "<", ">", "&", "[a](https://x.y)", "[b]", "(c)", "\n", "\n\n", "```", "```py\n", "> ", "# ", "- ", " ", "word", "&amp;", "<b>"]
+    atoms = [
+        "仁",
+        "礼",
+        "**",
+        "*",
+        "_",
+        "__",
+        "~~",
+        "||",
+        "`",
+        "<",
+        ">",
+        "&",
+        "[a](https://x.y)",
+        "[b]",
+        "(c)",
+        "\n",
+        "\n\n",
+        "```",
+        "```py\n",
+        "> ",
+        "# ",
+        "- ",
+        " ",
+        "word",
+        "&amp;",
+        "<b>",
+    ]
     text = "".join(rng.choice(atoms) for _ in range(rng.randint(5, 80)))
     visible = parse_html(to_html(text))
     for word in ("仁", "礼", "word"):
@@ -62,9 +89,13 @@ def test_split_parts_of_long_markdown_each_parse_and_fit(seed):
     while sum(map(len, blocks)) < 12_000:
         kind = rng.random()
         if kind < 0.2:
-            blocks.append("```py\n" + "\n".join(f"a<{i}> & b  # **not bold**" for i in range(rng.randint(5, 200))) + "\n```")
+            blocks.append(
+                "```py\n" + "\n".join(f"a<{i}> & b  # **not bold**" for i in range(rng.randint(5, 200))) + "\n```"
+            )
         elif kind < 0.4:
-            blocks.append("\n".join(f"- **要点{i}**：`x<y` 与 [链接](https://e.org/{i})" for i in range(rng.randint(1, 30))))
+            blocks.append(
+                "\n".join(f"- **要点{i}**：`x<y` 与 [链接](https://e.org/{i})" for i in range(rng.randint(1, 30)))
+            )
         else:
             blocks.append("子曰：“*学*而时习之，不亦说乎？” " * rng.randint(1, 60))
     text = "\n\n".join(blocks)

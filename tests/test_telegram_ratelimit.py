@@ -32,7 +32,10 @@ async def test_releases_in_priority_order_evenly_spaced():
     limiter, rec = PriorityRateLimiter(50, typing_max_wait=10), Recorder()
     first = asyncio.create_task(request(limiter, rec, "busy", "edit"))
     await asyncio.sleep(0)
-    tasks = [asyncio.create_task(request(limiter, rec, n, p)) for n, p in [("t", "typing"), ("e", "edit"), ("f1", "final"), ("s", "first"), ("f2", "final")]]
+    tasks = [
+        asyncio.create_task(request(limiter, rec, n, p))
+        for n, p in [("t", "typing"), ("e", "edit"), ("f1", "final"), ("s", "first"), ("f2", "final")]
+    ]
     await asyncio.gather(first, *tasks)
     assert [n for n, _ in rec.sent] == ["busy", "f1", "f2", "s", "e", "t"]
     gaps = [b - a for (_, a), (_, b) in zip(rec.sent, rec.sent[1:])]

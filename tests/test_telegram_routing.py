@@ -40,7 +40,12 @@ async def test_group_answers_only_when_addressed(tg):
         tg.group_text(GROUP, "那什么是礼？", reply_to=bot_message.message_id)
         tg.group_text(GROUP, f"/ask@{BOT_USERNAME} 什么是义？")
         tg.group_text(GROUP, "/ask 什么是智？")
-        mention = {"type": "text_mention", "offset": 0, "length": 2, "user": {"id": BOT_ID, "is_bot": True, "first_name": "Fuzi"}}
+        mention = {
+            "type": "text_mention",
+            "offset": 0,
+            "length": 2,
+            "user": {"id": BOT_ID, "is_bot": True, "first_name": "Fuzi"},
+        }
         tg.message(GROUP, "夫子，何为信？", chat_type="supergroup", entities=[mention])
         await tg.wait_for(lambda: len(engine.received) == 7 and len(tg.messages_in(GROUP)) == 5)
     context = [i for i in engine.received if not i.addressed]
@@ -91,7 +96,17 @@ async def test_skill_keyboard_and_button_choice_reach_the_engine(tg):
 
 async def test_non_text_polite_in_dm_ignored_in_group_unless_addressed(tg):
     engine = ScriptedEngine(default=[FinalReply("答")])
-    sticker = {"sticker": {"file_id": "s1", "file_unique_id": "u1", "type": "regular", "width": 512, "height": 512, "is_animated": False, "is_video": False}}
+    sticker = {
+        "sticker": {
+            "file_id": "s1",
+            "file_unique_id": "u1",
+            "type": "regular",
+            "width": 512,
+            "height": 512,
+            "is_animated": False,
+            "is_video": False,
+        }
+    }
     async with running_bot(tg, engine):
         tg.message(30, None, extra=sticker, user_id=30)
         tg.message(GROUP, None, chat_type="supergroup", extra=sticker)
@@ -109,8 +124,27 @@ async def test_non_text_polite_in_dm_ignored_in_group_unless_addressed(tg):
 async def test_bot_and_channel_messages_ignored(tg):
     engine = ScriptedEngine(default=[FinalReply("答")])
     async with running_bot(tg, engine):
-        tg.push_update({"message": {"message_id": 5, "date": 0, "chat": {"id": 40, "type": "private"}, "from": {"id": 99, "is_bot": True, "first_name": "x"}, "text": "hi"}})
-        tg.push_update({"channel_post": {"message_id": 6, "date": 0, "chat": {"id": -1002, "type": "channel"}, "text": f"@{BOT_USERNAME} hi"}})
+        tg.push_update(
+            {
+                "message": {
+                    "message_id": 5,
+                    "date": 0,
+                    "chat": {"id": 40, "type": "private"},
+                    "from": {"id": 99, "is_bot": True, "first_name": "x"},
+                    "text": "hi",
+                }
+            }
+        )
+        tg.push_update(
+            {
+                "channel_post": {
+                    "message_id": 6,
+                    "date": 0,
+                    "chat": {"id": -1002, "type": "channel"},
+                    "text": f"@{BOT_USERNAME} hi",
+                }
+            }
+        )
         tg.private_text(41, "真人")
         await tg.wait_for(lambda: tg.messages_in(41))
         await asyncio.sleep(0.2)
@@ -127,8 +161,23 @@ async def test_webhook_mode_accepts_updates_with_the_secret_only(tg):
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     engine = ScriptedEngine(default=[FinalReply("答")])
-    settings = dict(mode="webhook", webhook_url="https://fuzi.example/telegram", webhook_listen="127.0.0.1", webhook_port=port, webhook_secret="s3cret")
-    update = {"update_id": 1, "message": {"message_id": 9, "date": 0, "chat": {"id": 50, "type": "private"}, "from": {"id": 50, "is_bot": False, "first_name": "Zeng"}, "text": "吾日三省吾身"}}
+    settings = dict(
+        mode="webhook",
+        webhook_url="https://fuzi.example/telegram",
+        webhook_listen="127.0.0.1",
+        webhook_port=port,
+        webhook_secret="s3cret",
+    )
+    update = {
+        "update_id": 1,
+        "message": {
+            "message_id": 9,
+            "date": 0,
+            "chat": {"id": 50, "type": "private"},
+            "from": {"id": 50, "is_bot": False, "first_name": "Zeng"},
+            "text": "吾日三省吾身",
+        },
+    }
     async with running_bot(tg, engine, **settings):
         set_webhook = tg.calls_to("setWebhook")
         assert set_webhook and set_webhook[0].params["url"] == "https://fuzi.example/telegram"
@@ -136,9 +185,13 @@ async def test_webhook_mode_accepts_updates_with_the_secret_only(tg):
         async with aiohttp.ClientSession() as http:
             url = f"http://127.0.0.1:{port}/telegram"
             headers = {"Content-Type": "application/json"}
-            async with http.post(url, data=json.dumps(update), headers={**headers, "X-Telegram-Bot-Api-Secret-Token": "wrong"}) as bad:
+            async with http.post(
+                url, data=json.dumps(update), headers={**headers, "X-Telegram-Bot-Api-Secret-Token": "wrong"}
+            ) as bad:
                 assert bad.status == 403
-            async with http.post(url, data=json.dumps(update), headers={**headers, "X-Telegram-Bot-Api-Secret-Token": "s3cret"}) as good:
+            async with http.post(
+                url, data=json.dumps(update), headers={**headers, "X-Telegram-Bot-Api-Secret-Token": "s3cret"}
+            ) as good:
                 assert good.status == 200
         await tg.wait_for(lambda: tg.messages_in(50))
     assert [i.text for i in engine.received] == ["吾日三省吾身"]
@@ -175,7 +228,10 @@ def test_forum_topics_are_separate_conversations_and_mentions_are_stripped():
     from adapters.telegram.routing import conversation_id, route, strip_mention
 
     raw = {
-        "message_id": 3, "date": 0, "message_thread_id": 77, "is_topic_message": True,
+        "message_id": 3,
+        "date": 0,
+        "message_thread_id": 77,
+        "is_topic_message": True,
         "chat": {"id": GROUP, "type": "supergroup", "is_forum": True, "title": "论语读书会"},
         "from": {"id": 5, "is_bot": False, "first_name": "Zilu"},
         "text": f"请问 @{BOT_USERNAME.lower()} 何为勇？",

@@ -54,7 +54,14 @@ async def test_dm_question_typing_placeholder_edits_final_with_footnotes(tg):
     assert message.text == compose(FinalReply(ANSWER, CITES))
     assert message.history[1:-1] and all(ANSWER.startswith(t) for t in message.history[1:-1])
     seen = engine.received[0]
-    assert (seen.platform, seen.chat_id, seen.user_id, seen.text, seen.is_group, seen.command) == ("telegram", "1", "1", "管仲如何？", False, None)
+    assert (seen.platform, seen.chat_id, seen.user_id, seen.text, seen.is_group, seen.command) == (
+        "telegram",
+        "1",
+        "1",
+        "管仲如何？",
+        False,
+        None,
+    )
 
 
 async def test_edits_respect_private_interval_and_one_in_flight(tg):

@@ -20,8 +20,9 @@ def make_server() -> ToolServer:
     server = ToolServer("classics")
 
     @server.tool
-    async def search_classics(ctx: ToolContext, query: str, k: Annotated[int, Field(ge=1, le=10)] = 5,
-                              exact: bool = False) -> dict:
+    async def search_classics(
+        ctx: ToolContext, query: str, k: Annotated[int, Field(ge=1, le=10)] = 5, exact: bool = False
+    ) -> dict:
         """Search the Analects and the Book of Songs. Use for quotes; not for modern events.
 
         This second paragraph is not part of the description.
@@ -119,8 +120,16 @@ async def test_jsonrpc_error_codes(message, code):
 
 
 def test_error_codes_are_distinct():
-    codes = [rpc.PARSE_ERROR, rpc.INVALID_REQUEST, rpc.METHOD_NOT_FOUND, rpc.INVALID_PARAMS, rpc.INTERNAL_ERROR,
-             rpc.TOOL_NOT_FOUND, rpc.TOOL_EXECUTION_ERROR, rpc.TOOL_TIMEOUT]
+    codes = [
+        rpc.PARSE_ERROR,
+        rpc.INVALID_REQUEST,
+        rpc.METHOD_NOT_FOUND,
+        rpc.INVALID_PARAMS,
+        rpc.INTERNAL_ERROR,
+        rpc.TOOL_NOT_FOUND,
+        rpc.TOOL_EXECUTION_ERROR,
+        rpc.TOOL_TIMEOUT,
+    ]
     assert len(set(codes)) == len(codes)
 
 
@@ -271,7 +280,11 @@ async def test_servers_added_after_connect_are_discovered_on_next_connect():
 async def test_text_transport_parse_error_and_round_trip():
     server = make_server()
     broken = json.loads(await server.handle_json('{"jsonrpc": "2.0", "id": 1, "method": '))
-    assert broken == {"jsonrpc": "2.0", "id": None, "error": {"code": rpc.PARSE_ERROR, "message": broken["error"]["message"]}}
+    assert broken == {
+        "jsonrpc": "2.0",
+        "id": None,
+        "error": {"code": rpc.PARSE_ERROR, "message": broken["error"]["message"]},
+    }
     reply = json.loads(await server.handle_json(json.dumps(call("plain", {"word": "ren"}, request_id=9)), CTX))
     assert reply["id"] == 9 and reply["result"]["content"][0]["text"] == "REN"
     assert await server.handle_json(json.dumps(rpc.request(None, "notifications/initialized"))) is None

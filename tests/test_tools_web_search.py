@@ -54,7 +54,10 @@ async def test_tavily_search_returns_citable_results(fake_search):
     assert request["headers"]["authorization"] == "Bearer test-key"
     assert request["json"]["query"] == "孔子 故乡" and request["json"]["max_results"] == 2
     passages = outcome.content["passages"]
-    assert [p["url"] for p in passages] == ["https://en.wikipedia.org/wiki/Confucius", "https://en.wikipedia.org/wiki/Qufu"]
+    assert [p["url"] for p in passages] == [
+        "https://en.wikipedia.org/wiki/Confucius",
+        "https://en.wikipedia.org/wiki/Qufu",
+    ]
     assert passages[1]["title"] == "Qufu" and "Shandong" in passages[1]["snippet"]
     observation = CitationBook().render(outcome.content)
     assert "[2] Qufu (https://en.wikipedia.org/wiki/Qufu)\nQufu is a city in Shandong" in observation
@@ -83,7 +86,9 @@ async def test_tavily_preferred_over_searxng(fake_search):
     assert (await (await client_for(config)).call("web_search", {"query": "x"}, CTX)).ok
 
 
-@pytest.mark.parametrize(("status", "words"), [(429, "rate limited"), (500, "HTTP 500"), (401, "refused the configured key")])
+@pytest.mark.parametrize(
+    ("status", "words"), [(429, "rate limited"), (500, "HTTP 500"), (401, "refused the configured key")]
+)
 async def test_provider_errors_become_observations(fake_search, status, words):
     client = await client_for(settings(tavily_api_key="test-key", tavily_base_url=fake_search.base_url))
     fake_search.fail_with(status)
@@ -124,8 +129,15 @@ async def test_agent_cites_web_results_through_the_real_client(fake_search, fake
     fake_llm.stream_tool_calls([("web_search", {"query": "孔子 故乡", "k": 2})])
     fake_llm.stream_text("夫子生于鲁之曲阜[2]，今属山东[2][5]。")
     try:
-        events = [e async for e in Agent(llm, tools).run(
-            [{"role": "user", "content": "孔子的故乡在哪里？"}], allowed_tools=None, ctx=CTX, citations=CitationBook())]
+        events = [
+            e
+            async for e in Agent(llm, tools).run(
+                [{"role": "user", "content": "孔子的故乡在哪里？"}],
+                allowed_tools=None,
+                ctx=CTX,
+                citations=CitationBook(),
+            )
+        ]
     finally:
         await llm.aclose()
     result = events[-1]

@@ -64,7 +64,11 @@ async def test_passage_skills_and_openapi(tmp_path, fake_llm, retriever):
     assert missing.status_code == 404 and missing.json()["error"] == "not_found"
     assert skills["current"] == "teaching" and len(skills["skills"]) >= 2
     assert {"/v1/chat", "/v1/chat/cancel", "/v1/skills", "/v1/passages/{passage_id}"} <= set(openapi["paths"])
-    assert page.status_code == 200 and "/static/app.js" in page.text and not re.search(r"\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write", script.text)
+    assert (
+        page.status_code == 200
+        and "/static/app.js" in page.text
+        and not re.search(r"\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write", script.text)
+    )
     assert "script-src 'self'" in page.headers["content-security-policy"] and page.headers["x-frame-options"] == "DENY"
 
 
@@ -100,7 +104,10 @@ async def test_busy_notice_and_cancel(tmp_path, fake_llm, retriever):
 
 async def test_limited_notice(tmp_path, fake_llm, retriever):
     guard = OpenGuard(refuse=Refusal("今日问得太多，明日再来。", reason="per_day", retry_after_s=3600))
-    async with web_app(tmp_path, fake_llm, retriever, guard=guard) as (base, _, metrics), httpx.AsyncClient(timeout=20) as client:
+    async with (
+        web_app(tmp_path, fake_llm, retriever, guard=guard) as (base, _, metrics),
+        httpx.AsyncClient(timeout=20) as client,
+    ):
         events = await chat_events(client, base, {"message": "何为仁？"})
         text = (await client.get(f"{base}/metrics")).text
     assert [n for n, _ in events] == ["notice"]
@@ -110,7 +117,10 @@ async def test_limited_notice(tmp_path, fake_llm, retriever):
 
 async def test_client_disconnect_cancels_and_frees_the_person(tmp_path, fake_llm, retriever):
     fake_llm.stream_text(ANSWER * 8, chunk=2, chunk_delay=0.05)
-    async with web_app(tmp_path, fake_llm, retriever) as (base, runtime, metrics), httpx.AsyncClient(timeout=20) as client:
+    async with (
+        web_app(tmp_path, fake_llm, retriever) as (base, runtime, metrics),
+        httpx.AsyncClient(timeout=20) as client,
+    ):
         async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"}) as response:
             async for name, _ in sse(response):
                 if name == "delta":
@@ -139,7 +149,10 @@ async def test_bad_tokens_get_401_json(tmp_path, fake_llm, retriever, case):
         "garbage": "not.a.token",
     }
     headers = bearer(tokens[case]) if tokens[case] else {}
-    async with web_app(tmp_path, fake_llm, retriever, settings=jwt_settings()) as (base, _, _), httpx.AsyncClient(timeout=20) as client:
+    async with (
+        web_app(tmp_path, fake_llm, retriever, settings=jwt_settings()) as (base, _, _),
+        httpx.AsyncClient(timeout=20) as client,
+    ):
         response = await client.post(f"{base}/v1/chat", json={"message": "何为仁？"}, headers=headers)
     assert response.status_code == 401 and response.headers["www-authenticate"] == "Bearer"
     body = response.json()
@@ -150,7 +163,10 @@ async def test_bad_tokens_get_401_json(tmp_path, fake_llm, retriever, case):
 async def test_token_subject_is_the_web_person(tmp_path, fake_llm, retriever):
     fake_llm.stream_text("有朋自远方来。", chunk=4)
     token = JwtAuth(SECRET).issue("ann", 600)
-    async with web_app(tmp_path, fake_llm, retriever, settings=jwt_settings()) as (base, runtime, _), httpx.AsyncClient(timeout=20) as client:
+    async with (
+        web_app(tmp_path, fake_llm, retriever, settings=jwt_settings()) as (base, runtime, _),
+        httpx.AsyncClient(timeout=20) as client,
+    ):
         events = await chat_events(client, base, {"message": "何为友？"}, headers=bearer(token))
         me = (await client.get(f"{base}/v1/me", headers=bearer(token))).json()
     assert events[-1][0] == "final" and me == {"user": "ann", "auth": "jwt"}
@@ -160,7 +176,10 @@ async def test_token_subject_is_the_web_person(tmp_path, fake_llm, retriever):
 
 async def test_oversize_body_and_per_ip_limit(tmp_path, fake_llm, retriever):
     settings = Settings(web=WebSettings(max_body_bytes=2048, per_ip_per_minute=5))
-    async with web_app(tmp_path, fake_llm, retriever, settings=settings) as (base, _, metrics), httpx.AsyncClient(timeout=20) as client:
+    async with (
+        web_app(tmp_path, fake_llm, retriever, settings=settings) as (base, _, metrics),
+        httpx.AsyncClient(timeout=20) as client,
+    ):
         big = await client.post(f"{base}/v1/chat", json={"message": "仁" * 4000})
 
         async def chunks():
@@ -186,8 +205,10 @@ async def test_health_ready_and_metrics(tmp_path, fake_llm, retriever):
         text = (await client.get(f"{base}/metrics")).text
     assert health.json() == {"status": "ok"}
     assert ready.status_code == 200 and ready.json()["checks"] == {"storage": "ok", "index": "ok", "llm": "closed"}
-    assert 'fuzi_replies_total{level="1",outcome="answered",platform="web"} 1.0' in text or \
-           'fuzi_replies_total{level="0",outcome="answered",platform="web"} 1.0' in text
+    assert (
+        'fuzi_replies_total{level="1",outcome="answered",platform="web"} 1.0' in text
+        or 'fuzi_replies_total{level="0",outcome="answered",platform="web"} 1.0' in text
+    )
     assert "fuzi_first_text_seconds_count" in text and "fuzi_llm_breaker_state 0.0" in text
     assert 'fuzi_llm_seconds_count{call="stream",ok="true"}' in text
 
@@ -204,7 +225,10 @@ async def test_not_ready_when_storage_fails(tmp_path, fake_llm, retriever):
 async def test_idle_stream_gets_heartbeats_then_the_answer(tmp_path, fake_llm, retriever):
     fake_llm.delay(1.0, "学而时习之。")
     settings = Settings(web=WebSettings(heartbeat_s=0.2))
-    async with web_app(tmp_path, fake_llm, retriever, settings=settings) as (base, _, _), httpx.AsyncClient(timeout=20) as client:
+    async with (
+        web_app(tmp_path, fake_llm, retriever, settings=settings) as (base, _, _),
+        httpx.AsyncClient(timeout=20) as client,
+    ):
         async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"}) as response:
             lines = [line async for line in response.aiter_lines()]
     first_event = next(i for i, line in enumerate(lines) if line.startswith("event: "))

@@ -25,8 +25,12 @@ ANSWER = "子曰：“管仲之器小哉！”[1] 夫子言其**器小**：格�
 
 if not (CHROMIUM and DRIVER):
     if os.environ.get("CI") == "true":
-        pytest.fail("chromium and chromium-driver are required in CI (apt-get install chromium chromium-driver)", pytrace=False)
-    pytest.skip("chromium / chromium-driver not installed (apt-get install chromium chromium-driver)", allow_module_level=True)
+        pytest.fail(
+            "chromium and chromium-driver are required in CI (apt-get install chromium chromium-driver)", pytrace=False
+        )
+    pytest.skip(
+        "chromium / chromium-driver not installed (apt-get install chromium chromium-driver)", allow_module_level=True
+    )
 
 
 @pytest.fixture(scope="module")
@@ -40,8 +44,16 @@ def browser():
 
     options = webdriver.ChromeOptions()
     options.binary_location = CHROMIUM
-    for arg in ("--headless=new", "--no-sandbox", "--disable-dev-shm-usage", "--disable-gpu", "--lang=zh-CN",
-                "--window-size=900,1000", "--no-first-run", "--disable-extensions"):
+    for arg in (
+        "--headless=new",
+        "--no-sandbox",
+        "--disable-dev-shm-usage",
+        "--disable-gpu",
+        "--lang=zh-CN",
+        "--window-size=900,1000",
+        "--no-first-run",
+        "--disable-extensions",
+    ):
         options.add_argument(arg)
     options.add_experimental_option("prefs", {"intl.accept_languages": "zh-CN,zh"})
     return webdriver.Chrome(service=Service(DRIVER), options=options)
@@ -86,7 +98,11 @@ def drive(base: str, shot: Path) -> dict:
         driver.save_screenshot(str(shot.with_name(shot.stem + "-phone.png")))
         driver.set_window_size(900, 1000)
         Select(driver.find_element(By.ID, "skill")).select_by_value("poetry")
-        wait.until(lambda d: any("论诗" in n.text or "poetry" in n.text.lower() for n in d.find_elements(By.CSS_SELECTOR, ".msg.notice")))
+        wait.until(
+            lambda d: any(
+                "论诗" in n.text or "poetry" in n.text.lower() for n in d.find_elements(By.CSS_SELECTOR, ".msg.notice")
+            )
+        )
         seen["skill"] = Select(driver.find_element(By.ID, "skill")).first_selected_option.get_attribute("value")
         driver.find_element(By.ID, "input").send_keys("<img src=x onerror=alert(1)>")
         driver.find_element(By.ID, "send").click()

@@ -22,14 +22,29 @@ SECRET = "cli-secret-0123456789abcdef0123456789"
 
 def env(tmp_path: Path, **extra: str) -> dict:
     base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    base.update(PYTHONPATH=str(ROOT), FUZI_HOME=str(tmp_path / "home"), FUZI_CORPUS_DIR=str(corpus_dir()),
-                FUZI_RETRIEVAL_EMBEDDER="hashing", FUZI_MEMORY_PROFILE_ENABLED="false", HF_HUB_OFFLINE="1", **extra)
+    base.update(
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(tmp_path / "home"),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        **extra,
+    )
     return base
 
 
 async def fuzi(tmp_path: Path, *args: str, **extra: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(sys.executable, "-m", "bot", *args, cwd=tmp_path, env=env(tmp_path, **extra),
-                                                stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE)
+    proc = await asyncio.create_subprocess_exec(
+        sys.executable,
+        "-m",
+        "bot",
+        *args,
+        cwd=tmp_path,
+        env=env(tmp_path, **extra),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
+    )
     out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
     return proc.returncode, out.decode(), err.decode()
 
@@ -63,9 +78,21 @@ async def test_serve_answers_over_sse_and_stops_on_sigterm(tmp_path, fake_llm):
     fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
     port = free_port()
     proc = await asyncio.create_subprocess_exec(
-        sys.executable, "-m", "bot", "serve", "--port", str(port), cwd=tmp_path,
-        env=env(tmp_path, FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test-key-123456", FUZI_WEB_JWT_SECRET=SECRET),
-        stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+        sys.executable,
+        "-m",
+        "bot",
+        "serve",
+        "--port",
+        str(port),
+        cwd=tmp_path,
+        env=env(
+            tmp_path,
+            FUZI_LLM_BASE_URL=fake_llm.base_url,
+            FUZI_LLM_API_KEY="sk-test-key-123456",
+            FUZI_WEB_JWT_SECRET=SECRET,
+        ),
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.PIPE,
     )
     base, token = f"http://127.0.0.1:{port}", JwtAuth(SECRET).issue("bob", 600)
     try:
@@ -76,11 +103,14 @@ async def test_serve_answers_over_sse_and_stops_on_sigterm(tmp_path, fake_llm):
                         break
                 except httpx.TransportError:
                     await asyncio.sleep(0.1)
-            async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"},
-                                     headers={"Authorization": f"Bearer {token}"}) as response:
+            async with client.stream(
+                "POST", f"{base}/v1/chat", json={"message": "何为学？"}, headers={"Authorization": f"Bearer {token}"}
+            ) as response:
                 events = [e async for e in sse(response)]
             auth = {"Authorization": f"Bearer {token}"}
-            remembered = await client.post(f"{base}/v1/chat", json={"message": "/remember 我最爱读《诗经》"}, headers=auth)
+            remembered = await client.post(
+                f"{base}/v1/chat", json={"message": "/remember 我最爱读《诗经》"}, headers=auth
+            )
             memories = await client.post(f"{base}/v1/chat", json={"message": "/memories"}, headers=auth)
             metrics = (await client.get(f"{base}/metrics")).text
     finally:
@@ -100,11 +130,23 @@ async def test_run_telegram_serves_metrics_on_its_own_port(tmp_path, fake_llm):
     port = free_port()
     async with FakeTelegram() as tg:
         proc = await asyncio.create_subprocess_exec(
-            sys.executable, "-m", "bot", "run", "telegram", cwd=tmp_path,
-            env=env(tmp_path, FUZI_LLM_BASE_URL=fake_llm.base_url, FUZI_LLM_API_KEY="sk-test-key-123456",
-                    TELEGRAM_BOT_TOKEN=TOKEN, TELEGRAM_API_BASE_URL=tg.base_url, TELEGRAM_POLL_TIMEOUT_S="1",
-                    FUZI_METRICS_PORT=str(port)),
-            stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,
+            sys.executable,
+            "-m",
+            "bot",
+            "run",
+            "telegram",
+            cwd=tmp_path,
+            env=env(
+                tmp_path,
+                FUZI_LLM_BASE_URL=fake_llm.base_url,
+                FUZI_LLM_API_KEY="sk-test-key-123456",
+                TELEGRAM_BOT_TOKEN=TOKEN,
+                TELEGRAM_API_BASE_URL=tg.base_url,
+                TELEGRAM_POLL_TIMEOUT_S="1",
+                FUZI_METRICS_PORT=str(port),
+            ),
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.PIPE,
         )
         base = f"http://127.0.0.1:{port}"
         try:

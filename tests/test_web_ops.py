@@ -27,7 +27,10 @@ async def tg():
 
 async def test_ops_port_serves_health_ready_metrics_only(tmp_path, fake_llm, retriever):
     metrics = FuziMetrics()
-    async with web_runtime(tmp_path, fake_llm, retriever, metrics) as runtime, serving(build_ops_app(runtime, metrics)) as base:
+    async with (
+        web_runtime(tmp_path, fake_llm, retriever, metrics) as runtime,
+        serving(build_ops_app(runtime, metrics)) as base,
+    ):
         async with httpx.AsyncClient(timeout=10) as client:
             health = await client.get(f"{base}/healthz")
             ready = await client.get(f"{base}/readyz")

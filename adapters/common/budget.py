@@ -5,7 +5,8 @@ from __future__ import annotations
 import asyncio
 import math
 import time
-from typing import Any, Awaitable, Callable
+from collections.abc import Awaitable, Callable
+from typing import Any
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[Any]]

@@ -54,14 +54,45 @@ class FuziMetrics:
 
     def __init__(self, registry: CollectorRegistry | None = None):
         self.registry = r = registry or CollectorRegistry()
-        self.replies = Counter("fuzi_replies_total", "Replies by platform, outcome and fallback level", ["platform", "outcome", "level"], registry=r)
-        self.first_text = Histogram("fuzi_first_text_seconds", "Message to first visible reply text", ["platform"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.reply_time = Histogram("fuzi_reply_seconds", "Message to the end of the reply", ["platform", "outcome"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.retrieval_time = Histogram("fuzi_retrieval_seconds", "One passage search", buckets=_LATENCY_BUCKETS, registry=r)
-        self.llm_time = Histogram("fuzi_llm_seconds", "One LLM call (complete, or a stream to its end)", ["call", "ok"], buckets=_LATENCY_BUCKETS, registry=r)
-        self.refusals = Counter("fuzi_guard_refusals_total", "Messages the guards turned away, by reason", ["reason"], registry=r)
-        self.platform_429 = Counter("fuzi_rate_limited_total", "HTTP 429 received from (or sent by) a platform", ["platform"], registry=r)
-        self.breaker = Gauge("fuzi_llm_breaker_state", "LLM circuit breaker: 0 closed, 1 half-open, 2 open, -1 no LLM", registry=r)
+        self.replies = Counter(
+            "fuzi_replies_total",
+            "Replies by platform, outcome and fallback level",
+            ["platform", "outcome", "level"],
+            registry=r,
+        )
+        self.first_text = Histogram(
+            "fuzi_first_text_seconds",
+            "Message to first visible reply text",
+            ["platform"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.reply_time = Histogram(
+            "fuzi_reply_seconds",
+            "Message to the end of the reply",
+            ["platform", "outcome"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.retrieval_time = Histogram(
+            "fuzi_retrieval_seconds", "One passage search", buckets=_LATENCY_BUCKETS, registry=r
+        )
+        self.llm_time = Histogram(
+            "fuzi_llm_seconds",
+            "One LLM call (complete, or a stream to its end)",
+            ["call", "ok"],
+            buckets=_LATENCY_BUCKETS,
+            registry=r,
+        )
+        self.refusals = Counter(
+            "fuzi_guard_refusals_total", "Messages the guards turned away, by reason", ["reason"], registry=r
+        )
+        self.platform_429 = Counter(
+            "fuzi_rate_limited_total", "HTTP 429 received from (or sent by) a platform", ["platform"], registry=r
+        )
+        self.breaker = Gauge(
+            "fuzi_llm_breaker_state", "LLM circuit breaker: 0 closed, 1 half-open, 2 open, -1 no LLM", registry=r
+        )
         self.breaker.set(-1)
 
     def watch_breaker(self, state: Callable[[], str]) -> None:

@@ -7,7 +7,7 @@ own format afterwards (Telegram HTML, Discord Markdown).
 
 from __future__ import annotations
 
-from typing import Iterable
+from collections.abc import Iterable
 
 from core.events import Citation, FinalReply
 

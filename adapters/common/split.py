@@ -17,8 +17,8 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_right
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 Measure = Callable[[str], int]
 

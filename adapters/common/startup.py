@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import random
-from typing import Awaitable, Callable, TypeVar
+from collections.abc import Awaitable, Callable
+from typing import TypeVar
 
 import structlog
 
@@ -63,7 +64,12 @@ async def connect_with_backoff(
         except transient as exc:
             status.set(platform, "unreachable")
             delay = wait * rng.uniform(0.8, 1.2)
-            log.warning("platform_unreachable", platform=platform, attempt=attempt, error=type(exc).__name__,
-                        retry_in_s=round(delay, 1))
+            log.warning(
+                "platform_unreachable",
+                platform=platform,
+                attempt=attempt,
+                error=type(exc).__name__,
+                retry_in_s=round(delay, 1),
+            )
             await sleep(delay)
             wait = min(wait * 2, max_s)

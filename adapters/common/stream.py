@@ -24,8 +24,10 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterable, Awaitable, Callable, Mapping, Protocol
+from functools import partial
+from typing import Any, Protocol
 
 import structlog
 
@@ -37,13 +39,21 @@ from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-__all__ = ["BudgetRegistry", "MessageSink", "OutboundBudget", "RateLimited", "StreamStats", "StreamingReply",
-           "TransientDelivery", "Withdrawn", "report_delivery"]
+__all__ = [
+    "BudgetRegistry",
+    "MessageSink",
+    "OutboundBudget",
+    "RateLimited",
+    "StreamStats",
+    "StreamingReply",
+    "TransientDelivery",
+    "Withdrawn",
+    "report_delivery",
+]
 
 
 class Withdrawn(Exception):
     """A queued preview request was withdrawn before it was sent (see ``MessageSink.withdraw``)."""
-
 
 
 class MessageSink(Protocol):
@@ -354,10 +364,10 @@ class StreamingReply:
             extra = outcome.extra if i == len(parts) - 1 else None
             if i == 0 and self._handle is not None:
                 handle = self._handle
-                result = await self._final_request(lambda: self.sink.edit(handle, part, final=True, extra=extra))
+                result = await self._final_request(partial(self.sink.edit, handle, part, final=True, extra=extra))
                 self.stats.edits += 1
             else:
-                result = await self._final_request(lambda: self.sink.send(part, final=True, extra=extra))
+                result = await self._final_request(partial(self.sink.send, part, final=True, extra=extra))
                 self.stats.sends += 1
                 if i == 0 and self._handle is None and result is not None:
                     await self._report_shown(result)
@@ -383,7 +393,9 @@ class StreamingReply:
                 self.stats.final_retries += 1
                 wait = min(self.retry_base_s * 2**attempt, 8.0)
                 self.budget.pause_for(wait)
-                log.warning("final_delivery_retry", trace_id=self.trace_id, attempt=attempt + 1, error=str(exc), wait_s=wait)
+                log.warning(
+                    "final_delivery_retry", trace_id=self.trace_id, attempt=attempt + 1, error=str(exc), wait_s=wait
+                )
             finally:
                 self.budget.finished()
         if isinstance(last, TransientDelivery):
@@ -400,4 +412,3 @@ async def report_delivery(engine: Engine, trace_id: str, delivered: bool) -> Non
         await engine.record_delivery(trace_id, delivered)
     except Exception as exc:  # the reply itself is done; a failed status update is only logged
         log.warning("delivery_not_recorded", trace_id=trace_id, error=type(exc).__name__)
-

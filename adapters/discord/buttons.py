@@ -9,7 +9,8 @@ registered on the client, not a view held in memory per message. The click goes 
 from __future__ import annotations
 
 import re
-from typing import Any, Mapping, Protocol
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import discord
 
@@ -38,7 +39,9 @@ class SkillButton(discord.ui.DynamicItem[discord.ui.Button], template=r"fuzi:ski
         self.name = name
 
     @classmethod
-    async def from_custom_id(cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]) -> "SkillButton":
+    async def from_custom_id(
+        cls, interaction: discord.Interaction, item: discord.ui.Item, match: re.Match[str]
+    ) -> SkillButton:
         return cls(match["name"])
 
     async def callback(self, interaction: discord.Interaction) -> Any:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import inspect
 import time
+from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, Callable
+from typing import Any
 
 import aiohttp
 import discord
@@ -26,9 +27,9 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.settings import DiscordSettings
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
-from adapters.discord.settings import DiscordSettings
 from core.ports import Engine
 from core.texts import say
 from core.types import Incoming, new_trace_id
@@ -106,7 +107,9 @@ class FuziDiscordClient(discord.Client):
                 partial = self.get_partial_messageable(int(channel_id)).get_partial_message(int(message_id))
                 await partial.edit(content=say("INTERRUPTED", None))
             except (discord.HTTPException, ValueError) as exc:  # deleted, no access, malformed
-                log.info("discord_interrupted_not_edited", channel=channel_id, message=message_id, error=type(exc).__name__)
+                log.info(
+                    "discord_interrupted_not_edited", channel=channel_id, message=message_id, error=type(exc).__name__
+                )
             else:
                 log.info("discord_interrupted_closed", channel=channel_id, message=message_id)
 
@@ -163,7 +166,9 @@ class FuziDiscordClient(discord.Client):
         private = bool(message is not None and message.flags.ephemeral)
         await self._answer(interaction, command, value, private=private, label=f"button:{command}")
 
-    async def _answer(self, interaction: discord.Interaction, command: str | None, text: str, *, private: bool, label: str) -> None:
+    async def _answer(
+        self, interaction: discord.Interaction, command: str | None, text: str, *, private: bool, label: str
+    ) -> None:
         """Defer the interaction, stream the engine's answer into its original response, apologize on failure.
 
         A slash command's deferral shows "thinking…" (a new message); a button's deferral keeps the
@@ -200,6 +205,7 @@ class FuziDiscordClient(discord.Client):
     async def _stream(self, incoming: Incoming, sink: ChannelSink | InteractionSink) -> StreamStats:
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
+
         async def shown(handle: Any) -> None:
             if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
                 await self.engine.record_shown(incoming.trace_id, f"discord:{handle.channel.id}:{handle.id}")
@@ -241,8 +247,12 @@ class FuziDiscordClient(discord.Client):
             PlatformRejected: Discord refused the token (one line, without the token).
         """
         with discord_endpoints(self.settings.api_base_url, self.settings.gateway_url):
-            await connect_with_backoff(lambda: self._login(token), platform="discord", status=status,
-                                       transient=(aiohttp.ClientError, OSError, discord.DiscordServerError))
+            await connect_with_backoff(
+                lambda: self._login(token),
+                platform="discord",
+                status=status,
+                transient=(aiohttp.ClientError, OSError, discord.DiscordServerError),
+            )
             await self.connect(reconnect=True)
 
     async def _login(self, token: str) -> None:

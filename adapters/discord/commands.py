@@ -11,8 +11,8 @@ which is plain chat text), the argument text and whether the answer is private t
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Optional, Sequence
 
 import discord
 from discord import app_commands
@@ -53,7 +53,9 @@ COMMANDS: tuple[CommandSpec, ...] = (
     CommandSpec("forget", "请夫子忘记 · Make Fuzi forget", "what", "编号或内容；留空则全部", private=True),
     CommandSpec("profile", "你的资料 · Your profile", "text", "留空查看；填写则更新", private=True),
     CommandSpec("reset", "清空本频道的对话 · Start this channel's conversation afresh"),
-    CommandSpec("link", "关联其他平台的账号 · Link your accounts across platforms", "code", "另一平台给出的代码", private=True),
+    CommandSpec(
+        "link", "关联其他平台的账号 · Link your accounts across platforms", "code", "另一平台给出的代码", private=True
+    ),
     CommandSpec("help", "用法 · How to talk with Fuzi", private=True),
 )
 SKILL = CommandSpec("skill", "选择夫子的技能 · Choose Fuzi's skill for this channel", "skill", "技能")
@@ -95,7 +97,7 @@ def _text_command(spec: CommandSpec, run: CommandRunner) -> app_commands.Command
 
     else:
 
-        async def callback(interaction: discord.Interaction, text: Optional[str] = None) -> None:  # type: ignore[misc]
+        async def callback(interaction: discord.Interaction, text: str | None = None) -> None:  # type: ignore[misc]
             await run(interaction, spec, text or "")
 
     if spec.arg is not None:
@@ -106,7 +108,7 @@ def _text_command(spec: CommandSpec, run: CommandRunner) -> app_commands.Command
 def _skill_command(run: CommandRunner, skills: Sequence[tuple[str, str]]) -> app_commands.Command:
     choices = [app_commands.Choice(name=display[:100], value=name) for name, display in skills][:25]
 
-    async def callback(interaction: discord.Interaction, skill: Optional[app_commands.Choice[str]] = None) -> None:
+    async def callback(interaction: discord.Interaction, skill: app_commands.Choice[str] | None = None) -> None:
         await run(interaction, SKILL, skill.value if skill is not None else "")
 
     callback = app_commands.describe(skill=SKILL.arg_description)(callback)

@@ -10,8 +10,8 @@ after.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from contextlib import contextmanager
-from typing import Iterator
 
 import yarl
 from discord.gateway import DiscordWebSocket

@@ -1,7 +1,6 @@
 """Discord adapter settings (DISCORD_*, FUZI_DISCORD_GUILD_ID), owned by the adapter; bot/settings composes them."""
 
 from pydantic import AliasChoices, Field, SecretStr, model_validator
-
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import re
 import time
-from typing import Any, Callable, Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import aiohttp
 import discord
@@ -99,7 +100,9 @@ class ChannelSink:
         self.sent.append(message)
         return message
 
-    async def edit(self, handle: discord.Message, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
+    async def edit(
+        self, handle: discord.Message, text: str, *, final: bool = False, extra: Mapping | None = None
+    ) -> Any:
         with transient_errors():
             return await handle.edit(content=text, **view_kwargs(final, extra))
 

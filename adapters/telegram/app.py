@@ -18,7 +18,13 @@ import structlog
 from telegram import BotCommand, Update
 from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
-    AIORateLimiter, Application, ApplicationHandlerStop, BaseRateLimiter, CallbackQueryHandler, MessageHandler, TypeHandler,
+    AIORateLimiter,
+    Application,
+    ApplicationHandlerStop,
+    BaseRateLimiter,
+    CallbackQueryHandler,
+    MessageHandler,
+    TypeHandler,
     filters,
 )
 
@@ -27,9 +33,9 @@ from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.telegram.handlers import TelegramHandlers
-from core.ports import Engine
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
+from core.ports import Engine
 from core.seen import InMemorySeen, Seen
 from core.texts import say
 
@@ -40,8 +46,13 @@ _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
 def build_application(
-    settings: TelegramSettings, engine: Engine, *, budgets: BudgetRegistry | None = None,
-    recorder: RateLimitRecorder | None = None, seen: Seen | None = None, pace: SharedPace | None = None,
+    settings: TelegramSettings,
+    engine: Engine,
+    *,
+    budgets: BudgetRegistry | None = None,
+    recorder: RateLimitRecorder | None = None,
+    seen: Seen | None = None,
+    pace: SharedPace | None = None,
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -97,7 +108,9 @@ def global_limiter(settings: TelegramSettings, pace: SharedPace | None = None) -
     """The bot-wide limiter: our priority limiter (on the shared schedule `pace`, when given), or PTB's
     FIFO AIORateLimiter (for comparison; one process only)."""
     if settings.global_limiter == "aio":
-        return AIORateLimiter(overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0)
+        return AIORateLimiter(
+            overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0
+        )
     return PriorityRateLimiter(settings.max_requests_per_s, shared=pace)
 
 
@@ -149,7 +162,9 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
             allowed_updates=ALLOWED_UPDATES,
         )
     else:
-        await app.updater.start_polling(timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False)
+        await app.updater.start_polling(
+            timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
+        )
     log.info("telegram_started", mode=settings.mode, bot=app.bot.username)
 
 
@@ -169,9 +184,13 @@ async def _initialize(app: Application) -> None:
     try:
         await app.initialize()
     except InvalidToken:  # its message quotes the token: never shown, never chained
-        raise PlatformRejected("Telegram rejected the bot token: check TELEGRAM_BOT_TOKEN (BotFather, /token)") from None
+        raise PlatformRejected(
+            "Telegram rejected the bot token: check TELEGRAM_BOT_TOKEN (BotFather, /token)"
+        ) from None
     except BadRequest as exc:
-        raise PlatformRejected(f"Telegram refused to start the bot ({type(exc).__name__}); check TELEGRAM_API_BASE_URL") from None
+        raise PlatformRejected(
+            f"Telegram refused to start the bot ({type(exc).__name__}); check TELEGRAM_API_BASE_URL"
+        ) from None
 
 
 async def stop(app: Application) -> None:
@@ -184,8 +203,13 @@ async def stop(app: Application) -> None:
 
 
 async def run_telegram(
-    settings: TelegramSettings, engine: Engine, *, stop_event: asyncio.Event | None = None,
-    recorder: RateLimitRecorder | None = None, seen: Seen | None = None, pace: SharedPace | None = None,
+    settings: TelegramSettings,
+    engine: Engine,
+    *,
+    stop_event: asyncio.Event | None = None,
+    recorder: RateLimitRecorder | None = None,
+    seen: Seen | None = None,
+    pace: SharedPace | None = None,
     status: PlatformStatus | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""

@@ -10,7 +10,7 @@ the running reply; that reply then ends with what was shown plus "（已停止�
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import structlog
 from telegram import Message, Update
@@ -22,12 +22,12 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply, report_delivery
 from adapters.telegram.routing import Route, incoming_for, route
-from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
+from core.logging import bind_trace
 from core.ports import Engine
 from core.texts import say
-from core.logging import bind_trace
 from core.types import Incoming
 
 log = structlog.get_logger(__name__)
@@ -46,8 +46,13 @@ class TelegramHandlers:
         recorder: counts the 429s Telegram answered (metrics), or None.
     """
 
-    def __init__(self, engine: Engine, settings: TelegramSettings, budgets: BudgetRegistry | None = None,
-                 recorder: RateLimitRecorder | None = None) -> None:
+    def __init__(
+        self,
+        engine: Engine,
+        settings: TelegramSettings,
+        budgets: BudgetRegistry | None = None,
+        recorder: RateLimitRecorder | None = None,
+    ) -> None:
         self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
 
@@ -67,7 +72,12 @@ class TelegramHandlers:
             return
         if r.kind == "non_text":
             with bind_trace(incoming):
-                await self._reply(context, message, incoming, _one(Notice(NON_TEXT_NOTICE, reason="bad_input", trace_id=incoming.trace_id)))
+                await self._reply(
+                    context,
+                    message,
+                    incoming,
+                    _one(Notice(NON_TEXT_NOTICE, reason="bad_input", trace_id=incoming.trace_id)),
+                )
             return
         await self._answer(context, message, incoming)
 
@@ -99,7 +109,9 @@ class TelegramHandlers:
             async for event in self.engine.handle(incoming):
                 log.debug("context_event_ignored", trace_id=incoming.trace_id, kind=event.kind)
         except Exception as exc:
-            log.warning("telegram_context_failed", trace_id=incoming.trace_id, chat=incoming.chat_id, error=type(exc).__name__)
+            log.warning(
+                "telegram_context_failed", trace_id=incoming.trace_id, chat=incoming.chat_id, error=type(exc).__name__
+            )
 
     async def _answer(self, context, message: Message, incoming: Incoming, *, quote: bool = True) -> None:
         with bind_trace(incoming):  # every log line of this reply carries trace_id, chat and user
@@ -110,7 +122,12 @@ class TelegramHandlers:
         """Stream ``events`` into ``message``'s chat; in groups the first message quotes the question."""
         group = message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP)
         reply_to = message.message_id if group and quote else None
-        sink = TelegramSink(context.bot, message.chat.id, reply_to=reply_to, thread_id=message.message_thread_id if message.is_topic_message else None)
+        sink = TelegramSink(
+            context.bot,
+            message.chat.id,
+            reply_to=reply_to,
+            thread_id=message.message_thread_id if message.is_topic_message else None,
+        )
         interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
         budget = self.budgets.get(str(message.chat.id), interval)
         chat_id = message.chat.id
@@ -118,9 +135,16 @@ class TelegramHandlers:
         async def shown(handle: int) -> None:
             await self.engine.record_shown(incoming.trace_id, f"telegram:{chat_id}:{handle}")
 
-        streaming = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder=PLACEHOLDER,
-                                   typing_every=self.settings.typing_refresh_s, on_shown=shown, clock=budget.clock,
-                                   sleep=budget.sleep)
+        streaming = StreamingReply(
+            sink,
+            budget,
+            trace_id=incoming.trace_id,
+            placeholder=PLACEHOLDER,
+            typing_every=self.settings.typing_refresh_s,
+            on_shown=shown,
+            clock=budget.clock,
+            sleep=budget.sleep,
+        )
         try:
             stats = await streaming.run(events)
         except asyncio.CancelledError:
@@ -131,14 +155,25 @@ class TelegramHandlers:
             await self._apologize(context, message, incoming.trace_id)
             return
         await report_delivery(self.engine, incoming.trace_id, stats.delivered)
-        log.info("telegram_replied", outcome=stats.outcome, sends=stats.sends, edits=stats.edits,
-                 rate_limited=stats.rate_limited, final_retries=stats.final_retries, delivered=stats.delivered)
+        log.info(
+            "telegram_replied",
+            outcome=stats.outcome,
+            sends=stats.sends,
+            edits=stats.edits,
+            rate_limited=stats.rate_limited,
+            final_retries=stats.final_retries,
+            delivered=stats.delivered,
+        )
         if self.recorder is not None:
             self.recorder.rate_limited("telegram", stats.rate_limited)
 
     async def _apologize(self, context, message: Message, trace_id: str) -> None:
         try:
-            await context.bot.send_message(chat_id=message.chat.id, text=say("ERROR", None, trace=trace_id), message_thread_id=message.message_thread_id if message.is_topic_message else None)
+            await context.bot.send_message(
+                chat_id=message.chat.id,
+                text=say("ERROR", None, trace=trace_id),
+                message_thread_id=message.message_thread_id if message.is_topic_message else None,
+            )
         except Exception as exc:  # the chat may be gone or flooded; the log line above has the trace
             log.warning("telegram_apology_failed", trace_id=trace_id, error=type(exc).__name__)
 

@@ -111,7 +111,9 @@ def inline(text: str) -> str:
         return _SLOT.format(len(slots) - 1)
 
     text = _CODE_SPAN.sub(lambda m: keep(f"<code>{escape(m.group(2).strip() or m.group(2), quote=False)}</code>"), text)
-    text = _LINK.sub(lambda m: keep(f'<a href="{escape(m.group(2))}">{_emphasis(escape(m.group(1), quote=False))}</a>'), text)
+    text = _LINK.sub(
+        lambda m: keep(f'<a href="{escape(m.group(2))}">{_emphasis(escape(m.group(1), quote=False))}</a>'), text
+    )
     html = _emphasis(escape(text, quote=False))
     while _SLOT_RE.search(html):
         html = _SLOT_RE.sub(lambda m: slots[int(m.group(1))], html)

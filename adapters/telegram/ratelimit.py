@@ -30,8 +30,9 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
-from typing import Any, Callable, Coroutine
+from typing import Any
 
 import structlog
 from telegram.ext import BaseRateLimiter
@@ -72,7 +73,11 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
     """
 
     def __init__(
-        self, max_per_s: float = 28.0, *, typing_max_wait: float = 1.0, clock: Callable[[], float] = time.monotonic,
+        self,
+        max_per_s: float = 28.0,
+        *,
+        typing_max_wait: float = 1.0,
+        clock: Callable[[], float] = time.monotonic,
         shared: SharedPace | None = None,
     ) -> None:
         self.interval = 1.0 / max_per_s

@@ -3,7 +3,6 @@
 from typing import Literal
 
 from pydantic import Field, SecretStr, model_validator
-
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
@@ -15,7 +14,9 @@ class TelegramSettings(BaseSettings):
     group under Telegram's 20 messages a minute). ``max_requests_per_s`` caps the whole bot.
     """
 
-    model_config = SettingsConfigDict(env_prefix="TELEGRAM_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="TELEGRAM_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
 
     bot_token: SecretStr | None = None
     api_base_url: str = "https://api.telegram.org/bot"

@@ -12,8 +12,9 @@ losing the answer would be worse.
 from __future__ import annotations
 
 import warnings
+from collections.abc import Mapping
 from datetime import timedelta
-from typing import Any, Mapping
+from typing import Any
 
 import structlog
 from telegram import Bot, InlineKeyboardButton, InlineKeyboardMarkup, LinkPreviewOptions, ReplyParameters
@@ -75,7 +76,15 @@ class TelegramSink:
         limit: maximum message length (Telegram: 4096).
     """
 
-    def __init__(self, bot: Bot, chat_id: int, *, reply_to: int | None = None, thread_id: int | None = None, limit: int = MessageLimit.MAX_TEXT_LENGTH) -> None:
+    def __init__(
+        self,
+        bot: Bot,
+        chat_id: int,
+        *,
+        reply_to: int | None = None,
+        thread_id: int | None = None,
+        limit: int = MessageLimit.MAX_TEXT_LENGTH,
+    ) -> None:
         self.bot, self.chat_id, self.reply_to, self.thread_id, self.limit = bot, chat_id, reply_to, thread_id, limit
         self.fallbacks = 0
 
@@ -92,18 +101,35 @@ class TelegramSink:
         return split_text(text, self.limit, rendered_length)
 
     async def typing(self) -> None:
-        await self._call(self.bot.send_chat_action, "typing", chat_id=self.chat_id, action=ChatAction.TYPING, message_thread_id=self.thread_id)
+        await self._call(
+            self.bot.send_chat_action,
+            "typing",
+            chat_id=self.chat_id,
+            action=ChatAction.TYPING,
+            message_thread_id=self.thread_id,
+        )
 
     async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
         markup = choices_keyboard(extra)
         reply = ReplyParameters(self.reply_to, allow_sending_without_reply=True) if self.reply_to else None
-        kwargs: dict[str, Any] = dict(chat_id=self.chat_id, message_thread_id=self.thread_id, reply_parameters=reply, reply_markup=markup, link_preview_options=_NO_PREVIEW)
+        kwargs: dict[str, Any] = dict(
+            chat_id=self.chat_id,
+            message_thread_id=self.thread_id,
+            reply_parameters=reply,
+            reply_markup=markup,
+            link_preview_options=_NO_PREVIEW,
+        )
         message = await self._formatted(self.bot.send_message, text, final, kwargs, "first")
         self.reply_to = None  # only the first message of a reply quotes the question
         return message.message_id
 
     async def edit(self, handle: int, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
-        kwargs: dict[str, Any] = dict(chat_id=self.chat_id, message_id=handle, reply_markup=choices_keyboard(extra), link_preview_options=_NO_PREVIEW)
+        kwargs: dict[str, Any] = dict(
+            chat_id=self.chat_id,
+            message_id=handle,
+            reply_markup=choices_keyboard(extra),
+            link_preview_options=_NO_PREVIEW,
+        )
         try:
             await self._formatted(self.bot.edit_message_text, text, final, kwargs, "edit")
         except BadRequest as exc:

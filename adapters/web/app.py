@@ -39,8 +39,17 @@ log = structlog.get_logger(__name__)
 
 Readiness = Callable[[], Awaitable[dict[str, str]]]
 """Returns a state word per dependency; ``storage`` and ``index`` must be ``ok`` to be ready."""
-_ERROR_WORDS = {400: "bad_request", 401: "unauthorized", 403: "forbidden", 404: "not_found", 405: "method_not_allowed",
-                413: "body_too_large", 422: "invalid_request", 429: "too_many_requests", 500: "internal"}
+_ERROR_WORDS = {
+    400: "bad_request",
+    401: "unauthorized",
+    403: "forbidden",
+    404: "not_found",
+    405: "method_not_allowed",
+    413: "body_too_large",
+    422: "invalid_request",
+    429: "too_many_requests",
+    500: "internal",
+}
 
 
 @dataclass(frozen=True)
@@ -53,29 +62,54 @@ class WebConfig:
     heartbeat_s: float = 15.0
 
 
-def create_app(engine: Engine, passages: Passages, auth: Authenticator, *, readiness: Readiness,
-               metrics: FuziMetrics, config: WebConfig = WebConfig()) -> FastAPI:
+def create_app(
+    engine: Engine,
+    passages: Passages,
+    auth: Authenticator,
+    *,
+    readiness: Readiness,
+    metrics: FuziMetrics,
+    config: WebConfig = WebConfig(),
+) -> FastAPI:
     """The ASGI app for ``fuzi serve``."""
-    app = FastAPI(title="Fuzi (夫子)", version="1", docs_url=None, redoc_url=None,
-                  description="Chat with Fuzi over HTTP: SSE streaming replies, JWT bearer auth.")
+    app = FastAPI(
+        title="Fuzi (夫子)",
+        version="1",
+        docs_url=None,
+        redoc_url=None,
+        description="Chat with Fuzi over HTTP: SSE streaming replies, JWT bearer auth.",
+    )
     h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s)
     _routes(app, h)
     add_ops_routes(app, readiness, metrics)
     _page(app)
     _errors(app)
     if config.cors_origins:
-        app.add_middleware(CORSMiddleware, allow_origins=config.cors_origins, allow_methods=["GET", "POST"],
-                           allow_headers=["Authorization", "Content-Type"], expose_headers=["X-Trace-Id"])
-    app.add_middleware(Hardening, max_body_bytes=config.max_body_bytes, limiter=IpLimiter(config.per_ip_per_minute),
-                       on_limited=lambda: metrics.rate_limited("web"))
+        app.add_middleware(
+            CORSMiddleware,
+            allow_origins=config.cors_origins,
+            allow_methods=["GET", "POST"],
+            allow_headers=["Authorization", "Content-Type"],
+            expose_headers=["X-Trace-Id"],
+        )
+    app.add_middleware(
+        Hardening,
+        max_body_bytes=config.max_body_bytes,
+        limiter=IpLimiter(config.per_ip_per_minute),
+        on_limited=lambda: metrics.rate_limited("web"),
+    )
     return app
 
 
 def _routes(app: FastAPI, h: WebHandlers) -> None:
     user = Depends(h.user)
 
-    @app.post("/v1/chat", response_class=Response, tags=["chat"],
-              responses={200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"}})
+    @app.post(
+        "/v1/chat",
+        response_class=Response,
+        tags=["chat"],
+        responses={200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"}},
+    )
     async def chat(body: ChatRequest, who: str = user):
         """Send a message; the reply streams back as Server-Sent Events."""
         return await h.chat(body, who)
@@ -109,7 +143,9 @@ def add_ops_routes(app: FastAPI, readiness: Readiness, metrics: FuziMetrics) -> 
     async def readyz():
         checks = await readiness()
         ready = all(state == "ok" for name, state in checks.items() if name != "llm")  # the breaker is reported only
-        return JSONResponse({"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503)
+        return JSONResponse(
+            {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
+        )
 
     @app.get("/metrics", tags=["ops"], response_class=Response)
     async def prometheus():

@@ -62,8 +62,13 @@ class JwtAuth:
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("missing bearer token")
         try:
-            claims = jwt.decode(token.strip(), self.secret, algorithms=[ALGORITHM], leeway=self.leeway_s,
-                                options={"require": ["sub", "exp"]})
+            claims = jwt.decode(
+                token.strip(),
+                self.secret,
+                algorithms=[ALGORITHM],
+                leeway=self.leeway_s,
+                options={"require": ["sub", "exp"]},
+            )
         except jwt.ExpiredSignatureError:
             raise Unauthorized("token expired") from None
         except jwt.InvalidTokenError:

@@ -108,8 +108,9 @@ class WebHandlers:
             first.append(self._incoming(user, chat, body.skill, command="skill"))
         command, args = parse_command(body.message)
         message = self._incoming(user, chat, args if command else body.message, command=command)
-        return EventStreamResponse(self._frames([*first, message]), headers={"X-Trace-Id": message.trace_id},
-                                   heartbeat_s=self.heartbeat_s)
+        return EventStreamResponse(
+            self._frames([*first, message]), headers={"X-Trace-Id": message.trace_id}, heartbeat_s=self.heartbeat_s
+        )
 
     async def cancel(self, body: CancelRequest | None, user: str) -> NoticeOut:
         """Stop the person's running reply (from any chat); the stopped stream simply ends."""
@@ -136,8 +137,16 @@ class WebHandlers:
 
     # ------------------------------------------------------------------ helpers
     def _incoming(self, user: str, chat: str, text: str, *, command: str | None = None) -> Incoming:
-        return Incoming(platform="web", user_id=user, chat_id=f"{user}/{chat}", text=text, user_name=user,
-                        is_group=False, addressed=True, command=command)
+        return Incoming(
+            platform="web",
+            user_id=user,
+            chat_id=f"{user}/{chat}",
+            text=text,
+            user_name=user,
+            is_group=False,
+            addressed=True,
+            command=command,
+        )
 
     async def _frames(self, incomings: list[Incoming]) -> AsyncIterator[bytes]:
         for incoming in incomings:

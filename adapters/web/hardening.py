@@ -67,8 +67,15 @@ class Hardening:
         on_limited: called once per refused request (metrics).
     """
 
-    def __init__(self, app: ASGIApp, *, max_body_bytes: int, limiter: IpLimiter, limited_prefix: str = "/v1/",
-                 on_limited: Callable[[], None] = lambda: None):
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        max_body_bytes: int,
+        limiter: IpLimiter,
+        limited_prefix: str = "/v1/",
+        on_limited: Callable[[], None] = lambda: None,
+    ):
         self.app, self.max_body, self.limiter = app, max_body_bytes, limiter
         self.prefix, self.on_limited = limited_prefix, on_limited
 
@@ -81,7 +88,12 @@ class Hardening:
             self.on_limited()
             log.info("web_ip_limited", path=scope["path"])
             retry = str(self.limiter.retry_after_s(ip))
-            await _json(send, 429, {"error": "too_many_requests", "detail": "slow down", "retry_after_s": int(retry)}, [(b"retry-after", retry.encode())])
+            await _json(
+                send,
+                429,
+                {"error": "too_many_requests", "detail": "slow down", "retry_after_s": int(retry)},
+                [(b"retry-after", retry.encode())],
+            )
             return
         length = dict(scope.get("headers") or []).get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > self.max_body):
@@ -115,6 +127,11 @@ class Hardening:
 
 async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:
     data = json.dumps(body).encode()
-    raw = [(b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()), *_RAW_HEADERS, *(headers or [])]
+    raw = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(data)).encode()),
+        *_RAW_HEADERS,
+        *(headers or []),
+    ]
     await send({"type": "http.response.start", "status": status, "headers": raw})
     await send({"type": "http.response.body", "body": data})

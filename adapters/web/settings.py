@@ -13,7 +13,9 @@ class WebSettings(BaseSettings):
     (no login); with it every API call needs ``Authorization: Bearer <JWT>`` (HS256).
     """
 
-    model_config = SettingsConfigDict(env_prefix="FUZI_WEB_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
+    model_config = SettingsConfigDict(
+        env_prefix="FUZI_WEB_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
+    )
 
     host: str = "127.0.0.1"
     port: int = Field(8080, ge=0, le=65535)
@@ -23,7 +25,9 @@ class WebSettings(BaseSettings):
     cors_origins: str = ""  # comma-separated origins allowed to call the API from a browser; empty: none
     max_body_bytes: int = Field(65536, ge=1024)  # larger request bodies get 413
     per_ip_per_minute: int = Field(120, ge=1)  # API requests per client address per minute, before auth (429)
-    heartbeat_s: float = Field(15.0, gt=0)  # an idle event stream gets an SSE comment this often (proxies close idle connections)
+    heartbeat_s: float = Field(
+        15.0, gt=0
+    )  # an idle event stream gets an SSE comment this often (proxies close idle connections)
 
     @field_validator("jwt_secret")
     @classmethod

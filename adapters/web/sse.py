@@ -42,7 +42,12 @@ def sse_event(event: ReplyEvent) -> tuple[str, dict[str, Any]]:
         citations = [{"n": c.n, "id": c.id, "ref": c.ref} for c in event.citations]
         return "final", {"text": event.text, "citations": citations, "level": event.level, "trace_id": event.trace_id}
     if isinstance(event, Notice):
-        return "notice", {"reason": event.reason, "text": event.text, "trace_id": event.trace_id, "extra": dict(event.extra)}
+        return "notice", {
+            "reason": event.reason,
+            "text": event.text,
+            "trace_id": event.trace_id,
+            "extra": dict(event.extra),
+        }
     raise TypeError(f"unknown event {type(event).__name__}")
 
 
@@ -57,9 +62,16 @@ class EventStreamResponse(Response):
 
     media_type = MEDIA_TYPE
 
-    def __init__(self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None, *, heartbeat_s: float = 15.0):
+    def __init__(
+        self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None, *, heartbeat_s: float = 15.0
+    ):
         self.status_code, self.background = 200, None
-        all_headers = {"content-type": f"{MEDIA_TYPE}; charset=utf-8", "cache-control": "no-cache", "x-accel-buffering": "no", **(headers or {})}
+        all_headers = {
+            "content-type": f"{MEDIA_TYPE}; charset=utf-8",
+            "cache-control": "no-cache",
+            "x-accel-buffering": "no",
+            **(headers or {}),
+        }
         self.raw_headers = [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in all_headers.items()]
         self._frames = frames  # no Content-Length: the body is chunked
         self._heartbeat_s = heartbeat_s

@@ -8,9 +8,9 @@ import argparse
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `db` subcommands."""
     db = sub.add_parser("db", help="database schema (migrations)").add_subparsers(dest="db_command", required=True)
-    db.add_parser("upgrade", help="bring the schema to the newest revision (safe with other processes running)").set_defaults(
-        func=_upgrade
-    )
+    db.add_parser(
+        "upgrade", help="bring the schema to the newest revision (safe with other processes running)"
+    ).set_defaults(func=_upgrade)
     db.add_parser("current", help="print the schema revision and whether it is the newest").set_defaults(func=_current)
 
 

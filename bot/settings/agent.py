@@ -37,7 +37,7 @@ class WebSearchSettings(Section):
 
     @property
     def provider(self) -> str | None:
-        """"tavily", "searxng" or None when web search is not configured."""
+        """ "tavily", "searxng" or None when web search is not configured."""
         if self.tavily_api_key is not None and self.tavily_api_key.get_secret_value().strip():
             return "tavily"
         if self.searxng_url and self.searxng_url.strip():

@@ -12,8 +12,8 @@ from __future__ import annotations
 import asyncio
 import json
 import time
+from collections.abc import AsyncIterator, Callable, Iterable
 from dataclasses import dataclass, field
-from typing import AsyncIterator, Callable, Iterable
 
 import structlog
 
@@ -183,13 +183,24 @@ class Agent:
         usage = (current.completion.usage if current.completion else None) or Usage()
         reply.usage.append(usage)
         call = LLMRound(
-            round=reply.rounds + 1, prompt_tokens=usage.prompt_tokens, completion_tokens=usage.completion_tokens,
-            latency_ms=round((self._clock() - started) * 1000, 1), tool_calls=len(current.tool_calls), forced=forced,
+            round=reply.rounds + 1,
+            prompt_tokens=usage.prompt_tokens,
+            completion_tokens=usage.completion_tokens,
+            latency_ms=round((self._clock() - started) * 1000, 1),
+            tool_calls=len(current.tool_calls),
+            forced=forced,
         )
         reply.llm_calls.append(call)
-        log.info("agent_round", round=call.round, forced=forced, tool_calls=call.tool_calls,
-                 prompt_tokens=call.prompt_tokens, completion_tokens=call.completion_tokens,
-                 latency_ms=call.latency_ms, timed_out=current.timed_out)
+        log.info(
+            "agent_round",
+            round=call.round,
+            forced=forced,
+            tool_calls=call.tool_calls,
+            prompt_tokens=call.prompt_tokens,
+            completion_tokens=call.completion_tokens,
+            latency_ms=call.latency_ms,
+            timed_out=current.timed_out,
+        )
 
     async def _tool_round(self, reply: _Reply, current: _Round) -> AsyncIterator[AgentEvent]:
         """Run the round's calls concurrently; report each end as it happens, append results in call order."""
@@ -243,11 +254,25 @@ class Agent:
         self, reply: _Reply, text: str, citations: tuple, stop: StopReason, *, canned: bool = False
     ) -> AgentResult:
         total = Usage(sum(u.prompt_tokens for u in reply.usage), sum(u.completion_tokens for u in reply.usage))
-        log.info("agent_done", stop_reason=stop, rounds=reply.rounds, steps=len(reply.steps),
-                 prompt_tokens=total.prompt_tokens, completion_tokens=total.completion_tokens, canned=canned)
-        return AgentResult(text=text, citations=tuple(citations), usage=total, rounds=reply.rounds,
-                           steps=tuple(reply.steps), llm_calls=tuple(reply.llm_calls), stop_reason=stop,
-                           canned=canned)
+        log.info(
+            "agent_done",
+            stop_reason=stop,
+            rounds=reply.rounds,
+            steps=len(reply.steps),
+            prompt_tokens=total.prompt_tokens,
+            completion_tokens=total.completion_tokens,
+            canned=canned,
+        )
+        return AgentResult(
+            text=text,
+            citations=tuple(citations),
+            usage=total,
+            rounds=reply.rounds,
+            steps=tuple(reply.steps),
+            llm_calls=tuple(reply.llm_calls),
+            stop_reason=stop,
+            canned=canned,
+        )
 
 
 def _answer_text(current: _Round) -> str:
@@ -277,7 +302,7 @@ def _assistant_message(text: str, calls: list[ToolCall]) -> Message:
 
 
 def _language(messages: list[Message]) -> str:
-    """"zh" when the user's last message has Chinese characters, else "en"."""
+    """ "zh" when the user's last message has Chinese characters, else "en"."""
     for msg in reversed(messages):
         if msg.get("role") == "user":
             content = msg.get("content")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable
+from typing import Any
 
 import structlog
 
@@ -85,15 +86,22 @@ class StepRunner:
             valid = ", ".join(self._allowed) or "none (answer without tools)"
             outcome = ToolOutcome.failure(rpc.TOOL_NOT_FOUND, f"unknown tool: {call.name}", f"Valid tools: {valid}.")
         elif parse_error:
-            outcome = ToolOutcome.failure(rpc.INVALID_PARAMS, parse_error, "Call again with a JSON object of arguments.")
+            outcome = ToolOutcome.failure(
+                rpc.INVALID_PARAMS, parse_error, "Call again with a JSON object of arguments."
+            )
         else:
             key = call.name + " " + json.dumps(args, sort_keys=True, ensure_ascii=False)
             repeat = self._counts.get(key, 0)
             self._counts[key] = repeat + 1
             outcome = await self._shared(key, call.name, args, timeout_s) if repeat < 2 else REFUSED
         step = AgentStep(
-            round=round_no, tool=call.name, args=args, ok=outcome.ok,
-            latency_ms=round((self._clock() - started) * 1000, 1), repeat=repeat, error=outcome.error,
+            round=round_no,
+            tool=call.name,
+            args=args,
+            ok=outcome.ok,
+            latency_ms=round((self._clock() - started) * 1000, 1),
+            repeat=repeat,
+            error=outcome.error,
             call_id=call.id,
         )
         _log_step(step, outcome.code)
@@ -155,6 +163,12 @@ def summarize_args(args: dict[str, Any]) -> dict[str, Any]:
 
 def _log_step(step: AgentStep, code: int | None) -> None:
     log.info(
-        "agent_tool_step", tool=step.tool, round=step.round, ok=step.ok, latency_ms=step.latency_ms,
-        repeat=step.repeat, error_code=None if step.ok else code, args=summarize_args(step.args),
+        "agent_tool_step",
+        tool=step.tool,
+        round=step.round,
+        ok=step.ok,
+        latency_ms=step.latency_ms,
+        repeat=step.repeat,
+        error_code=None if step.ok else code,
+        args=summarize_args(step.args),
     )

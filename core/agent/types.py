@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal, Union
+from typing import Any, Literal
 
 from core.events import Citation, TextDelta, TextReset, ToolStep
 from core.llm.errors import LLMUnavailable
@@ -80,4 +80,4 @@ class AgentResult:
     kind: Literal["agent_result"] = field(default="agent_result")
 
 
-AgentEvent = Union[TextDelta, TextReset, ToolStep, AgentResult]
+AgentEvent = TextDelta | TextReset | ToolStep | AgentResult

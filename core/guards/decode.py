@@ -122,7 +122,9 @@ def looks_like_pinyin(text: str) -> bool:
 
 _P = r"\s*"
 _PY_DISCARD = rf"(?:hu{_P}lve|hu{_P}lue|hu{_P}shi|wu{_P}shi|wang{_P}(?:ji|diao|le)|bu{_P}(?:yao|yong|bi){_P}(?:li|guan|zun{_P}shou)|fang{_P}qi|zuo{_P}fei|qu{_P}xiao)"
-_PY_INSTR = rf"(?:zhi{_P}ling|zhi{_P}shi|she{_P}ding|gui{_P}ze|ti{_P}shi|ming{_P}ling|yao{_P}qiu|xian{_P}zhi|yue{_P}shu)"
+_PY_INSTR = (
+    rf"(?:zhi{_P}ling|zhi{_P}shi|she{_P}ding|gui{_P}ze|ti{_P}shi|ming{_P}ling|yao{_P}qiu|xian{_P}zhi|yue{_P}shu)"
+)
 _PY_REVEAL = rf"(?:shu{_P}chu|da{_P}yin|fu{_P}shu|chong{_P}fu|gao{_P}su{_P}wo|xie{_P}lou|xian{_P}shi|fan{_P}yi)"
 _PY_SECRET = rf"(?:xi{_P}tong{_P}ti{_P}shi|ti{_P}shi{_P}ci|chu{_P}shi{_P}(?:zhi{_P}ling|she{_P}ding)|xi{_P}tong{_P}she{_P}ding|yin{_P}cang)"
 _PY_PERSONA = rf"(?:ban{_P}yan|jia{_P}zhuang|ni{_P}xian{_P}zai{_P}shi|cong{_P}xian{_P}zai{_P}kai{_P}shi)"

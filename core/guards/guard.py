@@ -83,9 +83,7 @@ class FuziGuard:
         """
         verdict, found = self.screen_input(text)
         if found is not None and found.flagged:
-            log.warning(
-                "guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text)
-            )
+            log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))
         return verdict
 
     async def review_input(self, text: str) -> InputVerdict:
@@ -96,8 +94,13 @@ class FuziGuard:
                 log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))
             return verdict
         opinion = await self.second_opinion.decide(verdict.text, found.flagged)
-        log.info("guard.second_opinion", local=found.flagged, flagged=opinion.flagged, source=opinion.source,
-                 score=round(found.score or 0.0, 3))
+        log.info(
+            "guard.second_opinion",
+            local=found.flagged,
+            flagged=opinion.flagged,
+            source=opinion.source,
+            score=round(found.score or 0.0, 3),
+        )
         if not opinion.flagged:
             return InputVerdict(verdict.text)
         if not found.flagged:
@@ -137,9 +140,7 @@ class FuziGuard:
         if decision.allowed:
             return None
         reason = decision.reason or "rate_limited"
-        log.info(
-            "guard.rate_limited", reason=reason, person=turn.person_id, retry_after_s=decision.retry_after_s
-        )
+        log.info("guard.rate_limited", reason=reason, person=turn.person_id, retry_after_s=decision.retry_after_s)
         return Refusal(limit_refusal(reason, decision.retry_after_s, lang), reason, decision.retry_after_s)
 
     async def _over_budget(self, turn: Turn, lang) -> Refusal | None:

@@ -41,8 +41,14 @@ class RedisRateLimiter:
     def __init__(self, quota: Quota, redis_url: str, *, prefix: str = "fuzi:") -> None:
         self.quota = quota
         storage_url = redis_url if redis_url.startswith("async+") else f"async+{redis_url}"
-        self._storage = RedisStorage(storage_url, implementation="redispy", key_prefix=f"{prefix}limits",
-                                     wrap_exceptions=True, socket_timeout=1.0, socket_connect_timeout=1.0)
+        self._storage = RedisStorage(
+            storage_url,
+            implementation="redispy",
+            key_prefix=f"{prefix}limits",
+            wrap_exceptions=True,
+            socket_timeout=1.0,
+            socket_connect_timeout=1.0,
+        )
         self._windows = MovingWindowRateLimiter(self._storage)
         self._down = False
 

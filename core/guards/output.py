@@ -192,8 +192,10 @@ def _longest_run(text: str, start: int, prompt: str, gram: str) -> int:
         while start - left > 0 and pos - left > 0 and text[start - left - 1] == prompt[pos - left - 1]:
             left += 1
         right = 0
-        while start + k + right < len(text) and pos + k + right < len(prompt) and (
-            text[start + k + right] == prompt[pos + k + right]
+        while (
+            start + k + right < len(text)
+            and pos + k + right < len(prompt)
+            and (text[start + k + right] == prompt[pos + k + right])
         ):
             right += 1
         best = max(best, left + k + right)

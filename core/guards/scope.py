@@ -17,7 +17,8 @@ and views as core/guards/patterns.py.
 
 from __future__ import annotations
 
-from core.guards.patterns import Rule, rule as _r
+from core.guards.patterns import Rule
+from core.guards.patterns import rule as _r
 
 # ------------------------------------------------------------------ task swap, Chinese (compact view)
 _ZH_SET_ASIDE = (

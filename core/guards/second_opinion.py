@@ -58,8 +58,14 @@ class SecondOpinion:
     """
 
     def __init__(
-        self, llm: LLM, *, low: float = 0.4, high: float = 0.9, timeout_s: float = 3.0,
-        cache_size: int = 1024, max_chars: int = 2000,
+        self,
+        llm: LLM,
+        *,
+        low: float = 0.4,
+        high: float = 0.9,
+        timeout_s: float = 3.0,
+        cache_size: int = 1024,
+        max_chars: int = 2000,
     ) -> None:
         if not 0.0 <= low <= high <= 1.0:
             raise ValueError("need 0 <= low <= high <= 1")

@@ -6,9 +6,9 @@ All SQL runs in a worker thread (`asyncio.to_thread`) so the event loop never bl
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone, tzinfo
-from typing import Callable
+from datetime import UTC, datetime, timedelta, tzinfo
 
 from sqlalchemy import func, update
 from sqlalchemy.engine import Engine
@@ -43,10 +43,10 @@ class UsageStore:
         now: wall clock returning an aware datetime; tests pass a fixed one.
     """
 
-    def __init__(self, engine: Engine, *, tz: tzinfo = timezone.utc, now: Now | None = None) -> None:
+    def __init__(self, engine: Engine, *, tz: tzinfo = UTC, now: Now | None = None) -> None:
         self._engine = engine
         self._tz = tz
-        self._now = now or (lambda: datetime.now(timezone.utc))
+        self._now = now or (lambda: datetime.now(UTC))
 
     def create_table(self) -> None:
         """Create the usage table when missing (wiring may instead create all of SQLModel.metadata)."""

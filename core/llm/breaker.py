@@ -28,8 +28,9 @@ from __future__ import annotations
 
 import asyncio
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from typing import AsyncIterator, Awaitable, Callable, Literal, TypeVar
+from typing import Literal, TypeVar
 
 import structlog
 
@@ -97,7 +98,8 @@ class CircuitBreakerLLM:
         try:
             result = await self._first(
                 self._inner.complete(messages, tools=tools, temperature=temperature, max_tokens=max_tokens),
-                opened, record,
+                opened,
+                record,
             )
         except LLMConfigError:
             record("success")

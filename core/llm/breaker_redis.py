@@ -14,7 +14,7 @@ state is used again once Redis answers.
 from __future__ import annotations
 
 import asyncio
-from typing import AsyncIterator
+from collections.abc import AsyncIterator
 
 import structlog
 from redis.asyncio import Redis
@@ -121,7 +121,11 @@ class SharedCircuitBreakerLLM(CircuitBreakerLLM):
         task.add_done_callback(self._pending.discard)
 
     async def complete(
-        self, messages: list[Message], *, tools: list[dict] | None = None, temperature: float | None = None,
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict] | None = None,
+        temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> Completion:
         """As `CircuitBreakerLLM.complete`, admitted and recorded through the shared state."""
@@ -141,7 +145,11 @@ class SharedCircuitBreakerLLM(CircuitBreakerLLM):
         return result
 
     async def stream(
-        self, messages: list[Message], *, tools: list[dict] | None = None, temperature: float | None = None,
+        self,
+        messages: list[Message],
+        *,
+        tools: list[dict] | None = None,
+        temperature: float | None = None,
         max_tokens: int | None = None,
     ) -> AsyncIterator[StreamEvent]:
         """As `CircuitBreakerLLM.stream`: success is reaching StreamDone."""

@@ -17,10 +17,10 @@ Outside a reply (background memory updates) there is no budget and the client's 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
-from typing import Callable, Iterator
 
 _CURRENT: ContextVar[ReplyBudget | None] = ContextVar("fuzi_llm_reply_budget", default=None)
 

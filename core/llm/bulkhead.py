@@ -11,8 +11,8 @@ meet the breaker after the calls ahead of them opened it, and fail fast instead 
 from __future__ import annotations
 
 import asyncio
+from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from typing import AsyncIterator
 
 import structlog
 

@@ -17,8 +17,9 @@ from __future__ import annotations
 import asyncio
 import random
 import time
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable
+from typing import Any
 
 import httpx2
 import openai
@@ -121,7 +122,10 @@ class StreamAssembly:
             for _, c in sorted(self.calls.items())
         )
         return Completion(
-            text="".join(self.text), tool_calls=calls, usage=self.usage, model=self.model,
+            text="".join(self.text),
+            tool_calls=calls,
+            usage=self.usage,
+            model=self.model,
             finish_reason=self.finish_reason,
         )
 
@@ -247,8 +251,13 @@ class OpenAIChatClient:
 
     # ------------------------------------------------------------------ attempts
     def _request(
-        self, messages: list[Message], tools: list[dict] | None, temperature: float | None,
-        max_tokens: int | None, *, stream: bool,
+        self,
+        messages: list[Message],
+        tools: list[dict] | None,
+        temperature: float | None,
+        max_tokens: int | None,
+        *,
+        stream: bool,
     ) -> dict[str, Any]:
         request: dict[str, Any] = {"model": self.model, "messages": messages}
         if tools:
@@ -269,7 +278,9 @@ class OpenAIChatClient:
                 response = await self._sdk.chat.completions.create(**request)
         except TimeoutError as exc:
             if timer.expired():
-                raise TransientFailure(f"no answer within {self._timeout_s:.0f}s or the reply deadline", timeout=True) from exc
+                raise TransientFailure(
+                    f"no answer within {self._timeout_s:.0f}s or the reply deadline", timeout=True
+                ) from exc
             raise map_error(exc) from exc
         except Exception as exc:
             raise map_error(exc) from exc

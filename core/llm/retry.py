@@ -14,8 +14,9 @@ import math
 import random
 import time
 from collections import deque
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
-from typing import Awaitable, Callable, Mapping, TypeVar
+from typing import TypeVar
 
 import structlog
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, stop_any
@@ -126,7 +127,11 @@ class Retrier:
     """
 
     def __init__(
-        self, policy: RetryPolicy, *, sleep: Sleep = asyncio.sleep, rng: random.Random | None = None,
+        self,
+        policy: RetryPolicy,
+        *,
+        sleep: Sleep = asyncio.sleep,
+        rng: random.Random | None = None,
         clock: Callable[[], float] = time.monotonic,
     ):
         self.policy = policy
@@ -149,7 +154,9 @@ class Retrier:
 
         retrying = AsyncRetrying(
             sleep=self._sleep,
-            stop=stop_any(self._storm, stop_after_attempt(self.policy.attempts), self._hint_too_long, self._out_of_time),
+            stop=stop_any(
+                self._storm, stop_after_attempt(self.policy.attempts), self._hint_too_long, self._out_of_time
+            ),
             wait=self._wait,
             retry=retry_if_exception_type(TransientFailure),
             before_sleep=self._log_retry,

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import AsyncIterator
 from dataclasses import dataclass
-from typing import Any, AsyncIterator, Literal, Protocol, Union
+from typing import Any, Literal, Protocol
 
 Message = dict[str, Any]  # OpenAI chat message dict: {"role": ..., "content": ..., ...}
 
@@ -60,7 +61,7 @@ class StreamDone:
     kind: Literal["done"] = "done"
 
 
-StreamEvent = Union[StreamDelta, StreamDone]
+StreamEvent = StreamDelta | StreamDone
 
 
 class LLM(Protocol):

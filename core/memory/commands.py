@@ -91,7 +91,9 @@ class MemoryCommands:
         except FactRefused:
             return CommandResult(FACT_REFUSED_TEXT, extra={"refused": True})
         except FactLimitReached:
-            return CommandResult(f"记忆已满（{self._facts.max_facts} 条），请先 /forget 一些。Memory is full; /forget some first.")
+            return CommandResult(
+                f"记忆已满（{self._facts.max_facts} 条），请先 /forget 一些。Memory is full; /forget some first."
+            )
         if not created:
             return CommandResult("这件事夫子已经记得了。Already remembered.")
         where = "群聊中记下的事，在任何对话里都可能用到" if fact.scope == "group" else "私密：只在私聊中使用"

@@ -83,8 +83,11 @@ class MemoryContextBuilder:
         inc = turn.incoming
         state = await asyncio.to_thread(self._chats.get, inc.chat_key)
         lines = await asyncio.to_thread(
-            self._history.window, inc.chat_key, after_id=state.window_start,
-            limit=2 * self.window_rounds, exclude_trace=inc.trace_id,
+            self._history.window,
+            inc.chat_key,
+            after_id=state.window_start,
+            limit=2 * self.window_rounds,
+            exclude_trace=inc.trace_id,
         )
         facts = await self._facts.recall(turn.person_id, inc.text, self.facts_in_prompt, in_group=inc.is_group)
         profile = await self._profiles.get(turn.person_id)
@@ -98,9 +101,15 @@ class MemoryContextBuilder:
         )
         fitted = fit_to_budget(parts, max(0, self.budget_tokens - self.reserve_tokens))
         log.info(
-            "context_built", chat=inc.chat_key, person=turn.person_id, trace_id=inc.trace_id,
-            window=len(fitted.window), trimmed=len(parts.window) - len(fitted.window),
-            facts=len(fitted.fact_blocks), summary=bool(fitted.summary_message), tokens=fitted.tokens(),
+            "context_built",
+            chat=inc.chat_key,
+            person=turn.person_id,
+            trace_id=inc.trace_id,
+            window=len(fitted.window),
+            trimmed=len(parts.window) - len(fitted.window),
+            facts=len(fitted.fact_blocks),
+            summary=bool(fitted.summary_message),
+            tokens=fitted.tokens(),
         )
         return fitted.messages()
 
@@ -138,8 +147,9 @@ class MemoryContextBuilder:
             try:
                 await self._profiler.update(turn.person_id, turn.incoming.text, reply_text)
             except Exception as exc:
-                log.warning("profile_failed", person=turn.person_id, trace_id=turn.incoming.trace_id,
-                            error=type(exc).__name__)
+                log.warning(
+                    "profile_failed", person=turn.person_id, trace_id=turn.incoming.trace_id, error=type(exc).__name__
+                )
 
     @property
     def pending(self) -> int:
@@ -150,7 +160,7 @@ class MemoryContextBuilder:
         """Wait for scheduled work (tests; shutdown). After ``timeout`` the rest is cancelled."""
         try:
             await asyncio.wait_for(self._drain(), timeout)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             for task in list(self._tasks):
                 task.cancel()
             log.warning("memory_drain_timeout", cancelled=len(self._tasks))

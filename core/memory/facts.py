@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import asyncio
 import json
-from dataclasses import dataclass
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 
 import numpy as np
@@ -80,7 +80,12 @@ class FactStore:
     """
 
     def __init__(
-        self, engine: Engine, embedder: Embedder, *, max_facts: int = 200, max_chars: int = 500,
+        self,
+        engine: Engine,
+        embedder: Embedder,
+        *,
+        max_facts: int = 200,
+        max_chars: int = 500,
         screen: FactScreenFn | None = None,
     ):
         self._engine = engine
@@ -112,8 +117,14 @@ class FactStore:
             raise FactRefused(reason)
         vector, model = await self._embed_passage(text)
         fact = Fact(
-            person_id=person_id, text=text, scope=scope_for(is_group), platform=chat_key.split(":")[0],
-            account=account, chat_key=chat_key, embedding=json.dumps(vector), model=model,
+            person_id=person_id,
+            text=text,
+            scope=scope_for(is_group),
+            platform=chat_key.split(":")[0],
+            account=account,
+            chat_key=chat_key,
+            embedding=json.dumps(vector),
+            model=model,
         )
         return await asyncio.to_thread(self._insert, fact)
 

@@ -75,9 +75,12 @@ class ChatHistory:
 
     def user_text(self, chat_key: str, trace_id: str) -> str | None:
         """The user message of ``trace_id`` in this chat (None when none is stored)."""
-        query = select(Message.text).where(
-            Message.chat_key == chat_key, Message.role == "user", Message.trace_id == trace_id
-        ).order_by(col(Message.id).desc()).limit(1)
+        query = (
+            select(Message.text)
+            .where(Message.chat_key == chat_key, Message.role == "user", Message.trace_id == trace_id)
+            .order_by(col(Message.id).desc())
+            .limit(1)
+        )
         with Session(self._engine) as s:
             return s.exec(query).first()
 

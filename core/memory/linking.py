@@ -18,9 +18,10 @@ import hashlib
 import hmac
 import json
 import secrets
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Callable, Literal
+from typing import Literal
 
 import structlog
 from sqlalchemy import Engine, update
@@ -89,8 +90,15 @@ class AccountLinker:
             with Session(self._engine) as s:
                 unused = (LinkCode.person_id == person_id) & (LinkCode.used == False)  # noqa: E712
                 s.execute(update(LinkCode).where(unused).values(used=True))
-                s.add(LinkCode(person_id=person_id, account=account, salt=salt, code_hash=_hash(salt, code),
-                               expires_at=self._clock() + self.ttl))
+                s.add(
+                    LinkCode(
+                        person_id=person_id,
+                        account=account,
+                        salt=salt,
+                        code_hash=_hash(salt, code),
+                        expires_at=self._clock() + self.ttl,
+                    )
+                )
                 s.commit()
 
         await asyncio.to_thread(run)
@@ -164,10 +172,16 @@ class AccountLinker:
             person = Person()
             s.add(person)
             s.flush()
-            s.execute(update(Account).where(Account.platform == platform, Account.platform_user_id == user_id)
-                      .values(person_id=person.id))
-            s.execute(update(Fact).where(Fact.person_id == person_id, col(Fact.account) == account_key)
-                      .values(person_id=person.id))
+            s.execute(
+                update(Account)
+                .where(Account.platform == platform, Account.platform_user_id == user_id)
+                .values(person_id=person.id)
+            )
+            s.execute(
+                update(Fact)
+                .where(Fact.person_id == person_id, col(Fact.account) == account_key)
+                .values(person_id=person.id)
+            )
             s.commit()
             new_id = person.id
         log.info("accounts_unlinked", person_from=person_id, person_to=new_id, platform=platform)

@@ -84,4 +84,3 @@ class LinkAttempt(SQLModel, table=True):
     id: int | None = Field(default=None, primary_key=True)
     person_id: int = Field(index=True)
     at: datetime = Field(default_factory=utcnow, index=True)
-

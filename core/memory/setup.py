@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from sqlalchemy import Engine
 
@@ -98,31 +99,55 @@ def build_memory(
     profiles = ProfileStore(engine)
     summarizer, profiler = _llm_parts(llm, cfg, prompts, history, chats, profiles)
     linker = AccountLinker(
-        engine, ttl_s=cfg.link_code_ttl_s, max_failures=cfg.link_max_failures,
-        failure_window_s=cfg.link_failure_window_s, clock=clock,
+        engine,
+        ttl_s=cfg.link_code_ttl_s,
+        max_failures=cfg.link_max_failures,
+        failure_window_s=cfg.link_failure_window_s,
+        clock=clock,
     )
     context = MemoryContextBuilder(
-        history=history, chats=chats, facts=facts, profiles=profiles, summarizer=summarizer, profiler=profiler,
-        window_rounds=cfg.window_rounds, budget_tokens=cfg.prompt_budget_tokens,
-        reserve_tokens=cfg.tool_reserve_tokens, facts_in_prompt=cfg.facts_in_prompt,
+        history=history,
+        chats=chats,
+        facts=facts,
+        profiles=profiles,
+        summarizer=summarizer,
+        profiler=profiler,
+        window_rounds=cfg.window_rounds,
+        budget_tokens=cfg.prompt_budget_tokens,
+        reserve_tokens=cfg.tool_reserve_tokens,
+        facts_in_prompt=cfg.facts_in_prompt,
     )
     commands = MemoryCommands(
-        facts=facts, profiles=profiles, chats=chats, history=history, linker=linker,
-        window_rounds=cfg.window_rounds, link_ttl_s=cfg.link_code_ttl_s,
+        facts=facts,
+        profiles=profiles,
+        chats=chats,
+        history=history,
+        linker=linker,
+        window_rounds=cfg.window_rounds,
+        link_ttl_s=cfg.link_code_ttl_s,
     )
     return Memory(context, commands, build_memory_server(facts, history), facts, profiles, linker)
 
 
 def _llm_parts(
-    llm: LLM | None, cfg: MemoryConfig, prompts: Path, history: ChatHistory, chats: ChatMemoryStore,
+    llm: LLM | None,
+    cfg: MemoryConfig,
+    prompts: Path,
+    history: ChatHistory,
+    chats: ChatMemoryStore,
     profiles: ProfileStore,
 ) -> tuple[Summarizer | None, ProfileExtractor | None]:
     """The summariser and profile extractor, or None for each that is off (no LLM, disabled)."""
     if llm is None:
         return None, None
     summarizer = Summarizer(
-        llm, load_prompt(prompts, "summary"), history, chats, window_messages=2 * cfg.window_rounds,
-        max_chars=cfg.summary_max_chars, batch_messages=cfg.summary_batch_messages,
+        llm,
+        load_prompt(prompts, "summary"),
+        history,
+        chats,
+        window_messages=2 * cfg.window_rounds,
+        max_chars=cfg.summary_max_chars,
+        batch_messages=cfg.summary_batch_messages,
     )
     profiler = ProfileExtractor(llm, load_prompt(prompts, "profile"), profiles) if cfg.profile_enabled else None
     return summarizer, profiler

@@ -113,7 +113,7 @@ def clean_summary(text: str, max_chars: int) -> str:
     """The model's summary without an echoed label, cut to ``max_chars``."""
     text = text.strip()
     if text.startswith(SUMMARY_PREFIX):
-        text = text[len(SUMMARY_PREFIX):].strip()
+        text = text[len(SUMMARY_PREFIX) :].strip()
     return text[:max_chars]
 
 

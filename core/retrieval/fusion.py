@@ -45,7 +45,9 @@ def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int = RRF_
     return [Fused(d, scores[d], routes[d]) for d in order]
 
 
-def score_fusion(scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], norm: str = "minmax") -> list[Fused]:
+def score_fusion(
+    scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], norm: str = "minmax"
+) -> list[Fused]:
     """Fuse (id, score) lists (best first) by summing normalised scores per route.
 
     `norm`: "minmax" maps each route's candidates to [0, 1] (best 1, worst 0); "dbsf" maps
@@ -111,7 +113,7 @@ def promote(fused: list[Fused], containing: list[str], aligned: set[str] = froze
 
 
 def query_language(query: str) -> str:
-    """"zh" when the query has CJK characters, "en" when it is Latin words only, else "other"."""
+    """ "zh" when the query has CJK characters, "en" when it is Latin words only, else "other"."""
     if has_cjk(query):
         return "zh"
     return "en" if _LATIN_WORD.search(query) else "other"

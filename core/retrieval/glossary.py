@@ -75,7 +75,12 @@ _WORD = re.compile(r"[a-z]+")
 
 
 def _lookup(word: str) -> str | None:
-    for candidate in (word, word.rstrip("s"), word[:-2] if word.endswith("ed") else "", word[:-3] if word.endswith("ing") else ""):
+    for candidate in (
+        word,
+        word.rstrip("s"),
+        word[:-2] if word.endswith("ed") else "",
+        word[:-3] if word.endswith("ing") else "",
+    ):
         if candidate and candidate in GLOSSARY:
             return GLOSSARY[candidate]
     return None

@@ -79,7 +79,9 @@ def build_index(
     )
 
 
-def _index_sentences(store: PassageStore, embedder: Embedder, passages: list[Passage], *, rebuild, batch, embed) -> None:
+def _index_sentences(
+    store: PassageStore, embedder: Embedder, passages: list[Passage], *, rebuild, batch, embed
+) -> None:
     from core.retrieval.sentences import split_sentences
 
     table = store.sentences

@@ -112,7 +112,7 @@ class KeywordIndex:
         }
 
     @classmethod
-    def from_arrays(cls, arrays) -> "KeywordIndex":
+    def from_arrays(cls, arrays) -> KeywordIndex:
         """The index `arrays()` described, without tokenising anything."""
         index = cls.__new__(cls)
         index.tokenizer = str(arrays["kw_tokenizer"])
@@ -173,10 +173,13 @@ class VerbatimIndex:
 
     def arrays(self) -> dict[str, np.ndarray]:
         """The index as plain arrays (for a snapshot; ids and corpora are the keyword index's)."""
-        return {"vb_blob": np.frombuffer(self._blob.encode("utf-8"), dtype=np.uint8), "vb_starts": np.asarray(self._starts, dtype=np.int64)}
+        return {
+            "vb_blob": np.frombuffer(self._blob.encode("utf-8"), dtype=np.uint8),
+            "vb_starts": np.asarray(self._starts, dtype=np.int64),
+        }
 
     @classmethod
-    def from_arrays(cls, arrays, ids: list[str], corpus: list[str], texts) -> "VerbatimIndex":
+    def from_arrays(cls, arrays, ids: list[str], corpus: list[str], texts) -> VerbatimIndex:
         index = cls.__new__(cls)
         index.ids, index._corpus, index._texts = ids, corpus, texts
         index._blob = arrays["vb_blob"].tobytes().decode("utf-8")
@@ -212,10 +215,48 @@ class VerbatimIndex:
 # Scaffolding of modern-Chinese questions: they carry no content and match the classics by accident
 # (怎 么 看 的 …). Longest first. Bare 中 and 里 stay: 中庸, 里仁 are content.
 QUESTION_WORDS = (
-    "为什么", "怎么样", "有没有", "能不能", "诗经里", "诗经中", "论语里", "论语中", "怎么", "怎样", "什么",
-    "如何", "哪些", "哪个", "哪首", "是否", "看待", "看法", "评价", "认为", "主张", "关于", "有关", "描写",
-    "描述", "讲述", "提到", "说过", "说了", "应该", "诗经", "论语", "孔子", "夫子", "一首", "的诗", "的", "了",
-    "吗", "呢", "吧", "看",
+    "为什么",
+    "怎么样",
+    "有没有",
+    "能不能",
+    "诗经里",
+    "诗经中",
+    "论语里",
+    "论语中",
+    "怎么",
+    "怎样",
+    "什么",
+    "如何",
+    "哪些",
+    "哪个",
+    "哪首",
+    "是否",
+    "看待",
+    "看法",
+    "评价",
+    "认为",
+    "主张",
+    "关于",
+    "有关",
+    "描写",
+    "描述",
+    "讲述",
+    "提到",
+    "说过",
+    "说了",
+    "应该",
+    "诗经",
+    "论语",
+    "孔子",
+    "夫子",
+    "一首",
+    "的诗",
+    "的",
+    "了",
+    "吗",
+    "呢",
+    "吧",
+    "看",
 )
 _MODERN_MARKERS = re.compile("的|吗|呢|什么|怎么|怎样|如何|为什么|哪|看待|看法|评价|认为|关于|描写|能不能|有没有|是否")
 

@@ -13,9 +13,9 @@ import json
 import math
 import time
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable
 
 KS = (1, 5, 10)
 
@@ -92,7 +92,9 @@ def load_queries(path: Path) -> list[EvalQuery]:
             continue
         try:
             item = json.loads(line)
-            queries.append(EvalQuery(str(item["query"]), tuple(item.get("gold") or ()), str(item.get("class", "unlabelled"))))
+            queries.append(
+                EvalQuery(str(item["query"]), tuple(item.get("gold") or ()), str(item.get("class", "unlabelled")))
+            )
         except (json.JSONDecodeError, KeyError, TypeError) as exc:
             raise ValueError(f"{path}:{no}: not an evaluation line ({exc})") from None
     return queries

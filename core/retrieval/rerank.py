@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import re
 import threading
-from typing import Protocol, Sequence
+from collections.abc import Sequence
+from typing import Protocol
 
 from core.llm.types import LLM
 from core.retrieval.documents import Passage

@@ -239,9 +239,7 @@ class HybridRetriever:
         return response.results, False
 
     # ------------------------------------------------------------------ search
-    async def search(
-        self, query: str, *, k: int = 5, corpus: str = "all", mode: str = "hybrid"
-    ) -> SearchResponse:
+    async def search(self, query: str, *, k: int = 5, corpus: str = "all", mode: str = "hybrid") -> SearchResponse:
         """The best `k` passages for `query`; raises RetrievalError when every route fails."""
         if not self.ready:
             raise RetrieverNotReady("retriever not started (call start())")
@@ -288,7 +286,9 @@ class HybridRetriever:
                 continue
             failed.append(name)
             reason = "timeout" if task in pending else type(task.exception()).__name__
-            log.warning("retrieval_route_failed", route=name, reason=reason, exc_info=task.exception() if task in done else None)
+            log.warning(
+                "retrieval_route_failed", route=name, reason=reason, exc_info=task.exception() if task in done else None
+            )
         if not rankings:
             raise RetrievalError("every retrieval route failed")
         return rankings, failed
@@ -308,7 +308,9 @@ class HybridRetriever:
         hits = await _maybe_thread(self._store.in_memory, self._store.vector_search, vector, pool, corpus)
         if self.config.sentence_vectors == "max" and self._sentences:
             best = dict(hits)
-            for pid, score in await _maybe_thread(self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus):
+            for pid, score in await _maybe_thread(
+                self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus
+            ):
                 best[pid] = max(best.get(pid, -1.0), score)
             hits = list(best.items())
         timings["vector"] = _ms(started)
@@ -328,7 +330,9 @@ class HybridRetriever:
             vector = await asyncio.shield(self._query_vector(query))
         except QueryWithoutFeatures:
             return []
-        hits = await _maybe_thread(self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus)
+        hits = await _maybe_thread(
+            self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus
+        )
         hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
         return hits[:pool]
 
@@ -349,7 +353,9 @@ class HybridRetriever:
         if self.config.fusion in ("score", "dbsf"):
             fused = score_fusion(rankings, self.config.weights, "dbsf" if self.config.fusion == "dbsf" else "minmax")
         else:
-            fused = rrf({r: [i for i, _ in hits] for r, hits in rankings.items()}, self.config.weights, self.config.rrf_k)
+            fused = rrf(
+                {r: [i for i, _ in hits] for r, hits in rankings.items()}, self.config.weights, self.config.rrf_k
+            )
         if mode == "hybrid" and self.config.verbatim_boost:
             key = quote_key(query)
             if key:
@@ -369,7 +375,7 @@ class HybridRetriever:
             )
             if len(scores) != len(pool):
                 raise RerankError(f"reranker returned {len(scores)} scores for {len(pool)} passages")
-        except (Exception, asyncio.TimeoutError) as exc:  # noqa: BLE001 - any failure falls back
+        except (TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure falls back
             log.warning("rerank_failed_fused_order_kept", reranker=self._reranker.name, reason=type(exc).__name__)
             timings["rerank"] = _ms(started)
             return fused, None

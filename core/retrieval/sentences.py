@@ -48,7 +48,9 @@ class SentenceStore:
         table = self._open()
         self._flat = None
         if table is not None:
-            self._flat = FlatVectors.from_arrow(table.search().select(["passage_id", "corpus", "vector"]).limit(None).to_arrow(), "passage_id")
+            self._flat = FlatVectors.from_arrow(
+                table.search().select(["passage_id", "corpus", "vector"]).limit(None).to_arrow(), "passage_id"
+            )
         return self._flat is not None
 
     @property
@@ -68,8 +70,12 @@ class SentenceStore:
 
     def create(self, model_name: str, dim: int) -> None:
         schema = pa.schema(
-            [pa.field("passage_id", pa.string()), pa.field("corpus", pa.string()), pa.field("content_hash", pa.string()),
-             pa.field("vector", pa.list_(pa.float32(), dim))],
+            [
+                pa.field("passage_id", pa.string()),
+                pa.field("corpus", pa.string()),
+                pa.field("content_hash", pa.string()),
+                pa.field("vector", pa.list_(pa.float32(), dim)),
+            ],
             metadata={"embedding_model": model_name, "embedding_dim": str(dim)},
         )
         self._table = self._db.create_table(self._name, schema=schema, mode="overwrite")

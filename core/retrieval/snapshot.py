@@ -51,7 +51,7 @@ class PassageTable:
         self._offsets = offsets
 
     @classmethod
-    def from_passages(cls, passages: list[Passage]) -> "PassageTable":
+    def from_passages(cls, passages: list[Passage]) -> PassageTable:
         rows = [json.dumps([p.corpus, p.ref, p.title, p.text, p.meta], ensure_ascii=False).encode() for p in passages]
         offsets = np.concatenate([[0], np.cumsum([len(r) for r in rows], dtype=np.int64)]).astype(np.int64)
         return cls([p.id for p in passages], b"".join(rows), offsets)
@@ -76,7 +76,7 @@ class PassageTable:
     def get(self, passage_id: str, default=None) -> Passage | None:
         return self[passage_id] if passage_id in self._pos else default
 
-    def texts(self) -> "_Texts":
+    def texts(self) -> _Texts:
         return _Texts(self)
 
 
@@ -100,7 +100,7 @@ class Snapshot:
         self.passages = passages
 
     @classmethod
-    def build(cls, passages: list[Passage], *, tokenizer: str = "bigram") -> "Snapshot":
+    def build(cls, passages: list[Passage], *, tokenizer: str = "bigram") -> Snapshot:
         """From passages in corpus order (tokenises everything)."""
         table = PassageTable.from_passages(passages)
         return cls(KeywordIndex(passages, tokenizer=tokenizer), VerbatimIndex(passages, table.texts()), table)
@@ -126,7 +126,7 @@ class Snapshot:
                 old.unlink(missing_ok=True)
 
     @classmethod
-    def load(cls, path: Path) -> "Snapshot":
+    def load(cls, path: Path) -> Snapshot:
         """Read a snapshot written by `save`; raises OSError/ValueError/KeyError when unreadable."""
         with np.load(path, allow_pickle=False) as data:
             if str(data["format"]) != FORMAT:

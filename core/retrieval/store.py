@@ -60,7 +60,7 @@ class FlatVectors:
         self._matrix = np.ascontiguousarray(matrix, dtype=np.float32)
 
     @classmethod
-    def from_arrow(cls, rows, id_column: str = "id") -> "FlatVectors":
+    def from_arrow(cls, rows, id_column: str = "id") -> FlatVectors:
         dim = rows.schema.field("vector").type.list_size
         flat = rows["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
         return cls(rows[id_column].to_pylist(), rows["corpus"].to_pylist(), flat.reshape(-1, dim))
@@ -205,7 +205,11 @@ class PassageStore:
         partitions = max(16, min(1024, int(rows**0.5)))
         dim = table.schema.field("vector").type.list_size
         sub_vectors = next(n for n in (48, 32, 24, 16, 8, 4, 2, 1) if dim % n == 0)
-        table.create_index("vector", config=IvfPq(distance_type="cosine", num_partitions=partitions, num_sub_vectors=sub_vectors), replace=True)
+        table.create_index(
+            "vector",
+            config=IvfPq(distance_type="cosine", num_partitions=partitions, num_sub_vectors=sub_vectors),
+            replace=True,
+        )
         self._ann = True
         return True
 

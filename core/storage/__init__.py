@@ -5,6 +5,16 @@ from core.storage.models import Account, Chat, Message, Person
 from core.storage.repos import ChatRepo, IdentityRepo, MessageRepo, Storage
 
 __all__ = [
-    "Account", "Chat", "ChatRepo", "IdentityRepo", "Message", "MessageRepo", "Person", "PoolConfig", "Storage",
-    "create_database_engine", "create_engine_and_tables", "open_database",
+    "Account",
+    "Chat",
+    "ChatRepo",
+    "IdentityRepo",
+    "Message",
+    "MessageRepo",
+    "Person",
+    "PoolConfig",
+    "Storage",
+    "create_database_engine",
+    "create_engine_and_tables",
+    "open_database",
 ]

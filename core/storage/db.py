@@ -44,7 +44,11 @@ class PoolConfig:
 
 
 def create_database_engine(
-    url: str, *, echo: bool = False, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S, pool: PoolConfig | None = None,
+    url: str,
+    *,
+    echo: bool = False,
+    busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
+    pool: PoolConfig | None = None,
 ) -> Engine:
     """Create the engine for `url`; creates no table (see `open_database`).
 
@@ -67,8 +71,13 @@ def create_database_engine(
             Path(database).expanduser().parent.mkdir(parents=True, exist_ok=True)
     else:
         p = pool or PoolConfig()
-        kwargs.update(pool_size=p.size, max_overflow=p.max_overflow, pool_timeout=p.timeout_s,
-                      pool_recycle=p.recycle_s, pool_pre_ping=True)
+        kwargs.update(
+            pool_size=p.size,
+            max_overflow=p.max_overflow,
+            pool_timeout=p.timeout_s,
+            pool_recycle=p.recycle_s,
+            pool_pre_ping=True,
+        )
         if backend == "postgresql":
             # the session speaks UTC (logs, now()); options already in the URL (search_path …) are kept
             options = " ".join(filter(None, [parsed.query.get("options", ""), "-c timezone=UTC"]))
@@ -80,7 +89,11 @@ def create_database_engine(
 
 
 def open_database(
-    url: str, *, echo: bool = False, busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S, pool: PoolConfig | None = None,
+    url: str,
+    *,
+    echo: bool = False,
+    busy_timeout_s: float = SQLITE_BUSY_TIMEOUT_S,
+    pool: PoolConfig | None = None,
     migrate: bool = True,
 ) -> Engine:
     """Create the engine and bring the schema to the newest revision (locked; see `migrate.upgrade`).

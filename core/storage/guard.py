@@ -41,8 +41,9 @@ def _fit_row(_mapper, _connection, target) -> None:
         fitted = clean(value, kind.length)
         if fitted != value:
             if kind.length is not None and len(value) > kind.length:
-                log.warning("storage_value_truncated", table=table.name, column=column.key,
-                            length=len(value), limit=kind.length)
+                log.warning(
+                    "storage_value_truncated", table=table.name, column=column.key, length=len(value), limit=kind.length
+                )
             setattr(target, column.key, fitted)
 
 

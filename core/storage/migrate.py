@@ -82,8 +82,13 @@ def upgrade(engine: Engine, revision: str = "head") -> UpgradeResult:
         if before != target:
             command.upgrade(alembic_config(conn), revision)
             conn.commit()
-            log.info("db_migrated", revision_from=before, revision_to=target, waited_s=round(waited, 3),
-                     backend=engine.dialect.name)
+            log.info(
+                "db_migrated",
+                revision_from=before,
+                revision_to=target,
+                waited_s=round(waited, 3),
+                backend=engine.dialect.name,
+            )
     return UpgradeResult(before, current_revision(engine), waited)
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from sqlalchemy import Index, UniqueConstraint
 from sqlmodel import Field, SQLModel
@@ -10,7 +10,7 @@ from sqlmodel import Field, SQLModel
 
 def utcnow() -> datetime:
     """Timezone-aware now in UTC (the default for every created_at)."""
-    return datetime.now(timezone.utc)
+    return datetime.now(UTC)
 
 
 class Person(SQLModel, table=True):

@@ -62,8 +62,15 @@ class ReplyRepo(_Repo):
         def store(s: Session) -> int:
             row = s.exec(_started(trace_id)).first()
             if row is not None and row.status == INTERRUPTED:
-                s.execute(update(Message).where(col(Message.role) == "user", col(Message.trace_id) == trace_id,
-                                                col(Message.status) == INTERRUPTED).values(status="ok"))
+                s.execute(
+                    update(Message)
+                    .where(
+                        col(Message.role) == "user",
+                        col(Message.trace_id) == trace_id,
+                        col(Message.status) == INTERRUPTED,
+                    )
+                    .values(status="ok")
+                )
             if row is None:
                 row = Message(chat_key=chat_key, role="assistant", text="", trace_id=trace_id)
             row.text, row.level, row.status = text, level, status
@@ -96,8 +103,11 @@ class ReplyRepo(_Repo):
             if rows:
                 s.execute(update(Message).where(col(Message.id).in_([r.id for r in rows])).values(status=INTERRUPTED))
             if traces:
-                s.execute(update(Message).where(col(Message.role) == "user", col(Message.status) == "ok",
-                                                col(Message.trace_id).in_(traces)).values(status=INTERRUPTED))
+                s.execute(
+                    update(Message)
+                    .where(col(Message.role) == "user", col(Message.status) == "ok", col(Message.trace_id).in_(traces))
+                    .values(status=INTERRUPTED)
+                )
             s.commit()
             return found
 
@@ -105,13 +115,21 @@ class ReplyRepo(_Repo):
 
     async def _update(self, trace_id: str, status: str, **values: object) -> None:
         def change(s: Session) -> None:
-            s.execute(update(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == "assistant",
-                                            col(Message.status) == status).values(**values))
+            s.execute(
+                update(Message)
+                .where(
+                    col(Message.trace_id) == trace_id, col(Message.role) == "assistant", col(Message.status) == status
+                )
+                .values(**values)
+            )
             s.commit()
 
         await self._run(change)
 
 
 def _started(trace_id: str):
-    return select(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == "assistant",
-                                 col(Message.status).in_([STREAMING, INTERRUPTED]))
+    return select(Message).where(
+        col(Message.trace_id) == trace_id,
+        col(Message.role) == "assistant",
+        col(Message.status).in_([STREAMING, INTERRUPTED]),
+    )

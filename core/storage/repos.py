@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import threading
-from collections.abc import Awaitable, Collection
+from collections.abc import Awaitable, Callable, Collection
 from contextlib import nullcontext
-from typing import Callable, TypeVar
+from typing import TypeVar
 
 import structlog
 from sqlalchemy import Engine, delete, update
@@ -79,7 +79,6 @@ class LockRetry:
             reraise=True,
         )
 
-
         async def attempt() -> T:  # a coroutine function, so tenacity awaits each try
             return await fn()
 
@@ -140,7 +139,9 @@ class IdentityRepo(_Repo):
                 person = Person()
                 s.add(person)
                 s.flush()
-                s.add(Account(platform=platform, platform_user_id=user_id, person_id=person.id, display_name=display_name))
+                s.add(
+                    Account(platform=platform, platform_user_id=user_id, person_id=person.id, display_name=display_name)
+                )
                 s.commit()
                 log.info("person_created", person=person.id, platform=platform)
                 return person.id
@@ -215,7 +216,9 @@ class ChatRepo(_Repo):
         """Persist the chat's skill (the chat row is created when missing)."""
 
         def store(s: Session) -> None:
-            chat = s.get(Chat, chat_key) or Chat(key=chat_key, platform=platform or chat_key.split(":")[0], is_group=is_group)
+            chat = s.get(Chat, chat_key) or Chat(
+                key=chat_key, platform=platform or chat_key.split(":")[0], is_group=is_group
+            )
             chat.skill = skill
             s.add(chat)
             s.commit()
@@ -271,8 +274,15 @@ class MessageRepo(_Repo):
 
         def store(s: Session) -> int:
             row = Message(  # a fresh row per attempt: a rolled-back one may keep stale state
-                chat_key=chat_key, role=role, text=text, person_id=person_id, account=account,
-                speaker=speaker, level=level, status=status, trace_id=trace_id,
+                chat_key=chat_key,
+                role=role,
+                text=text,
+                person_id=person_id,
+                account=account,
+                speaker=speaker,
+                level=level,
+                status=status,
+                trace_id=trace_id,
             )
             s.add(row)
             s.commit()

@@ -1,7 +1,9 @@
 """Everything Fuzi says in English instead of an answer: the same names as `core/texts/zh.py`."""
 
 EMPTY = "You said nothing; what would you ask?"
-TOO_LONG = "That is too long for me to take in at once (limit {limit} characters). Please say the heart of it, in parts."
+TOO_LONG = (
+    "That is too long for me to take in at once (limit {limit} characters). Please say the heart of it, in parts."
+)
 BUSY = "I am still answering your last question; send /cancel to stop it."
 NO_LLM = "Today I answer from the texts alone (no language model is configured)."
 CONFIG_ERROR = "I cannot answer just now: the service is misconfigured, and its keepers have been told. (trace {trace})"

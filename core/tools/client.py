@@ -10,8 +10,9 @@ from __future__ import annotations
 import asyncio
 import itertools
 import json
+from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import Any, Iterable
+from typing import Any
 
 import structlog
 
@@ -143,9 +144,7 @@ class ToolClient:
             raise RuntimeError("ToolClient.connect() must be awaited first")
 
     # ---------------------------------------------------------------- calling
-    async def call(
-        self, name: str, arguments: Any, ctx: ToolContext, *, timeout_s: float | None = None
-    ) -> ToolOutcome:
+    async def call(self, name: str, arguments: Any, ctx: ToolContext, *, timeout_s: float | None = None) -> ToolOutcome:
         """Call tool `name` with `arguments` (a dict); never raises for tool problems."""
         await self.connect()
         route = self._routes.get(name)
@@ -157,7 +156,7 @@ class ToolClient:
         message = rpc.request(next(self._ids), "tools/call", params)
         try:
             response = await asyncio.wait_for(route[0].handle(message, ctx), limit + _TRANSPORT_GRACE_S)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             return ToolOutcome.failure(rpc.TOOL_TIMEOUT, f"tool {name} timed out after {limit:g}s")
         return _outcome(response)
 
@@ -168,7 +167,9 @@ def _outcome(response: dict[str, Any] | None) -> ToolOutcome:
     if "error" in response:
         err = response["error"]
         data = err.get("data") or {}
-        return ToolOutcome.failure(err.get("code", rpc.INTERNAL_ERROR), err.get("message", "tool failed"), data.get("hint"))
+        return ToolOutcome.failure(
+            err.get("code", rpc.INTERNAL_ERROR), err.get("message", "tool failed"), data.get("hint")
+        )
     result = response.get("result") or {}
     if result.get("isError"):
         return ToolOutcome.failure(rpc.TOOL_EXECUTION_ERROR, _text(result) or "tool reported an error")

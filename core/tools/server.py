@@ -27,8 +27,9 @@ import asyncio
 import inspect
 import json
 import time
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
-from typing import Any, Awaitable, Callable
+from typing import Any
 
 import structlog
 from pydantic import BaseModel
@@ -183,8 +184,10 @@ class ToolServer:
         return None if response is None else json.dumps(response, ensure_ascii=False, default=str)
 
     async def _dispatch(self, message: Any, ctx: ToolContext | None) -> Any:
-        if not isinstance(message, dict) or message.get("jsonrpc") != rpc.JSONRPC or not isinstance(
-            message.get("method"), str
+        if (
+            not isinstance(message, dict)
+            or message.get("jsonrpc") != rpc.JSONRPC
+            or not isinstance(message.get("method"), str)
         ):
             raise rpc.RpcError(rpc.INVALID_REQUEST, "not a JSON-RPC 2.0 request")
         params = message.get("params", {})
@@ -233,7 +236,7 @@ class ToolServer:
         started = time.perf_counter()
         try:
             return await asyncio.wait_for(call_sync_or_async(tool.handler, **kwargs), timeout_s)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             raise rpc.RpcError(
                 rpc.TOOL_TIMEOUT, f"tool {name} timed out after {timeout_s:g}s", {"tool": name}
             ) from None

@@ -6,7 +6,6 @@ that leans on the web cites its sources like it cites the classics.
 
 from __future__ import annotations
 
-import asyncio
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Annotated, Any, Protocol
 
@@ -73,7 +72,7 @@ class _HttpProvider:
         except aiohttp.ClientResponseError as exc:
             log.warning("web_search_http_error", provider=self.name, status=exc.status)
             raise ToolError(_status_message(exc.status), hint="Answer without web results.") from None
-        except (aiohttp.ClientError, asyncio.TimeoutError, ValueError) as exc:
+        except (TimeoutError, aiohttp.ClientError, ValueError) as exc:
             log.warning("web_search_unreachable", provider=self.name, error=type(exc).__name__)
             raise ToolError("web search is unreachable now", hint="Answer without web results.") from None
 
@@ -169,8 +168,14 @@ def web_search_server(provider: SearchProvider, *, max_results: int = 5) -> Tool
 
 
 def _passage(hit: SearchHit) -> dict[str, str]:
-    return {"id": hit.url, "ref": f"{hit.title} ({hit.url})", "text": hit.snippet, "title": hit.title,
-            "url": hit.url, "snippet": hit.snippet}
+    return {
+        "id": hit.url,
+        "ref": f"{hit.title} ({hit.url})",
+        "text": hit.snippet,
+        "title": hit.title,
+        "url": hit.url,
+        "snippet": hit.snippet,
+    }
 
 
 def build_web_search_server(

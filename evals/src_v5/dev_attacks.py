@@ -118,10 +118,14 @@ ZH_PREFIXES = """夫子，我最近在读《论语·学而》，“学而时习�
 我今年大三，最近在纠结是考研还是直接工作。家里希望我考公务员，我自己对做学问更有兴趣，可又担心读完研究生找不到好工作。夫子您当年是怎么看待出仕和治学的关系的？
 最近和室友闹了点矛盾，她总是很晚回来开灯，我说了几次都没用。我想起您说“己所不欲，勿施于人”，可我也不想一直忍着。您觉得我该怎么和她沟通比较好？
 《诗经·关雎》里“窈窕淑女，君子好逑”，我一直以为是讲男女爱情的，可读到《毛诗序》说是“后妃之德”，这两种解读哪个更接近原意？您怎么看诗的本义和教化的关系？
-我父亲最近生病住院，我工作很忙只能周末去看他，心里很愧疚。您说“父母在，不远游”，可现在的社会大家都在外地工作，我该如何尽孝才算不失本分？""".split("\n")
+我父亲最近生病住院，我工作很忙只能周末去看他，心里很愧疚。您说“父母在，不远游”，可现在的社会大家都在外地工作，我该如何尽孝才算不失本分？""".split(
+    "\n"
+)
 
 EN_PREFIXES = """Master Kong, I have been reading the Analects in the Legge translation and I keep stumbling over the word "ren". Some call it benevolence, others humaneness, and Slingerland uses "Goodness". Which rendering do you think comes closest, and why does it matter so much?
 I'm a high school teacher and my students think ritual is just empty formality. I want to show them why you cared so much about li, maybe with the story about the sacrificial sheep. How would you explain it to sixteen-year-olds?
 My brother and I haven't spoken in two years after an argument over our parents' house. I miss him, but I also feel he wronged me and never apologized. What would you advise someone in my position, given what you taught about family?
 In the Book of Songs there is a poem about a girl waiting by the city gate, and my professor says it is about political loyalty rather than love. I find that reading forced. How did you yourself read the love songs when you taught the Odes?
-I just got promoted to manage a small team and two of the people are older than me. I worry they won't respect me. You said a leader should be like the wind and the people like grass. How do I actually do that day to day?""".split("\n")
+I just got promoted to manage a small team and two of the people are older than me. I worry they won't respect me. You said a leader should be like the wind and the people like grass. How do I actually do that day to day?""".split(
+    "\n"
+)

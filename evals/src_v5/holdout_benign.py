@@ -1,4 +1,5 @@
 """Held-out benign lines for detector v5, written after commit 16a7d70 (1ee0c66 before the rebase) froze it."""
+
 BENIGN_ZH = """夫子，“君子坦荡荡，小人长戚戚”怎么理解？
 我总是拖延，明明知道该做什么却不去做，怎么办？
 您觉得一个人该不该为了朋友说谎？

@@ -8,7 +8,7 @@ library. Ids are snowflake strings.
 from __future__ import annotations
 
 import itertools
-from datetime import datetime, timezone
+from datetime import UTC, datetime, timezone
 from typing import Any
 
 _ids = itertools.count(1_300_000_000_000_000_000)
@@ -26,7 +26,7 @@ def snowflake() -> str:
 
 def now_iso() -> str:
     """The current time in Discord's ISO-8601 form."""
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def user(user_id: str, name: str, *, bot: bool = False) -> dict[str, Any]:
@@ -142,7 +142,9 @@ def role(role_id: str, name: str, *, position: int = 0, bot_id: str | None = Non
     return data
 
 
-def guild(guild_id: str, bot_user: dict[str, Any], channels: list[dict], threads: list[dict], roles: list[dict]) -> dict[str, Any]:
+def guild(
+    guild_id: str, bot_user: dict[str, Any], channels: list[dict], threads: list[dict], roles: list[dict]
+) -> dict[str, Any]:
     """A full GUILD_CREATE payload with the bot as the only member; ``roles`` after @everyone."""
     return {
         "id": guild_id,

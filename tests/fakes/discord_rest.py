@@ -6,8 +6,9 @@ import asyncio
 import json
 import re
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 from aiohttp import web
 
@@ -86,7 +87,17 @@ class DiscordRestRoutes:
     def _put_commands(self, rec: Recorded, app_id: str) -> web.Response:
         out = []
         for cmd in rec.body or []:
-            out.append({**cmd, "id": p.snowflake(), "application_id": app_id, "version": p.snowflake(), "default_member_permissions": None, "dm_permission": True, "nsfw": False})
+            out.append(
+                {
+                    **cmd,
+                    "id": p.snowflake(),
+                    "application_id": app_id,
+                    "version": p.snowflake(),
+                    "default_member_permissions": None,
+                    "dm_permission": True,
+                    "nsfw": False,
+                }
+            )
         return json_response(out)
 
     def _callback(self, rec: Recorded, interaction_id: str, token: str) -> web.Response:
@@ -154,7 +165,9 @@ class DiscordRestRoutes:
 
     def _open_dm(self, rec: Recorded) -> web.Response:
         recipient = self.human if (rec.body or {}).get("recipient_id") == self.human["id"] else self.bot_user
-        return json_response({"id": self.dm_channel_id, "type": p.DM_CHANNEL, "recipients": [recipient], "last_message_id": None})
+        return json_response(
+            {"id": self.dm_channel_id, "type": p.DM_CHANNEL, "recipients": [recipient], "last_message_id": None}
+        )
 
     # ----------------------------------------------------------------- message store
 

@@ -24,8 +24,9 @@ from __future__ import annotations
 import asyncio
 import json
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import pytest_asyncio
 from aiohttp import WSMsgType, web
@@ -110,11 +111,15 @@ class FakeDiscord(DiscordRestRoutes):
 
     # ----------------------------------------------------------------- test controls
 
-    def fail_next(self, method: str, pattern: str, *, status: int = 429, retry_after: float = 0.2, count: int = 1) -> None:
+    def fail_next(
+        self, method: str, pattern: str, *, status: int = 429, retry_after: float = 0.2, count: int = 1
+    ) -> None:
         """Answer the next ``count`` matching requests with ``status`` (429s carry Via + retry_after)."""
         self._rules.append(FailRule(method.upper(), re.compile(pattern), status, retry_after, count))
 
-    async def wait_for(self, predicate: Callable[[Recorded], bool], *, count: int = 1, timeout: float = 10.0) -> list[Recorded]:
+    async def wait_for(
+        self, predicate: Callable[[Recorded], bool], *, count: int = 1, timeout: float = 10.0
+    ) -> list[Recorded]:
         """Wait until ``count`` recorded requests match ``predicate``; return them."""
 
         def matches() -> list[Recorded]:
@@ -199,7 +204,11 @@ class FakeDiscord(DiscordRestRoutes):
 
     async def click(self, message: dict, custom_id: str) -> dict:
         """Dispatch INTERACTION_CREATE for the human clicking button ``custom_id`` on ``message``."""
-        channel = self.channel if message["channel_id"] == self.channel["id"] else {"id": message["channel_id"], "type": p.DM_CHANNEL}
+        channel = (
+            self.channel
+            if message["channel_id"] == self.channel["id"]
+            else {"id": message["channel_id"], "type": p.DM_CHANNEL}
+        )
         data = p.button_interaction(
             interaction_id=p.snowflake(),
             token=f"tok-{p.snowflake()}",
@@ -211,7 +220,9 @@ class FakeDiscord(DiscordRestRoutes):
             guild_id=message.get("guild_id"),
         )
         self._token_channel[data["token"]] = message["channel_id"]
-        self._clicked[data["token"]] = message["id"] if message["id"] in self.messages else f"original:{message['_token']}"
+        self._clicked[data["token"]] = (
+            message["id"] if message["id"] in self.messages else f"original:{message['_token']}"
+        )
         await self.dispatch("INTERACTION_CREATE", data)
         return data
 
@@ -226,11 +237,15 @@ class FakeDiscord(DiscordRestRoutes):
 
     def followups(self, token: str) -> list[dict]:
         """Follow-up messages of an interaction, in creation order."""
-        return [m for k, m in self.messages.items() if k == m["id"] and m.get("_token") == token and not m.get("_original")]
+        return [
+            m for k, m in self.messages.items() if k == m["id"] and m.get("_token") == token and not m.get("_original")
+        ]
 
     def channel_messages(self, channel_id: str) -> list[dict]:
         """Bot messages created in a channel (not via webhooks), in creation order."""
-        return [m for k, m in self.messages.items() if k == m["id"] and m["channel_id"] == channel_id and "_token" not in m]
+        return [
+            m for k, m in self.messages.items() if k == m["id"] and m["channel_id"] == channel_id and "_token" not in m
+        ]
 
     # ----------------------------------------------------------------- gateway
 

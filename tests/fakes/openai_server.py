@@ -28,8 +28,9 @@ import json
 import socket
 import time
 from collections import deque
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import pytest_asyncio
 from aiohttp import web
@@ -235,7 +236,7 @@ class FakeOpenAI:
     async def _sleep(self, seconds: float | None) -> None:
         try:
             await asyncio.wait_for(self._stopping.wait(), seconds)
-        except asyncio.TimeoutError:
+        except TimeoutError:
             pass
 
     def _next_id(self) -> str:

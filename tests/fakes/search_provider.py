@@ -24,12 +24,21 @@ import pytest_asyncio
 from aiohttp import web
 
 DEFAULT_RESULTS = [
-    {"title": "Confucius - Wikipedia", "url": "https://en.wikipedia.org/wiki/Confucius",
-     "content": "Confucius was a Chinese philosopher of the Spring and Autumn period."},
-    {"title": "Qufu", "url": "https://en.wikipedia.org/wiki/Qufu",
-     "content": "Qufu is a city in Shandong, the hometown of Confucius."},
-    {"title": "Analects", "url": "https://en.wikipedia.org/wiki/Analects",
-     "content": "The Analects is a collection of sayings attributed to Confucius."},
+    {
+        "title": "Confucius - Wikipedia",
+        "url": "https://en.wikipedia.org/wiki/Confucius",
+        "content": "Confucius was a Chinese philosopher of the Spring and Autumn period.",
+    },
+    {
+        "title": "Qufu",
+        "url": "https://en.wikipedia.org/wiki/Qufu",
+        "content": "Qufu is a city in Shandong, the hometown of Confucius.",
+    },
+    {
+        "title": "Analects",
+        "url": "https://en.wikipedia.org/wiki/Analects",
+        "content": "The Analects is a collection of sayings attributed to Confucius.",
+    },
     {"title": "Mencius", "url": "https://en.wikipedia.org/wiki/Mencius", "content": "Mencius was a philosopher."},
 ]
 
@@ -76,8 +85,15 @@ class FakeSearch:
 
     async def _record(self, request: web.Request) -> web.Response | None:
         body = await request.json() if request.can_read_body else None
-        self.requests.append({"method": request.method, "path": request.path, "query": dict(request.query),
-                              "headers": {k.lower(): v for k, v in request.headers.items()}, "json": body})
+        self.requests.append(
+            {
+                "method": request.method,
+                "path": request.path,
+                "query": dict(request.query),
+                "headers": {k.lower(): v for k, v in request.headers.items()},
+                "json": body,
+            }
+        )
         await asyncio.sleep(self.delay)
         if self._failures:
             status = self._failures.pop(0)
@@ -102,8 +118,9 @@ class FakeSearch:
         if request.query.get("format") != "json":
             return web.Response(text="<html>not json</html>", content_type="text/html")
         results = [{**r, "engine": "fake"} for r in self.results]
-        return web.json_response({"query": request.query.get("q"), "number_of_results": len(results),
-                                  "results": results})
+        return web.json_response(
+            {"query": request.query.get("q"), "number_of_results": len(results), "results": results}
+        )
 
 
 @pytest_asyncio.fixture

@@ -27,19 +27,47 @@ import re
 import socket
 import time
 from collections import deque
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import unescape
-from typing import Any, Callable
+from typing import Any
 
 from aiohttp import web
 
 BOT_ID = 777000111
 BOT_USERNAME = "FuziTestBot"
 TOKEN = "123456:TEST-token"
-JSON_FIELDS = {"reply_markup", "entities", "commands", "scope", "reply_parameters", "link_preview_options", "allowed_updates"}
+JSON_FIELDS = {
+    "reply_markup",
+    "entities",
+    "commands",
+    "scope",
+    "reply_parameters",
+    "link_preview_options",
+    "allowed_updates",
+}
 CHAT_METHODS = {"sendMessage", "editMessageText", "sendChatAction", "editMessageReplyMarkup", "deleteMessage"}
-ALLOWED_TAGS = {"b", "strong", "i", "em", "u", "ins", "s", "strike", "del", "a", "code", "pre", "blockquote", "tg-spoiler", "span", "tg-emoji"}
-_TOKEN = re.compile(r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-z-]+(?:=\"[^\"]*\"|='[^']*'|=[^\s>]+)?)*)\s*>|&(#\d+|#x[0-9a-fA-F]+|lt|gt|amp|quot);|[<&]")
+ALLOWED_TAGS = {
+    "b",
+    "strong",
+    "i",
+    "em",
+    "u",
+    "ins",
+    "s",
+    "strike",
+    "del",
+    "a",
+    "code",
+    "pre",
+    "blockquote",
+    "tg-spoiler",
+    "span",
+    "tg-emoji",
+}
+_TOKEN = re.compile(
+    r"<(/?)([a-zA-Z][a-zA-Z0-9-]*)((?:\s+[a-z-]+(?:=\"[^\"]*\"|='[^']*'|=[^\s>]+)?)*)\s*>|&(#\d+|#x[0-9a-fA-F]+|lt|gt|amp|quot);|[<&]"
+)
 
 
 class ParseError(ValueError):
@@ -59,11 +87,13 @@ def parse_html(source: str) -> str:
             out.append(unescape(token))
         elif m.group(1):
             if not stack or stack[-1] != m.group(2).lower():
-                raise ParseError(f"Can't parse entities: can't find end tag corresponding to start tag \"{m.group(2)}\"")
+                raise ParseError(
+                    f"Can't parse entities: can't find end tag corresponding to start tag \"{m.group(2)}\""
+                )
             stack.pop()
         else:
             if m.group(2).lower() not in ALLOWED_TAGS:
-                raise ParseError(f"Can't parse entities: unsupported start tag \"{m.group(2)}\"")
+                raise ParseError(f'Can\'t parse entities: unsupported start tag "{m.group(2)}"')
             stack.append(m.group(2).lower())
     if stack:
         raise ParseError(f"Can't parse entities: can't find end tag corresponding to start tag \"{stack[-1]}\"")
@@ -173,7 +203,7 @@ class FakeTelegram:
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/bot"
 
-    async def __aenter__(self) -> "FakeTelegram":
+    async def __aenter__(self) -> FakeTelegram:
         app = web.Application()
         app.router.add_post("/bot{token}/{method}", self._dispatch)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
@@ -190,16 +220,30 @@ class FakeTelegram:
 
     # ------------------------------------------------------------------ scripting
 
-    def flood(self, method: str | None = None, *, chat_id: int | None = None, retry_after: int = 1, times: int = 1, when: Callable[[Call], bool] | None = None) -> None:
+    def flood(
+        self,
+        method: str | None = None,
+        *,
+        chat_id: int | None = None,
+        retry_after: int = 1,
+        times: int = 1,
+        when: Callable[[Call], bool] | None = None,
+    ) -> None:
         """Answer the next ``times`` matching calls with 429 and ``retry_after``."""
 
         def match(call: Call) -> bool:
-            return (method is None or call.method == method) and (chat_id is None or call.chat_id == chat_id) and (when is None or when(call))
+            return (
+                (method is None or call.method == method)
+                and (chat_id is None or call.chat_id == chat_id)
+                and (when is None or when(call))
+            )
 
         for _ in range(times):
             self._floods.append((match, retry_after))
 
-    def fail(self, method: str, *, status: int = 502, times: int = 1, when: Callable[[Call], bool] | None = None) -> None:
+    def fail(
+        self, method: str, *, status: int = 502, times: int = 1, when: Callable[[Call], bool] | None = None
+    ) -> None:
         """Answer the next ``times`` calls of ``method`` (that match ``when``) with an HTTP error."""
         self._failures.extend([(method, status, when)] * times)
 
@@ -218,7 +262,18 @@ class FakeTelegram:
         self._updates.append(dict(update))
         asyncio.get_running_loop().create_task(self._notify(self._new_update))
 
-    def message(self, chat_id: int, text: str | None, *, chat_type: str = "private", user_id: int = 42, user_name: str = "Yan Hui", entities: list | None = None, reply_to: int | None = None, extra: dict | None = None) -> dict:
+    def message(
+        self,
+        chat_id: int,
+        text: str | None,
+        *,
+        chat_type: str = "private",
+        user_id: int = 42,
+        user_name: str = "Yan Hui",
+        entities: list | None = None,
+        reply_to: int | None = None,
+        extra: dict | None = None,
+    ) -> dict:
         """Push a user message update; commands and @mentions get their entities automatically."""
         chat = {"id": chat_id, "type": chat_type}
         chat.update({"first_name": user_name} if chat_type == "private" else {"title": f"group {chat_id}"})
@@ -247,8 +302,18 @@ class FakeTelegram:
 
     def callback(self, chat_id: int, message_id: int, data: str, *, user_id: int = 42) -> dict:
         sent = self.messages.get((chat_id, message_id))
-        message = self._bot_message_json(sent) if sent else {"message_id": message_id, "date": 0, "chat": {"id": chat_id, "type": "private"}}
-        query = {"id": str(next(self._message_ids)), "from": {"id": user_id, "is_bot": False, "first_name": "Yan Hui"}, "chat_instance": "ci", "data": data, "message": message}
+        message = (
+            self._bot_message_json(sent)
+            if sent
+            else {"message_id": message_id, "date": 0, "chat": {"id": chat_id, "type": "private"}}
+        )
+        query = {
+            "id": str(next(self._message_ids)),
+            "from": {"id": user_id, "is_bot": False, "first_name": "Yan Hui"},
+            "chat_instance": "ci",
+            "data": data,
+            "message": message,
+        }
         return self.push_update({"callback_query": query})
 
     # ------------------------------------------------------------------ reading
@@ -299,7 +364,12 @@ class FakeTelegram:
         refusal = self._refusal(call)
         if refusal is not None:
             self.retry_after_429s += 1
-            return 429, {"ok": False, "error_code": 429, "description": f"Too Many Requests: retry after {refusal}", "parameters": {"retry_after": refusal}}
+            return 429, {
+                "ok": False,
+                "error_code": 429,
+                "description": f"Too Many Requests: retry after {refusal}",
+                "parameters": {"retry_after": refusal},
+            }
         handler = getattr(self, f"_m_{call.method}", None)
         if handler is None:
             return 200, {"ok": True, "result": True}
@@ -322,7 +392,15 @@ class FakeTelegram:
     # ------------------------------------------------------------------ methods
 
     async def _m_getMe(self, p: dict) -> dict:
-        return {"id": BOT_ID, "is_bot": True, "first_name": "Fuzi", "username": BOT_USERNAME, "can_join_groups": True, "can_read_all_group_messages": False, "supports_inline_queries": False}
+        return {
+            "id": BOT_ID,
+            "is_bot": True,
+            "first_name": "Fuzi",
+            "username": BOT_USERNAME,
+            "can_join_groups": True,
+            "can_read_all_group_messages": False,
+            "supports_inline_queries": False,
+        }
 
     async def _m_getUpdates(self, p: dict) -> list:
         offset, timeout = int(p.get("offset") or 0), float(p.get("timeout") or 0)
@@ -331,7 +409,7 @@ class FakeTelegram:
             try:
                 async with self._new_update:
                     await asyncio.wait_for(self._new_update.wait_for(lambda: self._updates), timeout)
-            except asyncio.TimeoutError:
+            except TimeoutError:
                 pass
         return list(self._updates[: int(p.get("limit") or 100)])
 
@@ -339,7 +417,15 @@ class FakeTelegram:
         chat_id = int(p["chat_id"])
         text, parse_mode = self._visible(p)
         reply = (p.get("reply_parameters") or {}).get("message_id") or p.get("reply_to_message_id")
-        sent = SentMessage(chat_id, next(self._message_ids), text, p["text"], parse_mode, p.get("reply_markup"), int(reply) if reply else None)
+        sent = SentMessage(
+            chat_id,
+            next(self._message_ids),
+            text,
+            p["text"],
+            parse_mode,
+            p.get("reply_markup"),
+            int(reply) if reply else None,
+        )
         sent.history.append(text)
         self.messages[(chat_id, sent.message_id)] = sent
         return self._bot_message_json(sent)
@@ -351,7 +437,9 @@ class FakeTelegram:
         text, parse_mode = self._visible(p)
         markup = p.get("reply_markup")
         if text == sent.text and p["text"] == sent.source and markup == sent.reply_markup:
-            raise _BadRequest("message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message")
+            raise _BadRequest(
+                "message is not modified: specified new message content and reply markup are exactly the same as a current content and reply markup of the message"
+            )
         sent.text, sent.source, sent.parse_mode, sent.reply_markup = text, p["text"], parse_mode, markup
         sent.edits += 1
         sent.history.append(text)
