@@ -34,6 +34,11 @@ class Progress:
         stream = stream or sys.stderr
         return cls(stream, rich=_isatty(stream))
 
+    @property
+    def stream(self) -> TextIO:
+        """Where the progress goes."""
+        return self._stream
+
     def say(self, message: str) -> None:
         """One plain line."""
         print(message, file=self._stream, flush=True)

@@ -79,6 +79,7 @@ async def build_retriever(
     llm: LLM | None = None,
     embedder: Embedder | None = None,
     reranker: Reranker | None = None,
+    start: bool = True,
 ) -> HybridRetriever:
     """A started HybridRetriever over the configured LanceDB table.
 
@@ -91,5 +92,6 @@ async def build_retriever(
         reranker=reranker if reranker is not None else build_reranker(settings, llm),
         config=retriever_config(settings),
     )
-    await retriever.start()
+    if start:
+        await retriever.start()
     return retriever

@@ -7,6 +7,7 @@
 from __future__ import annotations
 
 import asyncio
+import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
@@ -250,16 +251,36 @@ class Runtime:
     redis_ping: Callable[[], Awaitable[object]] | None = None  # FUZI_REDIS_URL set: readiness asks it too
 
 
+@dataclass
+class IndexBuild:
+    """The first index build, running in the background while Fuzi answers from the keyword route.
+
+    Attributes:
+        passages: the corpus being indexed (what the keyword route serves meanwhile).
+        task: the build; done when the vector table is complete.
+    """
+
+    passages: list
+    task: asyncio.Task
+
+
 @asynccontextmanager
-async def open_engine(settings: Settings) -> AsyncIterator[ChatService]:
+async def open_engine(settings: Settings, first_build: IndexBuild | None = None) -> AsyncIterator[ChatService]:
     """Build the engine and everything it needs; close it all on exit."""
-    async with open_runtime(settings) as runtime:
+    async with open_runtime(settings, first_build=first_build) as runtime:
         yield runtime.engine
 
 
 @asynccontextmanager
-async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -> AsyncIterator[Runtime]:
-    """Build the engine and its parts; with `metrics`, LLM and retrieval latency are recorded."""
+async def open_runtime(
+    settings: Settings, metrics: FuziMetrics | None = None, *, first_build: IndexBuild | None = None
+) -> AsyncIterator[Runtime]:
+    """Build the engine and its parts; with `metrics`, LLM and retrieval latency are recorded.
+
+    With `first_build` (a fresh machine: `prepare_data` started the index build), the retriever
+    serves the keyword route until the build is done, then switches to hybrid search; on exit the
+    build is awaited, so the next start finds a complete index.
+    """
     settings.home.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
         llm, client = build_llm(settings)
@@ -271,10 +292,13 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
         sql = database_engine(settings)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
-        try:
-            retriever = await build_retriever(settings, llm=llm, embedder=embedder)
-        except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
-            raise StartupError(str(exc)) from None
+        if first_build is not None:
+            retriever = await _keyword_first(settings, llm, embedder, first_build, stack)
+        else:
+            try:
+                retriever = await build_retriever(settings, llm=llm, embedder=embedder)
+            except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
+                raise StartupError(str(exc)) from None
         if metrics is not None:
             retriever = TimedSearch(retriever, metrics)
         tools = ToolClient([classics_tools(retriever)], timeout_s=settings.agent.tool_timeout_s)
@@ -338,6 +362,30 @@ async def open_runtime(settings: Settings, metrics: FuziMetrics | None = None) -
         yield Runtime(service, storage, retriever, llm, redis_ping)
 
 
+async def _keyword_first(
+    settings: Settings, llm: LLM | None, embedder, build: IndexBuild, stack: AsyncExitStack
+) -> HybridRetriever:
+    """A retriever answering from the keyword route now and from both routes once `build` is done."""
+    retriever = await build_retriever(settings, llm=llm, embedder=embedder, start=False)
+    await retriever.start_keyword_only(build.passages)
+
+    async def switch() -> None:
+        await build.task
+        await retriever.start()
+
+    switching = asyncio.create_task(switch())
+
+    async def finish() -> None:
+        if not switching.done():
+            print("finishing the passage index before exiting (the next start reuses it) …", file=sys.stderr)
+        await asyncio.gather(switching, return_exceptions=True)
+        if not switching.cancelled() and switching.exception() is not None:
+            log.error("first_index_failed", error=type(switching.exception()).__name__)
+
+    stack.push_async_callback(finish)
+    return retriever
+
+
 def _interrupted_before(settings: Settings) -> datetime | None:
     """Replies still "streaming" that a crash cut short: with SQLite (one process) every one; with a
     shared database only those older than any live reply can be (other processes may be answering)."""
@@ -346,11 +394,13 @@ def _interrupted_before(settings: Settings) -> datetime | None:
     return datetime.now(UTC) - timedelta(seconds=settings.engine.reply_deadline_s + 30)
 
 
-async def prepare_data(settings: Settings, progress: Progress | None = None) -> None:
+async def prepare_data(settings: Settings, progress: Progress | None = None) -> IndexBuild | None:
     """Make sure the corpus and the index exist (first start on a fresh machine).
 
-    An existing index is left alone (`fuzi index` refreshes it); a missing or empty one is built.
-    Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise).
+    An existing index is left alone (`fuzi index` refreshes it); a missing or empty one is built in
+    the background, returned as an `IndexBuild` for `open_runtime` (None when there is nothing to
+    build). Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise;
+    the background build reports in plain lines, so a bar never runs through the conversation).
     Raises StartupError with one line saying what to do when the corpus cannot be had.
     """
     progress = progress or Progress.for_stream()
@@ -375,9 +425,15 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         )
     store = build_store(settings)
     if store.exists() and store.count() > 0:
-        return
+        return None
     passages = load_corpus(report.directory)
-    embedder = await asyncio.to_thread(build_embedder, settings)
-    with progress.counted("first start: building the passage index") as step:
-        index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
-    progress.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
+    plain = Progress(progress.stream, rich=False)
+    plain.say("first start: answering from the keyword index while the passage index is built …")
+
+    async def build() -> None:
+        embedder = await asyncio.to_thread(build_embedder, settings)
+        with plain.counted("first start: building the passage index") as step:
+            index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
+        plain.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
+
+    return IndexBuild(passages, asyncio.create_task(build()))

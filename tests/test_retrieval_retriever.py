@@ -350,3 +350,24 @@ async def test_sentence_vectors_are_incremental_and_never_stale(tmp_path):
     build_index(PassageStore(tmp_path / "db"), embedder, changed, sentences=True)
     fresh = await open_retriever(tmp_path / "db", embedder, config=config)
     assert fresh._sentences and (await fresh.search("又一句新的诗", k=1, mode="vector")).results[0].id == passages[0].id
+
+
+async def test_a_fresh_machine_answers_from_the_keyword_route_until_the_table_is_built(tmp_path, corpus_dir):
+    """First start: quotes already find their passage while the vectors build; `start()` then
+    switches to both routes without a restart."""
+    from core.retrieval.documents import load_corpus
+    from core.retrieval.embedder import HashingEmbedder
+
+    passages = load_corpus(corpus_dir)
+    store, embedder = PassageStore(tmp_path / "db"), HashingEmbedder()
+    retriever = HybridRetriever(store, embedder)
+    await retriever.start_keyword_only(passages)
+    assert retriever.ready and not retriever.vectors_ready
+    early = await retriever.search("管仲之器小哉", k=3)
+    assert early.results[0].id == "lunyu:3.22" and set(early.results[0].routes) == {"keyword"}
+    assert not early.degraded  # the vector route is not failing, it is not there yet
+    assert (await retriever.get("shijing:1")).title == "关雎"
+    build_index(store, embedder, passages)
+    await retriever.start()
+    later = await retriever.search("管仲之器小哉", k=3)
+    assert retriever.vectors_ready and set(later.results[0].routes) == {"vector", "keyword"}

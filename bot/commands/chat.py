@@ -28,8 +28,8 @@ def _chat(args: argparse.Namespace) -> int:
     interactive = sys.stdin.isatty()
 
     async def main() -> int:
-        await prepare_data(settings)
-        async with open_engine(settings) as engine:
+        first_build = await prepare_data(settings)
+        async with open_engine(settings, first_build) as engine:
             adapter = ConsoleAdapter(engine, who, sys.stdout, interactive=interactive)
             if interactive:
                 print("夫子在此。输入问题，/help 查看命令，/quit 离开。", flush=True)

@@ -30,10 +30,13 @@ def _run(args: argparse.Namespace) -> int:
     from bot.errors import StartupError
 
     async def main() -> int:
-        await prepare_data(settings)
+        first_build = await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
         platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
-        async with open_runtime(settings, metrics) as runtime, _ops_port(settings, runtime, metrics, platforms):
+        async with (
+            open_runtime(settings, metrics, first_build=first_build) as runtime,
+            _ops_port(settings, runtime, metrics, platforms),
+        ):
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
             telegram = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}

@@ -54,9 +54,9 @@ def _serve(args: argparse.Namespace) -> int:
     authenticator(settings, host)  # refuse a public address without a secret before loading anything
 
     async def main() -> int:
-        await prepare_data(settings)
+        first_build = await prepare_data(settings)
         metrics = FuziMetrics()
-        async with open_runtime(settings, metrics) as runtime:
+        async with open_runtime(settings, metrics, first_build=first_build) as runtime:
             server = uvicorn_server(build_web_app(settings, runtime, metrics, host), host, port)
             print(f"Fuzi is listening on http://{host}:{port}/ (Ctrl-C stops)", flush=True)
             await serve_until_signalled(server)  # SIGTERM/SIGINT; open_runtime drains memory updates on exit

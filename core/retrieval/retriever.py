@@ -16,7 +16,7 @@ from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_k
 from core.retrieval.glossary import expand_english
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
 from core.retrieval.rerank import Reranker, RerankError
-from core.retrieval.snapshot import PassageTable, load_or_build
+from core.retrieval.snapshot import PassageTable, Snapshot, load_or_build
 from core.retrieval.store import IndexMissingError, PassageStore
 
 log = structlog.get_logger(__name__)
@@ -158,12 +158,30 @@ class HybridRetriever:
         self._verbatim: VerbatimIndex | None = None
         self._query_vectors: dict[str, asyncio.Future] = {}
         self._sentences = False
+        self._vectors = False  # False until `start()`: keyword-only (see `start_keyword_only`)
 
     # ------------------------------------------------------------------ readiness
     async def start(self) -> None:
         """Check the index, load the snapshot for the table's content (or build and save it from
         the table); raise loudly when not servable."""
         await asyncio.to_thread(self._load)
+
+    async def start_keyword_only(self, passages: list[Passage]) -> None:
+        """Serve the keyword route over `passages` while the vector table is still being built.
+
+        On a fresh machine the first index build takes about a minute on 2 cores; meanwhile Fuzi can
+        already answer from the keyword route (quotes, names, titles find their passage). `start()`
+        later switches to the full hybrid search once the table is ready.
+        """
+        ordered = sorted(passages, key=lambda p: sort_key(p.id))
+        snapshot = await asyncio.to_thread(Snapshot.build, ordered, tokenizer=self.config.tokenizer)
+        self._passages, self._keyword, self._verbatim = snapshot.passages, snapshot.keyword, snapshot.verbatim
+        log.warning("retriever_keyword_only", passages=len(ordered), hint="the vector index is being built")
+
+    @property
+    def vectors_ready(self) -> bool:
+        """True once `start()` loaded the vector table (False while serving keyword-only)."""
+        return self._vectors
 
     def _load(self) -> None:
         self._store.check_compatible(self._embedder.model_name, self._embedder.dim)
@@ -180,6 +198,7 @@ class HybridRetriever:
         self._passages = snapshot.passages
         self._keyword = snapshot.keyword
         self._verbatim = snapshot.verbatim
+        self._vectors = True
         log.info("retriever_ready", passages=stored, model=self._embedder.model_name, source=source)
 
     def _sentences_usable(self) -> bool:
@@ -297,7 +316,7 @@ class HybridRetriever:
         started = time.perf_counter()
         # Emoji or punctuation only: nothing to embed, so this route has no vote (and no fault),
         # whatever the embedder; a backend may also find no feature in a query with letters.
-        if not has_features(query):
+        if not self._vectors or not has_features(query):  # keyword-only start, or nothing to embed
             return []
         try:
             vector = await asyncio.shield(self._query_vector(query))
