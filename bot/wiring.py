@@ -6,11 +6,9 @@
 
 from __future__ import annotations
 
-import asyncio
-import sys
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import AsyncExitStack, ExitStack, asynccontextmanager
+from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,9 +19,9 @@ import structlog
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.pace import RedisPace
 from bot.errors import StartupError
+from bot.first_start import IndexBuild, keyword_first
 from bot.logging import configure_logging
-from bot.progress import Progress
-from bot.retrieval_factory import build_embedder, build_retriever, build_store
+from bot.retrieval_factory import build_embedder, build_retriever
 from bot.settings import Settings
 from core.admission import Admission, RunningReplies
 from core.agent import Agent
@@ -48,8 +46,6 @@ from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
-from core.retrieval.documents import load_corpus
-from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
@@ -58,8 +54,6 @@ from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import PoolConfig, Storage, open_database
 from core.tools import ToolClient, build_web_search_server
-from data.corpus import PACKAGE, CorpusFetchError
-from data.corpus import fetch as fetch_corpus
 
 if TYPE_CHECKING:
     from core.llm.client import OpenAIChatClient
@@ -251,19 +245,6 @@ class Runtime:
     redis_ping: Callable[[], Awaitable[object]] | None = None  # FUZI_REDIS_URL set: readiness asks it too
 
 
-@dataclass
-class IndexBuild:
-    """The first index build, running in the background while Fuzi answers from the keyword route.
-
-    Attributes:
-        passages: the corpus being indexed (what the keyword route serves meanwhile).
-        task: the build; done when the vector table is complete.
-    """
-
-    passages: list
-    task: asyncio.Task
-
-
 @asynccontextmanager
 async def open_engine(settings: Settings, first_build: IndexBuild | None = None) -> AsyncIterator[ChatService]:
     """Build the engine and everything it needs; close it all on exit."""
@@ -293,7 +274,7 @@ async def open_runtime(
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
         if first_build is not None:
-            retriever = await _keyword_first(settings, llm, embedder, first_build, stack)
+            retriever = await keyword_first(settings, llm, embedder, first_build, stack)
         else:
             try:
                 retriever = await build_retriever(settings, llm=llm, embedder=embedder)
@@ -362,78 +343,9 @@ async def open_runtime(
         yield Runtime(service, storage, retriever, llm, redis_ping)
 
 
-async def _keyword_first(
-    settings: Settings, llm: LLM | None, embedder, build: IndexBuild, stack: AsyncExitStack
-) -> HybridRetriever:
-    """A retriever answering from the keyword route now and from both routes once `build` is done."""
-    retriever = await build_retriever(settings, llm=llm, embedder=embedder, start=False)
-    await retriever.start_keyword_only(build.passages)
-
-    async def switch() -> None:
-        await build.task
-        await retriever.start()
-
-    switching = asyncio.create_task(switch())
-
-    async def finish() -> None:
-        if not switching.done():
-            print("finishing the passage index before exiting (the next start reuses it) …", file=sys.stderr)
-        await asyncio.gather(switching, return_exceptions=True)
-        if not switching.cancelled() and switching.exception() is not None:
-            log.error("first_index_failed", error=type(switching.exception()).__name__)
-
-    stack.push_async_callback(finish)
-    return retriever
-
-
 def _interrupted_before(settings: Settings) -> datetime | None:
     """Replies still "streaming" that a crash cut short: with SQLite (one process) every one; with a
     shared database only those older than any live reply can be (other processes may be answering)."""
     if settings.db_url.startswith("sqlite"):
         return None
     return datetime.now(UTC) - timedelta(seconds=settings.engine.reply_deadline_s + 30)
-
-
-async def prepare_data(settings: Settings, progress: Progress | None = None) -> IndexBuild | None:
-    """Make sure the corpus and the index exist (first start on a fresh machine).
-
-    An existing index is left alone (`fuzi index` refreshes it); a missing or empty one is built in
-    the background, returned as an `IndexBuild` for `open_runtime` (None when there is nothing to
-    build). Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise;
-    the background build reports in plain lines, so a bar never runs through the conversation).
-    Raises StartupError with one line saying what to do when the corpus cannot be had.
-    """
-    progress = progress or Progress.for_stream()
-    with ExitStack() as fetching:
-
-        def on_fetch(package: str) -> None:
-            fetching.enter_context(progress.spinner(f"fetching the corpus (npm pack {package})"))
-
-        try:
-            report = await asyncio.to_thread(
-                fetch_corpus,
-                settings.home / "corpus",
-                settings.corpus_dir,
-                package=settings.corpus_package,
-                on_fetch=on_fetch,
-            )
-        except CorpusFetchError as exc:
-            raise StartupError(str(exc)) from None
-    if report.source == "npm":
-        progress.say(
-            f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified"
-        )
-    store = build_store(settings)
-    if store.exists() and store.count() > 0:
-        return None
-    passages = load_corpus(report.directory)
-    plain = Progress(progress.stream, rich=False)
-    plain.say("first start: answering from the keyword index while the passage index is built …")
-
-    async def build() -> None:
-        embedder = await asyncio.to_thread(build_embedder, settings)
-        with plain.counted("first start: building the passage index") as step:
-            index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
-        plain.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
-
-    return IndexBuild(passages, asyncio.create_task(build()))

@@ -18,8 +18,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _chat(args: argparse.Namespace) -> int:
     from adapters.console import ConsoleAdapter, ConsoleIdentity, stdin_lines
+    from bot.first_start import prepare_data
     from bot.settings import load_settings
-    from bot.wiring import open_engine, prepare_data, setup_logging
+    from bot.wiring import open_engine, setup_logging
 
     settings = load_settings()
     setup_logging(settings, log_file=settings.home / "logs" / "fuzi.log")

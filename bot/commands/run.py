@@ -16,8 +16,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics, ObservedEngine
+    from bot.first_start import prepare_data
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import build_pace, build_seen, open_runtime, prepare_data, setup_logging
+    from bot.wiring import build_pace, build_seen, open_runtime, setup_logging
 
     settings = load_settings()
     setup_logging(settings)

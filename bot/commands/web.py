@@ -39,6 +39,7 @@ def _token_create(args: argparse.Namespace) -> int:
 
 def _serve(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics
+    from bot.first_start import prepare_data
     from bot.settings import load_settings
     from bot.web import (
         authenticator,
@@ -46,7 +47,7 @@ def _serve(args: argparse.Namespace) -> int:
         serve_until_signalled,
         uvicorn_server,
     )
-    from bot.wiring import open_runtime, prepare_data, setup_logging
+    from bot.wiring import open_runtime, setup_logging
 
     settings = load_settings()
     setup_logging(settings)
