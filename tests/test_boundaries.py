@@ -83,3 +83,14 @@ def test_the_check_sees_imports(tmp_path):
         "import telegram.ext\nfrom discord import app_commands\nimport fastapi, starlette.types\nfrom uvicorn import Server\n"
     )
     assert _imported_roots(sample) >= FORBIDDEN
+
+
+def test_no_test_looks_for_a_shared_folder_beside_the_checkout():
+    """A user's clone has no ../shared: tests find the corpus through tests/helpers_corpus.py."""
+    pattern = re.compile(r"""(/\s*["']shared["'])|(["']\.\./shared)""")
+    offenders = [
+        str(p.relative_to(ROOT))
+        for p in (ROOT / "tests").rglob("*.py")
+        if p.name not in {"test_corpus_resolution.py", "test_boundaries.py"} and pattern.search(p.read_text("utf-8"))
+    ]
+    assert offenders == []

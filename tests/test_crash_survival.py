@@ -20,9 +20,9 @@ from core.storage import Storage, create_engine_and_tables
 from core.texts import say
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
+from tests.helpers_corpus import corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 CHAT = 7
 QUESTION = "学而时习之是什么意思？"
 SLOW = "子曰：学而时习之，不亦说乎？学了又按时温习，不也是很愉快的吗？" * 6
@@ -39,7 +39,7 @@ async def start(tmp_path: Path, tg: FakeTelegram, llm) -> asyncio.subprocess.Pro
     env.update(
         PYTHONPATH=str(ROOT),
         FUZI_HOME=str(tmp_path / "home"),
-        FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
         FUZI_RETRIEVAL_EMBEDDER="hashing",
         FUZI_MEMORY_PROFILE_ENABLED="false",
         HF_HUB_OFFLINE="1",

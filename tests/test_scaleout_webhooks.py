@@ -19,10 +19,10 @@ from sqlalchemy import create_engine, text
 
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
+from tests.helpers_corpus import corpus_dir
 from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 SECRET = "webhook-secret-123"
 
 
@@ -92,7 +92,7 @@ async def test_two_webhook_replicas_share_memory_limits_and_update_ids(
     env |= dict(
         PYTHONPATH=str(ROOT),
         FUZI_HOME=str(home),
-        FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
         FUZI_RETRIEVAL_EMBEDDER="hashing",
         FUZI_MEMORY_PROFILE_ENABLED="false",
         HF_HUB_OFFLINE="1",

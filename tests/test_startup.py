@@ -21,11 +21,11 @@ from adapters.common.startup import PlatformRejected
 from adapters.discord.client import FuziDiscordClient
 from tests.fakes.discord_server import fake_discord  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
+from tests.helpers_corpus import corpus_dir
 from tests.helpers_discord import ScriptedEngine as DiscordEngine
 from tests.helpers_discord import settings_for
 
 ROOT = Path(__file__).resolve().parents[1]
-CORPUS = Path(os.environ.get("FUZI_CORPUS_DIR") or ROOT.parent / "shared" / "corpus").resolve()
 TOKEN = "987654321:AAHsecretSECRETsecret-token_0123456789"
 
 
@@ -46,7 +46,7 @@ async def start_bot(tmp_path: Path, tg: FakeTelegram, **extra: str) -> asyncio.s
     env.update(
         PYTHONPATH=str(ROOT),
         FUZI_HOME=str(tmp_path / "home"),
-        FUZI_CORPUS_DIR=str(CORPUS),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
         FUZI_RETRIEVAL_EMBEDDER="hashing",
         FUZI_MEMORY_PROFILE_ENABLED="false",
         HF_HUB_OFFLINE="1",
