@@ -14,7 +14,7 @@ import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 import structlog
 
@@ -30,19 +30,22 @@ class NotAdmitted(Exception):
     """The turn gets no reply now.
 
     Attributes:
-        reason: the Notice reason ("busy" or "rate_limited").
-        status: the stored status of the user's message ("busy" or "rate_limited").
+        reason: the Notice reason, also the stored status of the user's message.
         text: what the user is told.
         extra: machine-readable details (which limit, seconds to wait).
     """
 
-    reason: str
-    status: str
+    reason: Literal["busy", "rate_limited"]
     text: str
     extra: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         super().__init__(self.reason)
+
+    @property
+    def status(self) -> str:
+        """The stored status of the user's message: the same word as the reason."""
+        return self.reason
 
 
 class Busy(Exception):
@@ -111,7 +114,7 @@ class Admission:
                 refusal = await self._guard.admit(turn)
                 if refusal is not None:
                     extra = {"limit": refusal.reason, "retry_after_s": refusal.retry_after_s}
-                    raise NotAdmitted("rate_limited", "rate_limited", refusal.text, extra)
+                    raise NotAdmitted("rate_limited", refusal.text, extra)
                 yield
         except Busy:  # only `hold` raises it: the body never takes a slot
-            raise NotAdmitted("busy", "busy", say("BUSY", reply_language(turn.incoming.text))) from None
+            raise NotAdmitted("busy", say("BUSY", reply_language(turn.incoming.text))) from None

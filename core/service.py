@@ -204,7 +204,7 @@ class ChatService:
             yield await self._charge_refused(turn, turned) if turned.status is not None else turned.notice
         except NotAdmitted as refused:
             await self._store_user(turn, refused.status)
-            yield self._notice(refused.text, refused.reason, refused.extra)  # type: ignore[arg-type]
+            yield self._notice(refused.text, refused.reason, refused.extra)
 
     async def _charge_refused(self, turn: Turn, turned: _Turned) -> Notice:
         """Refused input counts against the sender's limits (`Guard.admit` counts it) and is stored
