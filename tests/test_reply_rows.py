@@ -2,22 +2,37 @@
 
 from __future__ import annotations
 
+import asyncio
 from datetime import UTC, datetime, timedelta, timezone
+from types import SimpleNamespace
 
 from core.storage.replies import Interrupted
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import collect, incoming, make_service, sqlite_storage
 
 
+class _GatedSearch:
+    """A retriever that finds nothing until the test opens the gate: the reply is surely still running."""
+
+    def __init__(self) -> None:
+        self.gate = asyncio.Event()
+
+    async def search(self, query: str, *, k: int = 3, corpus: str = "all"):
+        await self.gate.wait()
+        return SimpleNamespace(results=[])
+
+
 async def test_row_exists_while_the_reply_runs_and_is_finished_in_place(tmp_path):
     storage = sqlite_storage(tmp_path)
-    service = make_service(storage)  # no LLM: an L2 answer
+    retriever = _GatedSearch()
+    service = make_service(storage, retriever=retriever)  # no LLM: an L2 answer, held at the search
     message = incoming("管仲之器小哉")
     seen = []
     async for _event in service.handle(message):
-        if not seen:
+        if not seen:  # the first event (the no-LLM notice) comes before the L2 search
             rows = await storage.messages.recent("console:c1", 5)
             seen = [(r.role, r.status) for r in rows]
+            retriever.gate.set()
     assert ("assistant", "streaming") in seen
     rows = await storage.messages.recent("console:c1", 5)
     assert [(r.role, r.status, r.level) for r in rows] == [("user", "ok", None), ("assistant", "ok", 2)]
