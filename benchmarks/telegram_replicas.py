@@ -121,7 +121,7 @@ def main() -> None:
     modes = [True] if args.only_shared else [False, True] if args.shared_pace else [False]
     rows = [asyncio.run(run(args, n, shared)) for n in args.replicas for shared in modes]
     print(
-        "| replicas | shared pace | finals exact | 429s (chat/group/overall) | first visible p50/p95 s | final p50/p95 s | peak req/s |"
+        "| replicas | shared pace | finals exact | 429s (chat/group/overall) | first visible p50/p95 s | final p50/p95 s | busiest 1 s window |"
     )
     print("|---|---|---|---|---|---|---|")
     for r in rows:
