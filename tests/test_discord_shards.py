@@ -36,7 +36,6 @@ async def test_shard_zero_syncs_the_commands(fake_discord: FakeDiscord):
     "values, message",
     [
         ({"shard_ids": "1"}, "needs DISCORD_SHARD_COUNT"),
-        ({"shard_count": 2, "shard_ids": ""}, "name this process's shards"),
         ({"shard_count": 2, "shard_ids": "0,0"}, "named twice"),
         ({"shard_count": 2, "shard_ids": "2"}, "from 0 to 1"),
         ({"shard_count": 4, "shard_ids": "1,x"}, "from 0 to 3"),
@@ -76,3 +75,8 @@ async def test_two_processes_connected_as_one_shard_answer_once(fake_discord: Fa
         assert len(fake_discord.channel_messages(channel)) == 1
         assert len(fake_discord.calls("POST", r"/callback$")) == 1
         assert [i.text for i in engine.incomings] == ["何为礼", "何为孝"]
+
+
+def test_a_count_without_ids_runs_every_shard_here():
+    settings = DiscordSettings(_env_file=None, bot_token="t", shard_count=3, shard_ids="")
+    assert settings.shards == (0, 1, 2) and settings.syncs_commands

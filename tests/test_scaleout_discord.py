@@ -95,6 +95,7 @@ async def ask(fake: FakeDiscord, guild: str, text: str, *needles: str, timeout: 
         await fake.wait_until(lambda: answer() is not None, timeout=timeout)
     except TimeoutError:
         raise AssertionError(f"no answer with {needles}: {fake.channel_messages(channel)[before:]}") from None
+    await asyncio.sleep(1.5)  # the reply finishes (final edit, stored, the person's lease released)
     return answer() or ""
 
 

@@ -23,7 +23,8 @@ class DiscordSettings(BaseSettings):
         shard_count / shard_ids: split the gateway over N processes (discord.py sharding): every
             process gets the same DISCORD_SHARD_COUNT and its own DISCORD_SHARD_IDS, one or several
             comma-separated ids from 0 … count-1 (several: discord.py's AutoShardedClient runs them in
-            one process). Only the process running shard 0 syncs the slash commands.
+            one process; none: this process runs all of them). Only the process running shard 0 syncs
+            the slash commands.
     """
 
     model_config = SettingsConfigDict(env_prefix="DISCORD_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -44,7 +45,8 @@ class DiscordSettings(BaseSettings):
         """This process's shards, or None when the gateway is not split."""
         if not self.shard_count:
             return None
-        return tuple(int(i) for i in self.shard_ids.split(",") if i.strip())
+        ids = tuple(int(i) for i in self.shard_ids.split(",") if i.strip())
+        return ids or tuple(range(self.shard_count))  # no ids: this process runs every shard
 
     @property
     def shard_id(self) -> int | None:
@@ -62,8 +64,6 @@ class DiscordSettings(BaseSettings):
         ids = [i.strip() for i in self.shard_ids.split(",") if i.strip()]
         if ids and not self.shard_count:
             raise ValueError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT")
-        if self.shard_count and not ids:
-            raise ValueError("DISCORD_SHARD_IDS: name this process's shards (e.g. 0 or 0,1)")
         if self.shard_count and not all(i.isdigit() and int(i) < self.shard_count for i in ids):
             raise ValueError(f"DISCORD_SHARD_IDS: each must be a number from 0 to {self.shard_count - 1}")
         if len(set(map(int, ids))) != len(ids):
