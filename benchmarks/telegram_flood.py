@@ -110,6 +110,16 @@ async def run(args: argparse.Namespace) -> dict:
         return summarize(tg, ids, expected, start, elapsed, args)
 
 
+def busiest_window(times: list[float], width: float = 1.0) -> int:
+    """The most requests in any window of ``width`` seconds (how Telegram's overall limit counts)."""
+    times, most, lo = sorted(times), 0, 0
+    for hi, t in enumerate(times):
+        while t - times[lo] >= width:
+            lo += 1
+        most = max(most, hi - lo + 1)
+    return most
+
+
 def summarize(tg: FakeTelegram, ids: list[int], expected: dict[int, str], start: float, elapsed: float, args) -> dict:
     first, final, edits, exact = [], [], [], 0
     for chat in ids:
@@ -135,6 +145,7 @@ def summarize(tg: FakeTelegram, ids: list[int], expected: dict[int, str], start:
         "token_ms": args.token_ms,
         "finals_exact": exact,
         "http_429_received": tg.retry_after_429s,
+        "http_429_by_limit": tg.refused_by_limit,
         "first_visible_p50_s": round(pct(first, 50), 2),
         "first_visible_p95_s": round(pct(first, 95), 2),
         "final_p50_s": round(pct(final, 50), 2),
@@ -143,6 +154,7 @@ def summarize(tg: FakeTelegram, ids: list[int], expected: dict[int, str], start:
         "edits_per_reply_max": max(edits),
         "typing_actions": len([c for c in tg.calls if c.method == "sendChatAction" and c.status == 200]),
         "peak_requests_per_s": max(per_second.values(), default=0),
+        "busiest_sliding_second": busiest_window([c.t for c in tg.calls if c.chat_id is not None and c.status == 200]),
         "elapsed_s": round(elapsed, 1),
         "machine": f"{platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}",
     }

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.pace import RedisPace
 from bot.errors import StartupError
@@ -162,6 +163,15 @@ def build_pace(settings: Settings) -> RedisPace | None:
     if not settings.redis.url:
         return None
     return RedisPace(settings.redis.url, f"{settings.redis.prefix}pace:telegram", settings.telegram.max_requests_per_s)
+
+
+def build_budgets(settings: Settings, platform: str) -> BudgetRegistry:
+    """Per-chat outbound budgets of ``platform``: in process, or shared in Redis when FUZI_REDIS_URL is set."""
+    if not settings.redis.url:
+        return BudgetRegistry()
+    from adapters.common.budget_redis import RedisChatGate
+
+    return BudgetRegistry(gate=RedisChatGate(settings.redis.url, f"{settings.redis.prefix}budget:{platform}:"))
 
 
 def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None) -> FuziGuard:

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from adapters.discord.client import FuziDiscordClient
+from adapters.discord.client import FuziDiscordClient, make_client
 from adapters.discord.settings import DiscordSettings
 from core.events import FinalReply, ReplyEvent
 from core.types import Incoming
@@ -109,7 +109,7 @@ def settings_for(fake: FakeDiscord, **overrides: Any) -> DiscordSettings:
 async def running_bot(fake: FakeDiscord, engine: ScriptedEngine, **kwargs: Any) -> AsyncIterator[FuziDiscordClient]:
     """Start the bot against ``fake``, wait until READY, close it afterwards."""
     settings_overrides = {k: kwargs.pop(k) for k in list(kwargs) if k in DiscordSettings.model_fields}
-    client = FuziDiscordClient(settings_for(fake, **settings_overrides), engine, guild_ready_timeout=0.05, **kwargs)
+    client = make_client(settings_for(fake, **settings_overrides), engine, guild_ready_timeout=0.05, **kwargs)
     task = asyncio.create_task(client.start_with_endpoints("test-token"))
     try:
         waiter = asyncio.create_task(client.wait_until_ready())

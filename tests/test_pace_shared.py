@@ -7,7 +7,7 @@ import socket
 import time
 
 from adapters.common.pace import RedisPace
-from adapters.telegram.ratelimit import PriorityRateLimiter
+from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 from tests.helpers_db import redis_prefix  # noqa: F401
 
 RATE = 10.0
@@ -55,3 +55,42 @@ async def test_each_process_alone_when_redis_is_down():
     finally:
         await pace.aclose()
     assert len(sent) == 5 and busiest_second(sent) <= RATE + 1
+
+
+async def test_a_slot_is_granted_only_when_due_never_booked_ahead(redis_prefix):
+    url, prefix = redis_prefix
+    a, b = (RedisPace(url, f"{prefix}pace:telegram", RATE) for _ in range(2))
+    try:
+        assert await a.acquire() == 0
+        waits = [await b.acquire() for _ in range(3)]  # asking again does not book further slots
+    finally:
+        for p in (a, b):
+            await p.aclose()
+    assert all(0 < w <= 1 / RATE for w in waits)
+
+
+async def test_finals_of_one_process_go_before_edits_queued_in_another(redis_prefix):
+    url, prefix = redis_prefix
+    paces = [RedisPace(url, f"{prefix}pace:telegram", RATE) for _ in range(2)]
+    a, b = (PriorityRateLimiter(RATE, shared=p) for p in paces)
+    released: list[tuple[float, str]] = []
+
+    def request(limiter: PriorityRateLimiter, kind: str, chat: int):
+        async def callback() -> bool:
+            released.append((time.monotonic(), kind))
+            return True
+
+        return limiter.process_request(callback, (), {}, "editMessageText", {"chat_id": chat}, Ticket(kind))
+
+    try:
+        edits = asyncio.gather(*(request(a, "edit", i) for i in range(12)))
+        await asyncio.sleep(0.25)  # a few edits went out; the rest wait in process a
+        finals_at = time.monotonic()
+        await asyncio.gather(*(request(b, "final", 100 + i) for i in range(3)))
+        await edits
+    finally:
+        for p in paces:
+            await p.aclose()
+    after = [kind for t, kind in sorted(released) if t >= finals_at]
+    assert after[:4].count("final") == 3  # at most one edit (granted already) before the 3 finals
+    assert busiest_second([t for t, _ in released]) <= RATE + 1

@@ -127,8 +127,15 @@ async def test_two_webhook_replicas_share_memory_limits_and_update_ids(
                 update = tg.private_text(chat, text)
                 await replica.deliver(session, update)
                 await tg.wait_for(lambda: len(tg.messages_in(chat)) > before, timeout=30)
-                await asyncio.sleep(0.3)  # let the streamed reply settle (edits)
+                await settled(chat)
                 return tg.messages_in(chat)[-1].text
+
+            async def settled(chat: int, quiet: float = 0.5) -> None:
+                """Wait until the chat had no request for `quiet` seconds: the streamed reply is final
+                and its replica has released the person (the next question is not "busy")."""
+                seen = -1
+                while seen != (seen := len(tg.chat_calls(chat))):
+                    await asyncio.sleep(quiet)
 
             async def ask_until(replica: Replica, chat: int, text: str, *needles: str) -> str:
                 """Deliver `text`; wait for a new message of the chat containing one of `needles`."""

@@ -1,12 +1,17 @@
-"""Outbound request pacing per chat: a minimum interval shared by every request, and 429 pauses."""
+"""Outbound request pacing per chat: a minimum interval shared by every request, and 429 pauses.
+
+In one process an :class:`OutboundBudget` per chat; for N processes a :class:`SharedOutboundBudget`
+also claims each slot on a :class:`ChatGate` they share (Redis: :mod:`adapters.common.budget_redis`).
+"""
 
 from __future__ import annotations
 
 import asyncio
 import math
 import time
+import uuid
 from collections.abc import Awaitable, Callable
-from typing import Any
+from typing import Any, Protocol
 
 Clock = Callable[[], float]
 Sleep = Callable[[float], Awaitable[Any]]
@@ -85,14 +90,35 @@ class OutboundBudget:
         """
         self._next = max(self._next, self.clock() + self.min_interval)
 
+    async def claim(self, *, urgent: bool = True) -> float:
+        """Take a slot if one is free now (answer 0); else the seconds to wait before asking again."""
+        if self.try_acquire(urgent=urgent):
+            return 0.0
+        return max(self.delay(urgent=urgent), 0.001)
+
     async def acquire(self) -> None:
         """Wait for a free slot and take it (urgent: previews in this chat give way meanwhile)."""
         self._urgent_waiting += 1
         try:
-            while not self.try_acquire():
-                await self.sleep(self.delay())
+            while (wait := await self.claim()) > 0:
+                await self.sleep(wait)
         finally:
             self._urgent_waiting -= 1
+
+    async def done(self, *, sent: bool = True, pause: float = 0.0) -> None:
+        """End of the request that took the last slot.
+
+        Args:
+            sent: False for a request that never went out (its slot is given back).
+            pause: seconds every request to this chat waits from now (a 429's ``retry_after``, a
+                transient failure's backoff).
+        """
+        if not sent:
+            self.refund()
+            return
+        if pause > 0:
+            self.pause_for(pause)
+        self.finished()
 
     def pause_until(self, deadline: float) -> None:
         """Block every request to this chat until ``deadline`` (clock time)."""
@@ -103,6 +129,60 @@ class OutboundBudget:
         self.pause_until(self.clock() + seconds)
 
 
+class ChatGate(Protocol):
+    """Per-chat budgets shared by every process (see :mod:`adapters.common.budget_redis`).
+
+    One request per chat is in flight across all processes; the next starts ``interval`` after the
+    start and after the end of the last one, and after any pause. Urgent claimants go first.
+    """
+
+    async def claim(self, chat: str, token: str, *, urgent: bool, interval: float) -> float | None:
+        """0: the slot is ``token``'s; > 0: seconds to wait before asking again; None: gate unreachable."""
+        ...
+
+    async def done(self, chat: str, token: str, *, sent: bool, interval: float, pause: float) -> None:
+        """End of ``token``'s request (also after a claim the gate did not answer: its pause still counts)."""
+        ...
+
+
+class SharedOutboundBudget(OutboundBudget):
+    """An :class:`OutboundBudget` whose slots are also claimed on a :class:`ChatGate` shared by every
+    process: the local budget keeps the order within this process, the gate across processes. When
+    the gate is unreachable the local budget alone paces the chat (fail open).
+
+    Args:
+        min_interval: seconds between two requests to this chat.
+        gate: the shared gate; chat: this chat's key on it.
+    """
+
+    def __init__(
+        self,
+        min_interval: float,
+        gate: ChatGate,
+        chat: str,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+    ) -> None:
+        super().__init__(min_interval, clock=clock, sleep=sleep)
+        self.gate, self.chat = gate, chat
+        self._token = uuid.uuid4().hex  # this process's claims on this chat
+
+    async def claim(self, *, urgent: bool = True) -> float:
+        wait = await super().claim(urgent=urgent)
+        if wait > 0:
+            return wait
+        shared = await self.gate.claim(self.chat, self._token, urgent=urgent, interval=self.min_interval)
+        if shared is not None and shared > 0:
+            self.refund()
+            return shared
+        return 0.0  # granted (None: the gate is unreachable and this process paces the chat alone)
+
+    async def done(self, *, sent: bool = True, pause: float = 0.0) -> None:
+        await super().done(sent=sent, pause=pause)
+        await self.gate.done(self.chat, self._token, sent=sent, interval=self.min_interval, pause=pause)
+
+
 class BudgetRegistry:
     """One :class:`OutboundBudget` per chat key, created on first use, idle ones pruned.
 
@@ -110,10 +190,19 @@ class BudgetRegistry:
         clock: passed to every budget.
         sleep: passed to every budget.
         max_idle: how many idle budgets may be kept before pruning.
+        gate: budgets shared with other processes (e.g. :class:`~adapters.common.budget_redis.RedisChatGate`);
+            None: this process alone.
     """
 
-    def __init__(self, *, clock: Clock = time.monotonic, sleep: Sleep = asyncio.sleep, max_idle: int = 1000) -> None:
-        self.clock, self.sleep, self.max_idle = clock, sleep, max_idle
+    def __init__(
+        self,
+        *,
+        clock: Clock = time.monotonic,
+        sleep: Sleep = asyncio.sleep,
+        max_idle: int = 1000,
+        gate: ChatGate | None = None,
+    ) -> None:
+        self.clock, self.sleep, self.max_idle, self.gate = clock, sleep, max_idle, gate
         self._budgets: dict[str, OutboundBudget] = {}
 
     def get(self, chat_key: str, min_interval: float) -> OutboundBudget:
@@ -122,9 +211,14 @@ class BudgetRegistry:
         if budget is None:
             if len(self._budgets) >= self.max_idle:
                 self._prune()
-            budget = self._budgets[chat_key] = OutboundBudget(min_interval, clock=self.clock, sleep=self.sleep)
+            budget = self._budgets[chat_key] = self._new(chat_key, min_interval)
         budget.min_interval = min_interval
         return budget
+
+    def _new(self, chat_key: str, min_interval: float) -> OutboundBudget:
+        if self.gate is None:
+            return OutboundBudget(min_interval, clock=self.clock, sleep=self.sleep)
+        return SharedOutboundBudget(min_interval, self.gate, chat_key, clock=self.clock, sleep=self.sleep)
 
     def _prune(self) -> None:
         for key in [k for k, b in self._budgets.items() if b.delay() == 0]:

@@ -5,7 +5,7 @@
 
 * at most one request in flight for the message, and each carries the newest text;
 * every request (send, edit, typing) first takes a slot from the chat's :class:`OutboundBudget`,
-  which is shared by every reply streaming in that chat;
+  which is shared by every reply streaming in that chat (and, with a shared budget, by every process);
 * on flood control (:class:`RateLimited`) the chat pauses until the deadline; intermediate edits
   are skipped meanwhile, and the final text is still delivered, exactly, split into parts that fit;
 * a final part that fails transiently (:class:`TransientDelivery`: the platform's 5xx, a network
@@ -256,10 +256,10 @@ class StreamingReply:
                 if not woke and self._thinking:
                     self._typing_due = True
                 continue
-            delay = self.budget.delay(urgent=False)
+            delay = await self.budget.claim(urgent=False)
             if delay > 0:
                 await self._wait(self._closed, delay)
-            elif self.budget.try_acquire(urgent=False):
+            else:
                 await self._step()
 
     def _desired(self) -> str | None:
@@ -315,19 +315,19 @@ class StreamingReply:
         try:
             result = await request
         except Withdrawn:
-            self.budget.refund()
+            await self.budget.done(sent=False)
             return _FAILED
         except RateLimited as exc:
             self.stats.rate_limited += 1
-            self.budget.pause_for(exc.retry_after)
+            await self.budget.done(pause=exc.retry_after)
             log.warning("rate_limited", trace_id=self.trace_id, retry_after=exc.retry_after)
         except Exception as exc:
             self.stats.failures += 1
+            await self.budget.done()
             log.warning("preview_failed", trace_id=self.trace_id, error=type(exc).__name__)
         else:
-            self.budget.finished()
+            await self.budget.done()
             return result
-        self.budget.finished()
         return _FAILED
 
     async def _report_shown(self, handle: Any) -> None:
@@ -381,23 +381,21 @@ class StreamingReply:
         last: Exception | None = None
         for attempt in range(self.max_final_attempts):
             await self.budget.acquire()
+            pause = 0.0
             try:
                 return await make()
             except RateLimited as exc:
-                last = exc
+                last, pause = exc, exc.retry_after
                 self.stats.rate_limited += 1
-                self.budget.pause_for(exc.retry_after)
                 log.warning("rate_limited_final", trace_id=self.trace_id, retry_after=exc.retry_after)
             except TransientDelivery as exc:
-                last = exc
+                last, pause = exc, min(self.retry_base_s * 2**attempt, 8.0)
                 self.stats.final_retries += 1
-                wait = min(self.retry_base_s * 2**attempt, 8.0)
-                self.budget.pause_for(wait)
                 log.warning(
-                    "final_delivery_retry", trace_id=self.trace_id, attempt=attempt + 1, error=str(exc), wait_s=wait
+                    "final_delivery_retry", trace_id=self.trace_id, attempt=attempt + 1, error=str(exc), wait_s=pause
                 )
             finally:
-                self.budget.finished()
+                await self.budget.done(pause=pause)
         if isinstance(last, TransientDelivery):
             raise last
         raise RateLimited(self.budget.delay())

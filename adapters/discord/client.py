@@ -31,6 +31,7 @@ from adapters.discord.settings import DiscordSettings
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
+from core.seen import InMemorySeen, Seen
 from core.texts import say
 from core.types import Incoming, new_trace_id
 
@@ -46,7 +47,10 @@ class FuziDiscordClient(discord.Client):
         settings: the Discord settings section.
         engine: the chat engine every message and command goes through.
         clock: monotonic clock for interaction-token age (tests inject one).
-        budgets: per-channel outbound budgets (one registry per client by default).
+        budgets: per-channel outbound budgets (one registry per client by default; shared by every
+            process when it has a gate, see ``bot.wiring.build_budgets``).
+        seen: which message and interaction ids were handled already, shared by every process (two
+            processes connected as one shard, e.g. while a replacement starts, answer once).
         **options: passed to :class:`discord.Client` (e.g. ``guild_ready_timeout``).
     """
 
@@ -57,19 +61,24 @@ class FuziDiscordClient(discord.Client):
         *,
         clock: Callable[[], float] = time.monotonic,
         budgets: BudgetRegistry | None = None,
+        seen: Seen | None = None,
         **options: Any,
     ) -> None:
         intents = discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
         intents.message_content = settings.message_content
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
-        if settings.shard_id is not None:  # N processes split the gateway: this one runs one shard
-            options.setdefault("shard_id", settings.shard_id)
+        if settings.shards is not None:  # N processes split the gateway: this one runs these shards
+            sharded = isinstance(self, discord.AutoShardedClient)
+            options.setdefault(
+                "shard_ids" if sharded else "shard_id", list(settings.shards) if sharded else settings.shards[0]
+            )
             options.setdefault("shard_count", settings.shard_count)
         super().__init__(intents=intents, **options)
         self.settings = settings
         self.engine = engine
         self.clock = clock
         self.budgets = budgets or BudgetRegistry()
+        self.seen = seen or InMemorySeen()
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.synced: list[app_commands.AppCommand] = []
@@ -85,8 +94,8 @@ class FuziDiscordClient(discord.Client):
         for command in build_commands(self._run_command, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
         self.add_dynamic_items(SkillButton)
-        if self.settings.shard_id not in (None, 0):  # the process running shard 0 syncs for everyone
-            log.info("discord_commands_sync_skipped", shard=self.settings.shard_id)
+        if not self.settings.syncs_commands:  # the process running shard 0 syncs for everyone
+            log.info("discord_commands_sync_skipped", shards=self.settings.shards)
             return
         self.synced = await self.tree.sync(guild=guild)
         log.info("discord_commands_synced", count=len(self.synced), guild=self.settings.guild_id)
@@ -120,7 +129,7 @@ class FuziDiscordClient(discord.Client):
         if self.user is None:
             return
         incoming = incoming_from_message(message, self.user.id, content_intent=self.settings.message_content)
-        if incoming is None:
+        if incoming is None or not await self._first("message", message.id):
             return
         if not incoming.addressed:
             await self._observe(incoming)
@@ -174,6 +183,8 @@ class FuziDiscordClient(discord.Client):
         A slash command's deferral shows "thinking…" (a new message); a button's deferral keeps the
         message the button is on, and the answer replaces it.
         """
+        if not await self._first("interaction", interaction.id):
+            return
         incoming = incoming_from_interaction(interaction, command, text)
         sink = InteractionSink(interaction, private=private, ttl=self.settings.interaction_ttl_s, clock=self.clock)
         is_click = interaction.type is discord.InteractionType.component
@@ -229,6 +240,13 @@ class FuziDiscordClient(discord.Client):
         )
         return stats
 
+    async def _first(self, kind: str, event_id: int) -> bool:
+        """True the first time any process sees this message or interaction; a repeat is logged and dropped."""
+        if await self.seen.first(f"discord:{kind}:{event_id}"):
+            return True
+        log.info("discord_event_repeated", kind=kind, id=str(event_id))
+        return False
+
     async def _quiet(self, request: Any) -> None:
         """Await a best-effort request (an apology); failures are logged, not raised."""
         try:
@@ -270,10 +288,28 @@ def _elapsed(start: float, end: float | None) -> float | None:
     return None if end is None else round(end - start, 3)
 
 
-async def run_discord(settings: DiscordSettings, engine: Engine, *, status: PlatformStatus | None = None) -> None:
+class FuziShardedDiscordClient(FuziDiscordClient, discord.AutoShardedClient):
+    """The bot running several shards in one process (``DISCORD_SHARD_IDS=0,1``): discord.py's
+    AutoShardedClient opens one gateway connection per shard and routes each guild's events to its shard."""
+
+
+def make_client(settings: DiscordSettings, engine: Engine, **options: Any) -> FuziDiscordClient:
+    """The bot for these settings: one connection, or one per shard when this process runs several."""
+    several = settings.shards is not None and len(settings.shards) > 1
+    return (FuziShardedDiscordClient if several else FuziDiscordClient)(settings, engine, **options)
+
+
+async def run_discord(
+    settings: DiscordSettings,
+    engine: Engine,
+    *,
+    status: PlatformStatus | None = None,
+    seen: Seen | None = None,
+    budgets: BudgetRegistry | None = None,
+) -> None:
     """Run the Discord bot until it is closed (``fuzi run discord``)."""
     if settings.bot_token is None:
         raise ValueError("DISCORD_BOT_TOKEN is not set")
-    client = FuziDiscordClient(settings, engine)
+    client = make_client(settings, engine, seen=seen, budgets=budgets)
     async with client:
         await client.start_with_endpoints(settings.bot_token.get_secret_value(), status=status)

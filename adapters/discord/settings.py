@@ -21,8 +21,10 @@ class DiscordSettings(BaseSettings):
         thread_replies: answer a mention in a guild text channel inside a new thread started from the
             user's message, so the conversation continues there without mentions.
         shard_count / shard_ids: split the gateway over N processes (discord.py sharding): every
-            process gets the same DISCORD_SHARD_COUNT and its own DISCORD_SHARD_IDS (one id per process,
-            0 … count-1). Only the process running shard 0 syncs the slash commands.
+            process gets the same DISCORD_SHARD_COUNT and its own DISCORD_SHARD_IDS, one or several
+            comma-separated ids from 0 … count-1 (several: discord.py's AutoShardedClient runs them in
+            one process; none: this process runs all of them). Only the process running shard 0 syncs
+            the slash commands.
     """
 
     model_config = SettingsConfigDict(env_prefix="DISCORD_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
@@ -39,17 +41,31 @@ class DiscordSettings(BaseSettings):
     shard_ids: str = ""
 
     @property
+    def shards(self) -> tuple[int, ...] | None:
+        """This process's shards, or None when the gateway is not split."""
+        if not self.shard_count:
+            return None
+        ids = tuple(int(i) for i in self.shard_ids.split(",") if i.strip())
+        return ids or tuple(range(self.shard_count))  # no ids: this process runs every shard
+
+    @property
     def shard_id(self) -> int | None:
-        """This process's shard, or None when the gateway is not split."""
-        return int(self.shard_ids) if self.shard_count and self.shard_ids.strip() else None
+        """This process's shard when it runs exactly one, else None."""
+        shards = self.shards
+        return shards[0] if shards and len(shards) == 1 else None
+
+    @property
+    def syncs_commands(self) -> bool:
+        """Whether this process syncs the slash commands (unsplit, or it runs shard 0)."""
+        return self.shards is None or 0 in self.shards
 
     @model_validator(mode="after")
-    def _one_shard_per_process(self) -> "DiscordSettings":
+    def _shards_of_this_process(self) -> "DiscordSettings":
         ids = [i.strip() for i in self.shard_ids.split(",") if i.strip()]
         if ids and not self.shard_count:
             raise ValueError("DISCORD_SHARD_IDS needs DISCORD_SHARD_COUNT")
-        if self.shard_count and len(ids) != 1:
-            raise ValueError("DISCORD_SHARD_IDS: give this process exactly one shard id (one process per shard)")
-        if ids and not (ids[0].isdigit() and int(ids[0]) < self.shard_count):
-            raise ValueError(f"DISCORD_SHARD_IDS: must be a number from 0 to {self.shard_count - 1}")
+        if self.shard_count and not all(i.isdigit() and int(i) < self.shard_count for i in ids):
+            raise ValueError(f"DISCORD_SHARD_IDS: each must be a number from 0 to {self.shard_count - 1}")
+        if len(set(map(int, ids))) != len(ids):
+            raise ValueError("DISCORD_SHARD_IDS: an id is named twice")
         return self

@@ -210,10 +210,11 @@ async def run_telegram(
     recorder: RateLimitRecorder | None = None,
     seen: Seen | None = None,
     pace: SharedPace | None = None,
+    budgets: BudgetRegistry | None = None,
     status: PlatformStatus | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
-    app = build_application(settings, engine, recorder=recorder, seen=seen, pace=pace)
+    app = build_application(settings, engine, budgets=budgets, recorder=recorder, seen=seen, pace=pace)
     await start(app, settings, status)
     try:
         await (stop_event or asyncio.Event()).wait()

@@ -19,9 +19,11 @@ Requests without a ``chat_id`` (getUpdates, answerCallbackQuery, setMyCommands â
 as in AIORateLimiter. ``RetryAfter`` is not retried here: it reaches the streaming code, which pauses
 only that chat. Per-chat and per-group pacing is the job of the chat's ``OutboundBudget``.
 
-With ``shared`` (N processes, one bot), each released request also waits for its slot on the bot-wide
-schedule in Redis (:class:`~adapters.common.pace.RedisPace`), so all processes together stay at
-``max_per_s``; the priority order holds within each process.
+With ``shared`` (N processes, one bot), the best queued request is released only when the bot-wide
+schedule in Redis (:class:`~adapters.common.pace.RedisPace`) grants a slot now; until then the
+dispatcher waits and asks again for whatever is best by then (a final that arrived meanwhile goes
+first). All processes together stay at ``max_per_s``, and the priority order holds across them: the
+schedule refuses a priority while a more urgent request waits in any process.
 """
 
 from __future__ import annotations
@@ -129,9 +131,8 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     async def _admit(self, priority: int, owner: object | None) -> bool:
         now = self.clock()
-        if not self._heap and now >= self._next:
+        if self.shared is None and not self._heap and now >= self._next:
             self._next = now + self.interval
-            await self._shared_slot()
             return True
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (priority, next(self._seq), now, fut, owner))
@@ -144,23 +145,39 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
             wait = self._next - self.clock()
             if wait > 0:
                 await asyncio.sleep(wait)
-            if not self._heap:
+            best = self._best()
+            if best is None:
                 return
-            priority, _, queued_at, fut, _ = heapq.heappop(self._heap)
-            if fut.done():
+            due = None if self.shared is None else await self.shared.acquire(best, self._second())
+            if due is not None and due > 0:  # not due yet, or a more urgent request waits elsewhere
+                await asyncio.sleep(due)
                 continue
-            if priority == PRIORITY["typing"] and self.clock() - queued_at > self.typing_max_wait:
+            if due is None:  # this process paces itself (alone, or the shared schedule is unreachable)
+                self._next = self.clock() + self.interval
+            self._release()
+
+    def _best(self) -> int | None:
+        """The priority of the best live request (dropping withdrawn ones and stale typing), or None."""
+        while self._heap:
+            priority, _, queued_at, fut, _ = self._heap[0]
+            if fut.done():
+                heapq.heappop(self._heap)
+            elif priority == PRIORITY["typing"] and self.clock() - queued_at > self.typing_max_wait:
+                heapq.heappop(self._heap)
                 self.dropped_typing += 1
                 fut.set_result(False)
-                continue
-            self._next = self.clock() + self.interval
-            await self._shared_slot()
-            if not fut.done():  # withdrawn while waiting for the shared slot
-                fut.set_result(True)
+            else:
+                return priority
+        return None
 
-    async def _shared_slot(self) -> None:
-        """Wait for this request's slot on the schedule shared with other processes."""
-        if self.shared is not None:
-            wait = await self.shared.reserve()
-            if wait > 0:
-                await asyncio.sleep(wait)
+    def _second(self) -> int | None:
+        """The priority of the request queued after the best one, if any."""
+        return heapq.nsmallest(2, self._heap)[1][0] if len(self._heap) > 1 else None
+
+    def _release(self) -> None:
+        """Release the best live request (it may have changed while the shared slot was asked for)."""
+        while self._heap:
+            fut = heapq.heappop(self._heap)[3]
+            if not fut.done():
+                fut.set_result(True)
+                return

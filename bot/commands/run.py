@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import signal
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -18,7 +19,7 @@ def _run(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics, ObservedEngine
     from bot.first_start import prepare_data
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import build_pace, build_seen, open_runtime, setup_logging
+    from bot.wiring import build_budgets, build_pace, build_seen, open_runtime, setup_logging
 
     settings = load_settings()
     setup_logging(settings)
@@ -39,12 +40,14 @@ def _run(args: argparse.Namespace) -> int:
             _ops_port(settings, runtime, metrics, platforms),
         ):
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
-            # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
-            telegram = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
-            extra = {
-                "telegram": telegram | ({"recorder": metrics} if metrics else {}),
-                "discord": {"status": platforms},
+            # update ids handled already, the bot-wide send schedule and the per-chat budgets: shared in
+            # Redis between replicas (in process without FUZI_REDIS_URL)
+            extra: dict[str, dict[str, Any]] = {
+                name: {"status": platforms, "seen": build_seen(settings), "budgets": build_budgets(settings, name)}
+                for name in wanted
             }
+            if "telegram" in extra:
+                extra["telegram"] |= {"pace": build_pace(settings)} | ({"recorder": metrics} if metrics else {})
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:

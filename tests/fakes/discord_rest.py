@@ -44,6 +44,7 @@ class DiscordRestRoutes:
 
     messages: dict[str, dict]
     threads: list[dict]
+    guild_channels: dict[str, dict]
 
     def _failure(self, rec: Recorded) -> web.Response | None:
         for rule in self._rules:
@@ -195,8 +196,9 @@ class DiscordRestRoutes:
         return json_response(public_message(msg))
 
     def _guild_of(self, channel_id: str) -> str | None:
-        known = {self.channel["id"], *(t["id"] for t in self.threads)}
-        return self.guild_id if channel_id in known else None
+        if channel_id in {t["id"] for t in self.threads}:
+            return self.guild_id
+        return next((gid for gid, channel in self.guild_channels.items() if channel["id"] == channel_id), None)
 
 
 def public_message(msg: dict) -> dict:

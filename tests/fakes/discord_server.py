@@ -3,7 +3,11 @@
 One aiohttp server serves both: the REST API under ``/api/v10`` and the gateway websocket under
 ``/gateway`` (text JSON frames, no compression). Point discord.py at it with ``base_url`` and
 ``gateway_url``. The gateway speaks HELLO → IDENTIFY → READY + GUILD_CREATE, answers heartbeats with
-ACKs, accepts RESUME after a drop, and dispatches MESSAGE_CREATE / INTERACTION_CREATE on demand. REST
+ACKs, accepts RESUME after a drop, and dispatches MESSAGE_CREATE / INTERACTION_CREATE on demand.
+Sharding: ``FakeDiscord(guilds=N)`` makes N guilds whose ids put guild k on shard k of N
+(``(guild_id >> 22) % N``, Discord's rule); each connection's IDENTIFY names its shard, READY lists
+the guilds of that shard, and an event reaches every connection of its guild's shard (DMs: shard 0),
+so two processes connected as the same shard both receive it, as on Discord. REST
 covers what Fuzi uses: users/@me, applications/@me, gateway(/bot), command sync (PUT), interaction
 callbacks, webhook edits and follow-ups, channel messages (POST/PATCH), typing and threads.
 
@@ -37,6 +41,20 @@ from tests.fakes.discord_rest import DiscordRestRoutes, FailRule, Recorded, publ
 API_PREFIX = "/api/v10"
 
 
+def snowflake_on_shard(shard: int, count: int) -> str:
+    """A new snowflake whose guild would live on ``shard`` of ``count``."""
+    base = int(p.snowflake()) >> 22
+    return str((((base // count + 1) * count + shard) << 22) | 1)
+
+
+@dataclass
+class _Connection:
+    ws: web.WebSocketResponse
+    shard: tuple[int, int] | None = None  # (id, count) from IDENTIFY/RESUME; None before
+    seq: int = 0
+    session: str = ""
+
+
 @dataclass
 class GatewayLog:
     """What happened on the gateway: connections, identifies, resumes, heartbeats."""
@@ -56,13 +74,15 @@ class FakeDiscord(DiscordRestRoutes):
         messages: channel and webhook messages by id (their current state after edits).
     """
 
-    def __init__(self, *, heartbeat_interval_ms: int = 100) -> None:
+    def __init__(self, *, heartbeat_interval_ms: int = 100, guilds: int = 1) -> None:
         self.heartbeat_interval_ms = heartbeat_interval_ms
         self.app_id = p.snowflake()
         self.bot_user = p.user(self.app_id, "Fuzi", bot=True)
         self.human = p.user(p.snowflake(), "yan_hui")
-        self.guild_id = p.snowflake()
-        self.channel = p.text_channel(p.snowflake(), self.guild_id)
+        ids = [snowflake_on_shard(k, guilds) for k in range(guilds)] if guilds > 1 else [p.snowflake()]
+        self.guild_channels = {gid: p.text_channel(p.snowflake(), gid) for gid in ids}  # one text channel each
+        self.guild_id = ids[0]
+        self.channel = self.guild_channels[self.guild_id]
         self.threads: list[dict] = []
         self.bot_role = p.role(p.snowflake(), "Fuzi", position=1, bot_id=self.app_id)
         self.requests: list[Recorded] = []
@@ -73,8 +93,8 @@ class FakeDiscord(DiscordRestRoutes):
         self._clicked: dict[str, str] = {}  # interaction token -> id of the message clicked
         self._pending: list[asyncio.Future] = []
         self.dm_channel_id = p.snowflake()
-        self._seq = 0
-        self._ws: web.WebSocketResponse | None = None
+        self._connections: list[_Connection] = []
+        self._ws: web.WebSocketResponse | None = None  # the newest connection
         self._changed = asyncio.Condition()
         self._runner: web.AppRunner | None = None
         self.port = 0
@@ -104,8 +124,9 @@ class FakeDiscord(DiscordRestRoutes):
 
     async def stop(self) -> None:
         """Close the gateway and the server."""
-        if self._ws is not None and not self._ws.closed:
-            await self._ws.close()
+        for conn in self._connections:
+            if not conn.ws.closed:
+                await conn.ws.close()
         if self._runner is not None:
             await self._runner.cleanup()
 
@@ -146,10 +167,25 @@ class FakeDiscord(DiscordRestRoutes):
         return data
 
     async def dispatch(self, event: str, data: dict) -> None:
-        """Send a DISPATCH frame (op 0) on the current gateway connection."""
-        assert self._ws is not None and not self._ws.closed, "no gateway connection"
-        self._seq += 1
-        await self._ws.send_str(json.dumps({"op": 0, "t": event, "s": self._seq, "d": data}))
+        """Send a DISPATCH frame (op 0) to every connection of the shard owning ``data``'s guild."""
+        guild = data.get("guild_id")
+        targets = [c for c in self._connections if not c.ws.closed and c.shard and self._owns(c.shard, guild)]
+        assert targets, f"no gateway connection for guild {guild}"
+        for conn in targets:
+            await self._send(conn, event, data)
+
+    @staticmethod
+    def _owns(shard: tuple[int, int], guild_id: str | None) -> bool:
+        shard_id, count = shard
+        return (int(guild_id) >> 22) % count == shard_id if guild_id else shard_id == 0
+
+    async def _send(self, conn: _Connection, event: str, data: dict) -> None:
+        conn.seq += 1
+        await conn.ws.send_str(json.dumps({"op": 0, "t": event, "s": conn.seq, "d": data}))
+
+    def identified_shards(self) -> list[tuple[int, int]]:
+        """The shards of the open, identified connections."""
+        return [c.shard for c in self._connections if c.shard and not c.ws.closed]
 
     async def user_message(
         self,
@@ -161,23 +197,25 @@ class FakeDiscord(DiscordRestRoutes):
         mention_role: bool = False,
         reply_to: dict | None = None,
         others: list[dict] | None = None,
+        guild: str | None = None,
     ) -> dict:
         """Dispatch MESSAGE_CREATE from the human.
 
         ``mention_bot`` / ``mention_role`` prefix ``<@bot>`` / ``<@&bot role>`` and list the mention;
         ``reply_to`` (a message dict) makes it a reply without a ping; ``others`` are further mentioned
-        users (their ``<@id>`` belongs in ``content``).
+        users (their ``<@id>`` belongs in ``content``); ``guild``: in that guild's channel (default the first).
         """
+        guild_id = guild or self.guild_id
         if mention_bot:
             content = f"<@{self.app_id}> {content}"
         if mention_role:
             content = f"<@&{self.bot_role['id']}> {content}"
         data = p.message(
             message_id=p.snowflake(),
-            channel_id=channel_id or (self.dm_channel_id if dm else self.channel["id"]),
+            channel_id=channel_id or (self.dm_channel_id if dm else self.guild_channels[guild_id]["id"]),
             author=self.human,
             content=content,
-            guild_id=None if dm else self.guild_id,
+            guild_id=None if dm else guild_id,
             mentions=([self.bot_user] if mention_bot else []) + (others or []),
             mention_roles=[self.bot_role["id"]] if mention_role else [],
             referenced=public_message(reply_to) if reply_to else None,
@@ -185,9 +223,12 @@ class FakeDiscord(DiscordRestRoutes):
         await self.dispatch("MESSAGE_CREATE", data)
         return data
 
-    async def slash(self, name: str, options: dict[str, Any] | None = None, *, dm: bool = False) -> dict:
-        """Dispatch INTERACTION_CREATE for ``/name`` in the guild channel (or a DM)."""
-        channel = {"id": self.dm_channel_id, "type": p.DM_CHANNEL} if dm else self.channel
+    async def slash(
+        self, name: str, options: dict[str, Any] | None = None, *, dm: bool = False, guild: str | None = None
+    ) -> dict:
+        """Dispatch INTERACTION_CREATE for ``/name`` in a guild's channel (default the first guild; or a DM)."""
+        guild_id = guild or self.guild_id
+        channel = {"id": self.dm_channel_id, "type": p.DM_CHANNEL} if dm else self.guild_channels[guild_id]
         data = p.slash_interaction(
             interaction_id=p.snowflake(),
             token=f"tok-{p.snowflake()}",
@@ -196,7 +237,7 @@ class FakeDiscord(DiscordRestRoutes):
             options=options or {},
             invoker=self.human,
             channel=channel,
-            guild_id=None if dm else self.guild_id,
+            guild_id=None if dm else guild_id,
         )
         self._token_channel[data["token"]] = channel["id"]
         await self.dispatch("INTERACTION_CREATE", data)
@@ -253,40 +294,54 @@ class FakeDiscord(DiscordRestRoutes):
         ws = web.WebSocketResponse(autoping=True)
         await ws.prepare(request)
         self._ws = ws
+        conn = _Connection(ws)
+        self._connections.append(conn)
         self.gateway.connections += 1
         await ws.send_str(json.dumps({"op": 10, "d": {"heartbeat_interval": self.heartbeat_interval_ms}}))
         async for frame in ws:
             if frame.type is WSMsgType.TEXT:
-                await self._on_gateway_frame(ws, json.loads(frame.data))
+                await self._on_gateway_frame(conn, json.loads(frame.data))
+        await self._notify()
         return ws
 
-    async def _on_gateway_frame(self, ws: web.WebSocketResponse, frame: dict) -> None:
+    async def _on_gateway_frame(self, conn: _Connection, frame: dict) -> None:
         op = frame.get("op")
         if op == 1:
             self.gateway.heartbeats += 1
-            await ws.send_str(json.dumps({"op": 11}))
+            await conn.ws.send_str(json.dumps({"op": 11}))
         elif op == 2:
             self.gateway.identifies.append(frame["d"])
-            await self._send_ready()
+            conn.shard = tuple(frame["d"].get("shard") or (0, 1))  # type: ignore[assignment]
+            await self._send_ready(conn)
         elif op == 6:
             self.gateway.resumes.append(frame["d"])
-            await self.dispatch("RESUMED", {})
+            session = frame["d"].get("session_id")
+            previous = next((c for c in self._connections if c.session == session and c is not conn), None)
+            conn.shard, conn.session = (previous.shard, session) if previous else ((0, 1), session)
+            conn.seq = previous.seq if previous else 0
+            await self._send(conn, "RESUMED", {})
         await self._notify()
 
-    async def _send_ready(self) -> None:
+    async def _send_ready(self, conn: _Connection) -> None:
+        assert conn.shard is not None
+        mine = [gid for gid in self.guild_channels if self._owns(conn.shard, gid)]
+        conn.session = f"session-{len(self.gateway.identifies)}"
         ready = {
             "v": 10,
             "user": self.bot_user,
-            "guilds": [{"id": self.guild_id, "unavailable": True}],
-            "session_id": f"session-{self.gateway.connections}",
+            "guilds": [{"id": gid, "unavailable": True} for gid in mine],
+            "session_id": conn.session,
             "resume_gateway_url": self.gateway_url,
             "application": {"id": self.app_id, "flags": 0},
+            "shard": list(conn.shard),
             "private_channels": [],
             "relationships": [],
         }
-        await self.dispatch("READY", ready)
-        guild = p.guild(self.guild_id, self.bot_user, [self.channel], self.threads, [self.bot_role])
-        await self.dispatch("GUILD_CREATE", guild)
+        await self._send(conn, "READY", ready)
+        for gid in mine:
+            threads = self.threads if gid == self.guild_id else []
+            guild = p.guild(gid, self.bot_user, [self.guild_channels[gid]], threads, [self.bot_role])
+            await self._send(conn, "GUILD_CREATE", guild)
 
     # ----------------------------------------------------------------- REST entry (handlers: discord_rest)
 

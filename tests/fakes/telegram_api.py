@@ -150,6 +150,7 @@ class _FloodGate:
         self.last_by_chat: dict[int, float] = {}
         self.group_times: dict[int, deque] = {}
         self.overall: deque = deque()
+        self.refused: dict[str, int] = {"chat": 0, "group": 0, "overall": 0}  # 429s by the limit they hit
 
     def check(self, chat_id: int, now: float) -> float | None:
         """None if allowed (and counted), else the retry_after in seconds."""
@@ -157,17 +158,20 @@ class _FloodGate:
         last = self.last_by_chat.get(chat_id)
         if last is not None and now - last < self.limits.per_chat_interval:
             waits.append(self.limits.per_chat_interval - (now - last))
+            self.refused["chat"] += 1
         overall = self.overall
         while overall and now - overall[0] >= 1.0:
             overall.popleft()
         if len(overall) >= self.limits.overall_per_second:
             waits.append(1.0 - (now - overall[0]))
+            self.refused["overall"] += 1
         group = self.group_times.setdefault(chat_id, deque()) if chat_id < 0 else None
         if group is not None:
             while group and now - group[0] >= 60.0:
                 group.popleft()
             if len(group) >= self.limits.group_per_minute:
                 waits.append(60.0 - (now - group[0]))
+                self.refused["group"] += 1
         if waits:
             return max(waits)
         self.last_by_chat[chat_id] = now
@@ -202,6 +206,11 @@ class FakeTelegram:
     @property
     def base_url(self) -> str:
         return f"http://127.0.0.1:{self.port}/bot"
+
+    @property
+    def refused_by_limit(self) -> dict[str, int]:
+        """Flood-limit 429s by the limit they hit (``chat``, ``group``, ``overall``; one 429 may hit several)."""
+        return dict(self._gate.refused) if self._gate else {}
 
     async def __aenter__(self) -> FakeTelegram:
         app = web.Application()
