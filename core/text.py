@@ -38,3 +38,11 @@ def reply_language(text: str) -> Language:
     """
     words = len(_LATIN_WORD.findall(text))
     return "en" if words and words * 2 > cjk_count(text) else "zh"
+
+
+def to_simplified(text: str) -> str:
+    """`text` with traditional characters mapped to simplified ones, character by character
+    (core/t2s.py, from OpenCC's t2s table)."""
+    from core.t2s import T2S
+
+    return text.translate(T2S)
