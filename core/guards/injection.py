@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from core.guards.classical import ROLEPLAY_RULES, in_world_role, without_classical_quotes
 from core.guards.ngram import BUNDLED, NgramClassifier
 from core.guards.normalize import Views, views
-from core.guards.patterns import EN_RULES, ZH_RULES, Rule
+from core.guards.patterns import EN_RULES, Rule
+from core.guards.patterns_zh import ZH_RULES
 from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
 from core.guards.scope import SCOPE_RULES
