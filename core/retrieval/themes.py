@@ -20,7 +20,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
-from core.text import to_simplified
+from core.text import cjk_count, to_simplified
 
 SURVEY_ZH = (
     "哪些",
@@ -135,6 +135,8 @@ class ThemeIndex:
         found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
         if not found:
             return None
+        if _qualified(zh, lower, found):
+            return None
         if any(m in zh for m in SURVEY_ZH) or SURVEY_EN.search(lower):
             survey = True
         elif any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower):
@@ -159,6 +161,60 @@ class ThemeIndex:
         return sorted(scores.items(), key=lambda kv: -kv[1])
 
 
+def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
+    """True when the question says more than its theme ("friends *who lie*", "the poem about *a
+    peach tree*"): it asks about one passage, not the theme as a whole, so it is no topic question."""
+    rest_en = lower
+    for theme in themes:
+        if theme.en is not None:
+            rest_en = theme.en.sub(" ", rest_en)
+    content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
+    rest_zh = zh
+    for word in sorted({w for t in themes for w in t.zh}, key=len, reverse=True):
+        rest_zh = rest_zh.replace(word, "")
+    for word in sorted(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD, key=len, reverse=True):
+        rest_zh = rest_zh.replace(word, "")
+    return bool(content) or cjk_count(rest_zh) >= 2
+
+
+_EN_SCAFFOLD = frozenset(
+    "what which who whom how why when where did does do is are was were the a an of on about in to and or "
+    "for with his her their its he she it they say says said saying sayings think thinks thought teach teaches "
+    "taught teaching view views confucius master analects kongzi book songs odes poetry classics classic "
+    "shijing lunyu tell me us please anything something any some there according poem poems song songs ode "
+    "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
+    "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
+    "at complaint complaints lament laments genre kind kinds".split()
+)
+_ZH_SCAFFOLD = (
+    "什么",
+    "怎么",
+    "如何",
+    "有",
+    "对",
+    "的",
+    "吗",
+    "呢",
+    "了",
+    "是",
+    "和",
+    "与",
+    "里",
+    "中",
+    "上",
+    "哪些",
+    "章节",
+    "篇章",
+    "诗篇",
+    "篇",
+    "章",
+    "句子",
+    "话",
+    "首",
+    "诗歌",
+)
+
+
 def _in(pid: str, corpus: str) -> bool:
     return corpus == "all" or pid.startswith(corpus + ":")
 
@@ -178,5 +234,6 @@ def _split(cell: str) -> tuple[str, ...]:
 def _english(words: tuple[str, ...]) -> re.Pattern | None:
     if not words:
         return None
-    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in words]
+    ordered = sorted(words, key=len, reverse=True)  # "filial piety" before "filial"
+    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in ordered]
     return re.compile(r"\b(?:" + "|".join(parts) + r")\b")
