@@ -8,8 +8,11 @@ import random
 
 import pytest
 
+from core.fallback import Answer, FallbackLadder, LadderRequest
 from core.retrieval.quotes import MIN_LINE_CHARS, LineIndex, quotes_first, squash_with_bounds
 from core.retrieval.themes import ThemeIndex
+from core.skills import SkillRegistry
+from core.tools import ToolContext
 from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, real_passages
 
 
@@ -147,3 +150,17 @@ async def test_concurrent_searches_do_not_share_query_vectors(real_index):
     alone = [[r.id for r in (await retriever.search(q, k=3, mode="vector")).results] for q in queries]
     together = await asyncio.gather(*(retriever.search(q, k=3, mode="vector") for q in queries))
     assert [[r.id for r in resp.results] for resp in together] == alone
+
+
+async def test_a_retrieval_only_answer_to_a_topic_survey_names_several_fitting_passages(real_index):
+    retriever = await open_retriever(real_index)
+    ladder = FallbackLadder(agent=None, llm=None, retriever=retriever)
+    ctx = ToolContext(person_id=1, platform="console", chat_id="c1", is_group=False, trace_id="t1")
+    question = "诗经里有哪些写爱情的诗？"
+    request = LadderRequest([{"role": "user", "content": question}], SkillRegistry().get(None), question, ctx)
+    answers = [e async for e in ladder.run(request) if isinstance(e, Answer)]
+    (answer,) = answers
+    assert answer.level == 2 and len(answer.citations) == 6
+    assert answer.text.splitlines()[0].startswith("今日夫子不能细细论说，只举典籍中合于此题的篇章")
+    assert "《诗经·国风·周南·关雎》「关关雎鸠，在河之洲。」[1]" in answer.text
+    assert "窈窕淑女，寤寐求之" not in answer.text  # named by its opening line, not quoted in full

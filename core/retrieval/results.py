@@ -107,6 +107,8 @@ class SearchResponse:
         reranked: the reranker ordered these results (False: fused order).
         failed_routes: names of the routes that failed.
         timings_ms: milliseconds per stage (embed, vector, keyword, fusion, rerank, total).
+        topic: the themes of a topic survey ("诗经里有哪些写爱情的诗？" → "爱情"), else None: the
+            results are a list of fitting passages, to be named rather than quoted in full.
     """
 
     results: list[SearchResult]
@@ -114,3 +116,4 @@ class SearchResponse:
     reranked: bool = False
     failed_routes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
+    topic: str | None = None

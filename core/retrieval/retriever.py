@@ -195,6 +195,7 @@ class HybridRetriever:
             reranked=rerank_scores is not None,
             failed_routes=tuple(failed),
             timings_ms=timings,
+            topic="、".join(t.name for t in topic.themes) if topic is not None and topic.survey else None,
         )
 
     async def _run_routes(self, query, pool, corpus, mode, clock, timings):
