@@ -6,10 +6,12 @@ first, written and reviewed from the standard commentaries (sources in each file
 generated at run time), and the words that name each theme in Chinese and English questions.
 
 A question that names a theme is a *survey* ("诗经里有哪些写爱情的诗？", "Which poems are love
-songs?") or is *about* it ("孔子怎么看孝？", "What did Confucius say about friends who lie?"). A
-survey ranks the theme's passages first, in the file's order (关雎 before 泽陂); an about-question
-adds the theme as one more fused route (its passages scored by their place in the list), so the
-question's other words still choose among them. A question naming 诗经/poems/songs keeps to the
+songs?") or is *about* it ("孔子怎么看孝？", "What did Confucius say about friendship?"). A survey
+ranks the theme's passages first, in the file's order (关雎 before 泽陂); an about-question adds the
+theme as one more fused route (its passages scored by their place in the list), so the question's
+other words still choose among them. A question that says more than its theme ("friends *who lie*")
+asks about one passage and is no topic question, unless it asks for a list ("哪几首写男女相思的诗"):
+then the theme is a fused route too. A question naming 诗经/poems/songs keeps to the
 Book of Songs, one naming 论语/Confucius/the Master to the Analects.
 """
 
@@ -135,9 +137,12 @@ class ThemeIndex:
         found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
         if not found:
             return None
+        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower))
         if _qualified(zh, lower, found):
-            return None
-        if any(m in zh for m in SURVEY_ZH) or SURVEY_EN.search(lower):
+            if not asks_list:
+                return None
+            survey = False  # "哪几首写男女相思的诗": a list, narrowed by its other words: fused, not forced
+        elif asks_list:
             survey = True
         elif any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower):
             survey = False
