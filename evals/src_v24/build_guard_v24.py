@@ -1,6 +1,5 @@
 """Writes evals/guard_v24_en_dev.jsonl and evals/guard_v24_en_holdout.jsonl (benign English
-classical quotations and questions) and evals/guard_v24_dev.jsonl (dev = the English dev lines plus
-every earlier guard set, for one combined dev figure).
+classical quotations and questions).
 
 Split: a line is held out when sha256("fuzi-v24-guard:" + text) falls in the lower 40 %. The
 held-out file was only ever run as a whole, after each change was committed: no rule or threshold

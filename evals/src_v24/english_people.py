@@ -56,7 +56,10 @@ QUESTIONS = [
     ("What poem says holding your hand we will grow old together?", ["执子之手与子偕老"]),
     ("Which poem talks about the peach tree in bloom for a bride?", ["桃之夭夭"]),
     ("Which song says one day without seeing him is like three months?", ["一日不见如三月兮"]),
-    ("Is there a poem where a soldier returns as snow falls and willows were green when he left?", ["昔我往矣杨柳依依"]),
+    (
+        "Is there a poem where a soldier returns as snow falls and willows were green when he left?",
+        ["昔我往矣杨柳依依"],
+    ),
     ("What poem has someone giving a quince and getting jade back?", ["投我以木瓜"]),
     ("Which poem describes a soldier who has no clothes and shares his robe?", ["岂曰无衣与子同袍"]),
     ("Which poem is about a woman whose husband courted her trading cloth for silk and later left her?", ["氓之蚩蚩"]),
