@@ -15,12 +15,13 @@ as far as message and passage agree and checks that it ends on a clause boundary
 
 from __future__ import annotations
 
-import unicodedata
+import re
 from collections.abc import Iterable
 
-from core.text import to_simplified
+from core.text import nfkc, to_simplified
 
 MIN_LINE_CHARS = 6
+_CLAUSE = re.compile(r"[^\W_]+")  # a run of letters and digits: one clause
 
 
 def squash_with_bounds(text: str) -> tuple[str, set[int], set[int]]:
@@ -29,24 +30,16 @@ def squash_with_bounds(text: str) -> tuple[str, set[int], set[int]]:
     Squashed = NFKC, lower-cased, simplified characters, only letters and digits kept; a clause
     boundary is any run of other characters (punctuation, spaces, line breaks).
     """
-    text = to_simplified(unicodedata.normalize("NFKC", text).lower())
-    out: list[str] = []
+    text = to_simplified(nfkc(text).lower())
+    words = _CLAUSE.findall(text)
     starts: set[int] = set()
     ends: set[int] = set()
-    boundary = True
-    for ch in text:
-        if ch.isalnum():
-            if boundary:
-                if out:
-                    ends.add(len(out))
-                starts.add(len(out))
-                boundary = False
-            out.append(ch)
-        else:
-            boundary = True
-    if out:
-        ends.add(len(out))
-    return "".join(out), starts, ends
+    n = 0
+    for word in words:
+        starts.add(n)
+        n += len(word)
+        ends.add(n)
+    return "".join(words), starts, ends
 
 
 def squash_query(text: str) -> str:

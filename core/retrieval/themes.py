@@ -225,7 +225,10 @@ def _in(pid: str, corpus: str) -> bool:
 
 
 def _squash(text: str) -> str:
-    return "".join(ch for ch in to_simplified(text) if ch.isalnum())
+    return "".join(_WORD.findall(to_simplified(text)))
+
+
+_WORD = re.compile(r"[^\W_]+")
 
 
 def _rows(text: str) -> list[list[str]]:
