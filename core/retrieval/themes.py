@@ -174,11 +174,10 @@ def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
         if theme.en is not None:
             rest_en = theme.en.sub(" ", rest_en)
     content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
-    rest_zh = zh
-    for word in sorted({w for t in themes for w in t.zh}, key=len, reverse=True):
-        rest_zh = rest_zh.replace(word, "")
-    for word in sorted(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD, key=len, reverse=True):
-        rest_zh = rest_zh.replace(word, "")
+    # one leftmost-longest pass (not word by word: 讽刺诗 must lose 讽刺, not 刺诗, whatever the order)
+    words = {w for t in themes for w in t.zh} | set(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD)
+    pattern = "|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w))))
+    rest_zh = re.sub(pattern, "", zh)
     return bool(content) or cjk_count(rest_zh) >= 2
 
 
