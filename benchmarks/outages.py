@@ -51,10 +51,12 @@ SCENARIOS = {
     "503": lambda body: Error(503),
     "slow start": lambda body: Reply(text=ANSWER, chunk=ANSWER.__len__() // 40 + 1, delay=6.0, chunk_delay=0.05),
     "mid-stream stall": lambda body: Reply(text=ANSWER, chunk=4, chunk_delay=3600),
+    # issue 24: a healthy model streaming a ~3 s answer (first token 0.5 s, 40 chunks at ~16/s)
+    "healthy 3 s": lambda body: Reply(text=ANSWER, chunk=ANSWER.__len__() // 40 + 1, delay=0.5, chunk_delay=0.06),
 }
 
 
-def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path):
+def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = False):
     s, e = LLMSettings(_env_file=None), EngineSettings(_env_file=None)
     client = OpenAIChatClient(
         base_url=fake.base_url,
@@ -67,7 +69,8 @@ def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path):
         retry=s.retry_policy(),
     )
     breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
-    llm = BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s)
+    ceiling = s.max_concurrent if fixed else max(s.max_concurrent, s.max_concurrent_healthy)
+    llm = BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s, max_healthy=ceiling)
     agent = Agent(llm, ToolClient([classics_server(corpus)]))
     service = make_service(
         sqlite_storage(home),
@@ -97,11 +100,11 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, round(0.95 * len(ordered)) - 1)]
 
 
-async def scenario(name: str, people: int, corpus: CorpusRetriever) -> dict:
+async def scenario(name: str, people: int, corpus: CorpusRetriever, fixed: bool = False) -> dict:
     fake = await FakeOpenAI().start()
     fake.set_default(SCENARIOS[name])
     with tempfile.TemporaryDirectory() as home:
-        service, breaker, bulkhead, client = build(fake, corpus, Path(home))
+        service, breaker, bulkhead, client = build(fake, corpus, Path(home), fixed)
         try:
             started = time.monotonic()
             results = await asyncio.gather(*(ask(service, n) for n in range(people)))
@@ -110,6 +113,7 @@ async def scenario(name: str, people: int, corpus: CorpusRetriever) -> dict:
             await fake.stop()
             await client.aclose()
     waits = [w for _, w, _ in results]
+    firsts = [f for _, _, f in results if f is not None]
     levels = [lv for lv, _, _ in results]
     return {
         "scenario": name,
@@ -119,6 +123,8 @@ async def scenario(name: str, people: int, corpus: CorpusRetriever) -> dict:
         "p50_s": round(statistics.median(waits), 2),
         "p95_s": round(p95(waits), 2),
         "max_s": round(max(waits), 2),
+        "first_event_p95_s": round(p95(firsts), 2) if firsts else None,
+        "bulkhead": "fixed" if fixed else "adaptive",
         "llm_requests": len(fake.requests),
         "peak_in_flight": bulkhead.peak,
         "breaker": " → ".join(["closed", *[to for _, to in breaker.transitions]]),
@@ -138,10 +144,10 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-async def main(people: int, as_json: bool) -> None:
+async def main(people: int, as_json: bool, names: list[str], fixed: bool) -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
     corpus = CorpusRetriever()
-    rows = [await scenario(name, people, corpus) for name in SCENARIOS]
+    rows = [await scenario(name, people, corpus, fixed) for name in names]
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
@@ -155,5 +161,7 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--people", type=int, default=20)
     parser.add_argument("--json", action="store_true")
+    parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="default: all")
+    parser.add_argument("--fixed", action="store_true", help="the v1 bulkhead: a fixed limit (no growth)")
     args = parser.parse_args()
-    asyncio.run(main(args.people, args.json))
+    asyncio.run(main(args.people, args.json, args.scenario or list(SCENARIOS), args.fixed))

@@ -58,8 +58,9 @@ def answer_for(chat: int, tokens: int) -> tuple[list[str], FinalReply]:
     return pieces, final
 
 
-def script(pieces: list[str], final: FinalReply, token_s: float) -> list:
-    steps: list = [ToolStep("search_classics", "start"), 0.4, ToolStep("search_classics", "end", ok=True)]
+def script(pieces: list[str], final: FinalReply, token_s: float, think_s: float = 0.0) -> list:
+    steps: list = [think_s] if think_s else []  # the model has not answered yet (queued, slow start)
+    steps += [ToolStep("search_classics", "start"), 0.4, ToolStep("search_classics", "end", ok=True)]
     for piece in pieces:
         steps += [token_s, TextDelta(piece)]
     return steps + [final]
@@ -82,7 +83,7 @@ async def run(args: argparse.Namespace) -> dict:
         for chat in ids:
             pieces, final = answer_for(chat, args.tokens)
             expected[chat] = compose(final)
-            engine.on_text(f"问{chat}", *script(pieces, final, args.token_ms / 1000))
+            engine.on_text(f"问{chat}", *script(pieces, final, args.token_ms / 1000, args.think_s))
         async with running_bot(
             tg,
             engine,
@@ -126,7 +127,7 @@ def summarize(tg: FakeTelegram, ids: list[int], expected: dict[int, str], start:
         ok_calls = [
             c for c in tg.chat_calls(chat) if c.status == 200 and c.method in ("sendMessage", "editMessageText")
         ]
-        texts = [c for c in ok_calls if c.params.get("text") not in ("…", None)]
+        texts = [c for c in ok_calls if c.params.get("text") not in ("…", None)]  # 翻检典籍中… counts
         if texts:
             first.append(texts[0].t - start)
         if "".join(m.text for m in tg.messages_in(chat)) == expected[chat]:
@@ -168,6 +169,7 @@ def main() -> None:
     parser.add_argument("--token-ms", type=float, default=25.0, help="delay between streamed tokens")
     parser.add_argument("--latency-ms", type=float, default=30.0, help="fake Bot API latency per request")
     parser.add_argument("--limiter", choices=["priority", "aio"], default="priority", help="bot-wide rate limiter")
+    parser.add_argument("--think-s", type=float, default=0.0, help="seconds before the engine's first event")
     parser.add_argument("--deadline", type=float, default=180.0, help="give up after this many seconds")
     args = parser.parse_args()
     import logging

@@ -120,7 +120,13 @@ def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
         )
     else:
         breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
-    return BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s), client
+    bulkhead = BulkheadLLM(
+        breaker,
+        max_concurrent=s.max_concurrent,
+        max_wait_s=s.max_wait_s,
+        max_healthy=max(s.max_concurrent, s.max_concurrent_healthy),
+    )
+    return bulkhead, client
 
 
 def database_engine(settings: Settings, *, migrate: bool | None = None):

@@ -37,6 +37,7 @@ log = structlog.get_logger(__name__)
 
 L2_RESERVE_S = 5.0  # kept for L2 before the reply deadline (retrieval has its own 3 s budget)
 L2_PASSAGE_CHARS = 160  # a passage longer than this is shortened in a retrieval-only answer
+L2_TOPIC_K = 6  # passages named in a retrieval-only answer to a topic survey
 
 
 class EmptyAnswer(LLMUnavailable):
@@ -283,37 +284,54 @@ class FallbackLadder:
     async def _level2(self, request: LadderRequest) -> Answer:
         """The best passages for the question, each quoted with its [n], under a persona preface."""
         lang = reply_language(request.question)
-        passages = await self._passages(request.question, request.skill.corpus)
+        passages, topic = await self._passages(request.question, request.skill.corpus)
         if not passages:
             return Answer(say("L2_NOTHING", lang), (), 2)
         book = CitationBook()
-        lines = [say("L2_PREFACE", lang), ""]
+        lines = [say("L2_TOPIC_PREFACE" if topic else "L2_PREFACE", lang), ""]
         for passage in passages:
             n = book.number(passage)
-            lines.append(f"「{_shorten(passage.text)}」[{n}]")
+            # a topic survey names several fitting passages (reference and opening line), it does not
+            # quote one poem in full
+            lines.append(
+                f"{passage.ref}「{_opening(passage.text)}」[{n}]" if topic else f"「{_shorten(passage.text)}」[{n}]"
+            )
         text, citations = book.finalize("\n".join(lines))
         return Answer(text, citations, 2)
 
-    async def _passages(self, question: str, corpus: str) -> list[Passage]:
+    async def _passages(self, question: str, corpus: str) -> tuple[list[Passage], bool]:
         """The best passages overall; a skill that prefers one book gets that book's passages next.
 
         The overall best stays first so that a verbatim quote from the other book is never lost
         (the poetry skill asked 学而时习之 still cites the Analects first).
         """
         if self._retriever is None or not question.strip():
-            return []
-        best = await self._search(question, "all")
-        preferred = await self._search(question, corpus) if corpus != "all" and best else []
+            return [], False
+        best, topic = await self._search(question, "all")
+        if topic:  # a topic survey: the theme's passages, best known first, several of them
+            return best[:L2_TOPIC_K], True
+        preferred = (await self._search(question, corpus))[0] if corpus != "all" and best else []
         merged = {p.id: p for p in [*best[:1], *preferred, *best[1:]]}
-        return list(merged.values())[: self._l2_k]
+        return list(merged.values())[: self._l2_k], False
 
-    async def _search(self, question: str, corpus: str) -> list[Passage]:
+    async def _search(self, question: str, corpus: str) -> tuple[list[Passage], bool]:
+        """(passages, whether the retriever answered a topic survey)."""
+        k = max(self._l2_k, L2_TOPIC_K)
         try:
-            response = await call_sync_or_async(self._retriever.search, question, k=self._l2_k, corpus=corpus)
+            response = await call_sync_or_async(self._retriever.search, question, k=k, corpus=corpus)
         except Exception:
             log.exception("l2_search_failed", corpus=corpus)
-            return []
-        return [Passage(hit.id, hit.ref or hit.id, hit.text) for hit in response.results][: self._l2_k]
+            return [], False
+        topic = bool(getattr(response, "topic", None))
+        hits = [Passage(hit.id, hit.ref or hit.id, hit.text) for hit in response.results]
+        return hits[: L2_TOPIC_K if topic else self._l2_k], topic
+
+
+def _opening(text: str) -> str:
+    """The first sentence of a passage (its opening line), for naming it in a list."""
+    text = " ".join(text.split())
+    end = min((i for i in (text.find(c) for c in "。！？；") if i >= 0), default=len(text) - 1)
+    return _shorten(text[: end + 1])
 
 
 def _shorten(text: str) -> str:

@@ -23,7 +23,8 @@ class LLMSettings(Section):
     retry_after_max_s: float = Field(20.0, ge=0)
     breaker_failures: int = Field(5, ge=1)
     breaker_reset_s: float = Field(30.0, gt=0)
-    max_concurrent: int = Field(16, ge=1)  # bulkhead: LLM calls in flight at once, all replies together
+    max_concurrent: int = Field(16, ge=1)  # bulkhead floor: calls in flight to an unproven/failing endpoint
+    max_concurrent_healthy: int = Field(256, ge=1)  # bulkhead ceiling, reached while calls succeed
     max_wait_s: float = Field(10.0, ge=0)  # the longest a call waits for a bulkhead slot
 
     def retry_policy(self) -> RetryPolicy:

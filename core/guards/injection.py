@@ -9,11 +9,14 @@ against the view it was written for, then the classifier.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from dataclasses import dataclass
 
+from core.guards.classical import ROLEPLAY_RULES, in_world_role, without_classical_quotes
 from core.guards.ngram import BUNDLED, NgramClassifier
 from core.guards.normalize import Views, views
-from core.guards.patterns import EN_RULES, ZH_RULES, Rule
+from core.guards.patterns import EN_RULES, Rule
+from core.guards.patterns_zh import ZH_RULES
 from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
 from core.guards.scope import SCOPE_RULES
@@ -104,9 +107,8 @@ class InjectionDetector:
     def detect(self, text: str) -> Detection:
         """The first matching rule's verdict for `text`, else the classifier's."""
         v = views(text)
-        for rule in self._applicable(v):
-            if rule.pattern.search(getattr(v, rule.view)):
-                return Detection(True, rule.style, rule.name)
+        for rule in self._hits(text, v):
+            return Detection(True, rule.style, rule.name)
         if self._classifier is None:
             return Detection(False)
         score = self._classifier.probability_of(v)
@@ -120,12 +122,26 @@ class InjectionDetector:
     def matches(self, text: str) -> list[str]:
         """Names of every rule that matches, plus "ngram_classifier" when it flags (for evaluation)."""
         v = views(text)
-        names = [r.name for r in self._applicable(v) if r.pattern.search(getattr(v, r.view))]
+        names = [r.name for r in self._hits(text, v)]
         if self._classifier is not None and self._classifier.flags(v):
             names.append("ngram_classifier")
         if self._classifier is not None and any(self._classifier.flags(views(w)) for w in windows(text)):
             names.append("ngram_window")
         return names
+
+    def _hits(self, text: str, v: Views) -> Iterator[Rule]:
+        """The rules that match, in order. Proximity rules do not read the quoted speech of classical
+        speakers, and the generic role-play rules do not count for a role inside Fuzi's world
+        (core/guards/classical.py)."""
+        masked = without_classical_quotes(text)
+        quoted = views(masked) if masked is not None else v
+        in_world = in_world_role(text)
+        for rule in self._applicable(v):
+            if in_world and rule.name in ROLEPLAY_RULES:
+                continue
+            view = quoted if rule.name.startswith("px_") else v
+            if rule.pattern.search(getattr(view, rule.view)):
+                yield rule
 
     def _applicable(self, v: Views) -> tuple[Rule, ...] | list[Rule]:
         """Compact-view rules are for Chinese and mixed text: skip them when there is no Chinese, so

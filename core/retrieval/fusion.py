@@ -24,12 +24,17 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 @dataclass(frozen=True)
 class Fused:
-    """One fused candidate: its id, RRF score and the 1-based rank each route gave it."""
+    """One fused candidate: its id, fused score and the 1-based rank each route gave it.
+
+    `verbatim`: it contains the query, or the query contains a line of it; `line`: the length of
+    the longest line of it that the query contains (0: none; such passages rank first).
+    """
 
     id: str
     score: float
     routes: dict[str, int] = field(default_factory=dict)
     verbatim: bool = False
+    line: int = 0
 
 
 def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int = RRF_K) -> list[Fused]:

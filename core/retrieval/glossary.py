@@ -37,6 +37,11 @@ injury=怨 resentment=怨 repay=报 names=名 name=名 correct=正 upright=正 h
 hermit=隐 recluse=隐 farmer=农 farming=农 harvest=获 silk=丝 cloth=布 trade=贸 abandoned=弃 grass=草 bird=鸟 birds=鸟
 dark=玄 birth=生 ancestor=祖 guests=宾 guest=宾 feast=宴 clothing=衣 share=同 together=偕 grow=老 hold=执 holding=执
 seventh=七月 ninth=九月 three=三 fifteen=十五 thirty=三十 forty=四十 fifty=五十 sixty=六十 seventy=七十
+lie=信 lies=信 lying=信 liar=信 liars=信 honest=信 honesty=信 sincere=信 stable=厩 stables=厩 burned=焚 burnt=焚
+flowing=逝 flows=逝 passing=逝 unjust=不义 unjustly=不义 unrighteous=不义 unrighteously=不义 one=一 word=言
+whole=终身 lifetime=终身 feed=养 feeding=养 support=养 respect=敬 reverence=敬 respectful=敬 quince=木瓜
+state=邦 states=邦 country=国 strange=怪 supernatural=怪 uncanny=怪 disorder=乱 strength=力 floating=浮 cloud=云
+clouds=云 neighbours=邻 neighbors=邻 lonely=孤 alone=孤 wall=墙 corner=隅 collar=衿 blue=青 sleep=寝 slept=寝 daytime=昼
 guan=管仲 zhong=管仲 yan=颜渊 hui=回 zilu=子路 zigong=子贡 zengzi=曾子 zixia=子夏 ziyou=子游 zizhang=子张
 zai=宰予 ran=冉 qiu=求 fan=樊迟 boyi=伯夷 shuqi=叔齐 yao=尧 shun=舜 wen=文王 wu=武王 duke=公 zhou=周 shang=商
 qi=齐 lu=鲁 wei=卫 chen=陈 cai=蔡 shao=韶 nanzi=南子 houji=后稷 hou=后稷 ji=稷 jiang=姜嫄 yuan=渊

@@ -69,6 +69,7 @@ def summarise(rows: list[tuple[EvalQuery, list[str], float]]) -> dict:
     out: dict = {"n": n, "n_no_answer": len(rows) - n}
     for k in KS:
         out[f"recall@{k}"] = _mean(recall_at(r, q.gold, k) for q, r in answerable)
+    out["precision@5"] = _mean(len(set(r[:5]) & set(q.gold)) / 5 for q, r in answerable)
     out["mrr"] = _mean(reciprocal_rank(r, q.gold) for q, r in answerable)
     out["ndcg@5"] = _mean(ndcg_at(r, q.gold, 5) for q, r in answerable)
     latencies = [ms for _, _, ms in rows]

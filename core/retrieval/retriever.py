@@ -5,127 +5,33 @@ from __future__ import annotations
 
 import asyncio
 import time
-from dataclasses import dataclass, field
-from typing import Any
 
 import structlog
 
 from core.retrieval.documents import CORPORA, Passage, sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
-from core.retrieval.fusion import RRF_K, Fused, promote, query_language, quote_key, rrf, score_fusion, squash
+from core.retrieval.fusion import Fused, promote, query_language, quote_key, rrf, score_fusion, squash
 from core.retrieval.glossary import expand_english
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
+from core.retrieval.ordering import lines_first, rule_indexes, survey_first
+from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
+from core.retrieval.results import (
+    RetrievalError,
+    RetrieverConfig,
+    RetrieverNotReady,
+    SearchResponse,
+    SearchResult,
+)
 from core.retrieval.snapshot import PassageTable, Snapshot, load_or_build
 from core.retrieval.store import IndexMissingError, PassageStore
+from core.retrieval.themes import ThemeIndex, TopicQuery
 
 log = structlog.get_logger(__name__)
 
 MODES = ("hybrid", "vector", "keyword")
 MAX_K = 50
 INLINE_MAX_PASSAGES = 20_000  # below this, in-memory scans run on the event loop (well under 1 ms)
-
-
-class RetrievalError(Exception):
-    """No route produced results (both failed or the budget ran out)."""
-
-
-class RetrieverNotReady(Exception):
-    """The retriever cannot serve: not started, or the keyword index does not match the table."""
-
-
-@dataclass(frozen=True)
-class RetrieverConfig:
-    """Fusion and budget knobs.
-
-    Attributes:
-        fusion: "rrf" (reciprocal rank, k = `rrf_k`) or "score" (min-max normalised scores summed).
-        weights: weight per route, the same for every query (no per-query-type weights: those were
-            fitted to the v1 dev set and lost on unseen queries; docs/retrieval.md).
-        rrf_k: RRF constant.
-        oversample: each route recalls `oversample × k` candidates before fusion.
-        rerank_pool: at most this many fused candidates go to the reranker.
-        budget_s: time budget for one search, rerank included.
-        verbatim_boost: rank passages containing a quote (≥ 4 characters) or a bare 2-3 character
-            name first (hybrid mode).
-        english_expansion: the keyword route searches the glossary's Chinese terms for the English
-            words of a Latin-script query (core/retrieval/glossary.py).
-        question_filter: the keyword route drops the scaffolding of modern-Chinese questions
-            (怎么, 什么, 的 …; core/retrieval/keyword.py `strip_question_words`).
-        tokenizer: keyword tokens, "bigram" (characters and character pairs) or "jieba" (v1).
-        snapshot: save the keyword/verbatim index and passages next to the table, keyed by its
-            content, and load them at the next start instead of re-tokenising.
-        sentence_vectors: "off"; "max" (a passage's vector score is the best of its own and its
-            sentences' similarities); "route" (sentence hits, mapped to passages, are a third
-            fused route). Needs `fuzi index` with sentence vectors.
-    """
-
-    fusion: str = "score"
-    weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
-    rrf_k: int = RRF_K
-    oversample: int = 4
-    rerank_pool: int = 20
-    budget_s: float = 3.0
-    verbatim_boost: bool = True
-    english_expansion: bool = True
-    question_filter: bool = True
-    tokenizer: str = "bigram"
-    snapshot: bool = True
-    sentence_vectors: str = "max"
-
-
-@dataclass(frozen=True)
-class SearchResult:
-    """A passage as retrieval returns it: full text and metadata whichever route found it.
-
-    Attributes:
-        fusion_score: weighted RRF score (0 for a verbatim match no route recalled).
-        rerank_score: the reranker's score, None when the results were not reranked.
-        routes: route name → 1-based rank in that route (absent when the route missed it).
-        verbatim: the passage contains the query verbatim.
-    """
-
-    id: str
-    ref: str
-    corpus: str
-    title: str
-    text: str
-    fusion_score: float
-    rerank_score: float | None
-    routes: dict[str, int]
-    verbatim: bool = False
-    meta: dict = field(default_factory=dict)
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "ref": self.ref,
-            "corpus": self.corpus,
-            "title": self.title,
-            "text": self.text,
-            "fusion_score": round(self.fusion_score, 6),
-            "rerank_score": self.rerank_score,
-            "routes": dict(self.routes),
-            "verbatim": self.verbatim,
-        }
-
-
-@dataclass(frozen=True)
-class SearchResponse:
-    """Results plus how they were made.
-
-    Attributes:
-        degraded: a route failed or timed out; the results come from the other one.
-        reranked: the reranker ordered these results (False: fused order).
-        failed_routes: names of the routes that failed.
-        timings_ms: milliseconds per stage (embed, vector, keyword, fusion, rerank, total).
-    """
-
-    results: list[SearchResult]
-    degraded: bool = False
-    reranked: bool = False
-    failed_routes: tuple[str, ...] = ()
-    timings_ms: dict[str, float] = field(default_factory=dict)
 
 
 class HybridRetriever:
@@ -156,7 +62,9 @@ class HybridRetriever:
         self._passages: PassageTable = PassageTable.from_passages([])
         self._keyword: KeywordIndex | None = None
         self._verbatim: VerbatimIndex | None = None
-        self._query_vectors: dict[str, asyncio.Future] = {}
+        self._lines: LineIndex | None = None
+        self._themes: ThemeIndex | None = None
+        self._rules_task: asyncio.Task | None = None
         self._sentences = False
         self._vectors = False  # False until `start()`: keyword-only (see `start_keyword_only`)
 
@@ -165,6 +73,7 @@ class HybridRetriever:
         """Check the index, load the snapshot for the table's content (or build and save it from
         the table); raise loudly when not servable."""
         await asyncio.to_thread(self._load)
+        await self._build_rules()
 
     async def start_keyword_only(self, passages: list[Passage]) -> None:
         """Serve the keyword route over `passages` while the vector table is still being built.
@@ -176,7 +85,21 @@ class HybridRetriever:
         ordered = sorted(passages, key=lambda p: sort_key(p.id))
         snapshot = await asyncio.to_thread(Snapshot.build, ordered, tokenizer=self.config.tokenizer)
         self._passages, self._keyword, self._verbatim = snapshot.passages, snapshot.keyword, snapshot.verbatim
+        await self._build_rules()
         log.warning("retriever_keyword_only", passages=len(ordered), hint="the vector index is being built")
+
+    async def _build_rules(self) -> None:
+        """Build the quote-line and theme indexes: at once for the two books (~0.1 s), in the
+        background above INLINE_MAX_PASSAGES (seconds at 100,000 passages; the two rules apply once
+        it is done, the search serves meanwhile)."""
+
+        async def build(passages: PassageTable) -> None:
+            self._lines, self._themes = await asyncio.to_thread(rule_indexes, passages)
+
+        if len(self._passages) <= INLINE_MAX_PASSAGES:
+            await build(self._passages)
+        else:
+            self._rules_task = asyncio.create_task(build(self._passages))
 
     @property
     def vectors_ready(self) -> bool:
@@ -272,8 +195,11 @@ class HybridRetriever:
         if not query.strip():
             return SearchResponse([], timings_ms=timings)
         pool = max(k, k * self.config.oversample)
+        topic = self._themes.recognise(query) if mode == "hybrid" and self.config.topics and self._themes else None
         rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings)
-        fused = self._fuse(query, rankings, corpus, mode, timings)
+        if topic is not None and not topic.survey:
+            rankings["topic"] = ThemeIndex.ranking(topic, corpus)[:pool]
+        fused = self._fuse(query, rankings, corpus, mode, timings, topic)
         fused, rerank_scores = await self._maybe_rerank(query, fused, k, mode, clock, timings)
         timings["total"] = clock.elapsed_ms()
         results = [self._result(f, rerank_scores) for f in fused[:k]]
@@ -283,6 +209,7 @@ class HybridRetriever:
             reranked=rerank_scores is not None,
             failed_routes=tuple(failed),
             timings_ms=timings,
+            topic="、".join(t.name for t in topic.themes) if topic is not None and topic.survey else None,
         )
 
     async def _run_routes(self, query, pool, corpus, mode, clock, timings):
@@ -292,8 +219,8 @@ class HybridRetriever:
         if mode == "hybrid" and self.config.weights.get("keyword", 1.0) == 0:
             names = ["vector"]
         runners = {"vector": self._vector_route, "keyword": self._keyword_route, "sentence": self._sentence_route}
-        self._query_vectors = {}  # one embedding per search, shared by the vector and sentence routes
-        tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings)) for n in names}
+        vectors: dict[str, asyncio.Future] = {}  # this search's embedding, shared by the vector and sentence routes
+        tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings, vectors)) for n in names}
         done, pending = await asyncio.wait(tasks.values(), timeout=clock.remaining())
         for task in pending:
             task.cancel()
@@ -312,14 +239,16 @@ class HybridRetriever:
             raise RetrievalError("every retrieval route failed")
         return rankings, failed
 
-    async def _vector_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[tuple[str, float]]:
+    async def _vector_route(
+        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict
+    ) -> list[tuple[str, float]]:
         started = time.perf_counter()
         # Emoji or punctuation only: nothing to embed, so this route has no vote (and no fault),
         # whatever the embedder; a backend may also find no feature in a query with letters.
         if not self._vectors or not has_features(query):  # keyword-only start, or nothing to embed
             return []
         try:
-            vector = await asyncio.shield(self._query_vector(query))
+            vector = await asyncio.shield(self._query_vector(query, vectors))
         except QueryWithoutFeatures:
             return []
         timings["embed"] = _ms(started)
@@ -336,17 +265,19 @@ class HybridRetriever:
         hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
         return hits[:pool]
 
-    def _query_vector(self, query: str) -> asyncio.Future:
-        future = self._query_vectors.get(query)
+    def _query_vector(self, query: str, vectors: dict[str, asyncio.Future]) -> asyncio.Future:
+        future = vectors.get(query)
         if future is None:
-            future = self._query_vectors[query] = asyncio.ensure_future(self._embedder.embed_query(query))
+            future = vectors[query] = asyncio.ensure_future(self._embedder.embed_query(query))
         return future
 
-    async def _sentence_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[tuple[str, float]]:
+    async def _sentence_route(
+        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict
+    ) -> list[tuple[str, float]]:
         if not has_features(query):
             return []
         try:
-            vector = await asyncio.shield(self._query_vector(query))
+            vector = await asyncio.shield(self._query_vector(query, vectors))
         except QueryWithoutFeatures:
             return []
         hits = await _maybe_thread(
@@ -355,7 +286,9 @@ class HybridRetriever:
         hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
         return hits[:pool]
 
-    async def _keyword_route(self, query: str, pool: int, corpus: str, timings: dict) -> list[tuple[str, float]]:
+    async def _keyword_route(
+        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict | None = None
+    ) -> list[tuple[str, float]]:
         started = time.perf_counter()
         language = query_language(query)
         if self.config.english_expansion and language == "en":
@@ -367,7 +300,7 @@ class HybridRetriever:
         timings["keyword"] = _ms(started)
         return hits
 
-    def _fuse(self, query, rankings, corpus, mode, timings) -> list[Fused]:
+    def _fuse(self, query, rankings, corpus, mode, timings, topic: TopicQuery | None = None) -> list[Fused]:
         started = time.perf_counter()
         if self.config.fusion in ("score", "dbsf"):
             fused = score_fusion(rankings, self.config.weights, "dbsf" if self.config.fusion == "dbsf" else "minmax")
@@ -380,6 +313,10 @@ class HybridRetriever:
             if key:
                 containing = self._verbatim.containing(key, corpus)
                 fused = promote(fused, containing, self._verbatim.aligned(key, containing))
+        if topic is not None and topic.survey:
+            fused = survey_first(fused, ThemeIndex.ranking(topic, corpus))
+        if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
+            fused = lines_first(self._lines, self._passages, query, fused, corpus)
         timings["fusion"] = _ms(started)
         return fused
 
@@ -401,7 +338,7 @@ class HybridRetriever:
         timings["rerank"] = _ms(started)
         by_id = {f.id: s for f, s in zip(pool, scores)}
         # Verbatim containment stays on top; within each group, rerank score then fused order.
-        ranked = sorted(pool, key=lambda f: (not f.verbatim, -by_id[f.id]))
+        ranked = sorted(pool, key=lambda f: (-f.line, not f.verbatim, -by_id[f.id]))
         return ranked, by_id
 
     def _result(self, fused: Fused, rerank_scores: dict[str, float] | None) -> SearchResult:

@@ -35,6 +35,7 @@ MINUTES = "{n} minutes"
 HOURS = "{h} h"
 HOURS_MINUTES = "{h} h {m} min"
 
+L2_TOPIC_PREFACE = "Today I can only answer from the texts themselves. These passages fit the theme you ask about (each with its opening line):"
 L2_PREFACE = "Today I can only answer from the texts themselves. These passages speak to your question:"
 L2_NOTHING = (
     "I searched the texts and found nothing that speaks to this. I cannot reason it through today; "

@@ -1,0 +1,183 @@
+"""The Chinese phrase rules of the injection detector (v1-v3), split from core/guards/patterns.py
+(which keeps the `Rule` type, the shared word families and the English rules)."""
+
+from __future__ import annotations
+
+from core.guards.patterns import (  # noqa: F401
+    _NOT_SELF,
+    _ZH_GENERIC,
+    _ZH_IGNORE,
+    _ZH_MOD,
+    _ZH_OBJ,
+    _ZH_QUAL,
+    _ZH_RULE_OBJ,
+    _ZH_SECRET,
+    _ZH_SHOW,
+    _ZH_STRONG_SHOW,
+    _ZH_WEAK_IGNORE,
+    Rule,
+)
+from core.guards.patterns import rule as _r
+
+ZH_RULES: tuple[Rule, ...] = (
+    _r("zh_ignore_previous", "goal_hijack", "compact", rf"{_ZH_IGNORE}.{{0,8}}?{_ZH_MOD}.{{0,8}}?{_ZH_OBJ}"),
+    _r("zh_forget_rules", "goal_hijack", "compact", rf"{_ZH_WEAK_IGNORE}.{{0,8}}?{_ZH_MOD}.{{0,8}}?{_ZH_RULE_OBJ}"),
+    _r(
+        "zh_ba_ignore",
+        "goal_hijack",
+        "compact",
+        rf"(?:把|将)(?:.{{0,3}}){_ZH_MOD}(?:.{{0,8}}?){_ZH_OBJ}(?:.{{0,4}}?)(?:抛开|忽略|无视|忘掉|忘记|丢掉|放一边|"
+        r"放到一边|扔掉|清空|删除|删掉|作废|不管|去掉|抛诸脑后|搁置|ignore|forget)",
+    ),
+    _r(
+        "zh_ignore_above_said",
+        "goal_hijack",
+        "compact",
+        r"(?:忽略|无视|忘记|忘掉|忘了|不要管|别管|不用管|不要理会|别理会|抛开|ignore|forget)"
+        r"(?:之前|上面|以上|上述|前面|刚才|先前|所有|一切)(?:的|那些|这些)?(?:所有|全部|一切)?(?:说的|讲的|写的|话|东西|一切)",
+    ),
+    _r(
+        "zh_void_previous",
+        "goal_hijack",
+        "compact",
+        r"(?:之前|以前|先前|前面|上面|上述|以上|原来|原有|原先|你的|系统)(?:的|所有|全部|一切|那些)*"
+        r"(?:指令|指示|规则|设定|要求|提示|命令|约束|限制|规定|人设|设置|话|内容)"
+        r"(?:全部|都|均|已经|已|统统|一律|现在|从现在起|从此|全都|一概)*"
+        r"(?:作废|无效|失效|取消|不算|不再有效|废除|不算数|不作数|解除|清零|不存在|过期|被覆盖|被取消|被废除)",
+    ),
+    _r(
+        "zh_new_instructions",
+        "goal_hijack",
+        "compact",
+        r"你的(?:新|最新|真正的|真实的|实际的|更新后的|更高优先级的|最高优先级)(?:的)?"
+        r"(?:指令|任务|规则|命令|设定|要求|目标|身份|角色|人设|系统提示)(?:是|如下|为|生效|覆盖)|"
+        r"(?:以下|下面|接下来)(?:是|为)(?:你的)?(?:新|最新|最高)(?:的)?(?:指令|规则|命令|设定|任务)|"
+        r"(?:优先级|权限)(?:最高|高于)(?:的)?(?:指令|命令|规则)",
+    ),
+    _r(
+        "zh_dont_answer",
+        "goal_hijack",
+        "compact",
+        r"(?:不要|不用|别|不必|无需)(?:再)?(?:回答|回复|理会|响应)(?:上面|上述|以上|前面|之前|刚才)"
+        r".{0,6}?(?:而是|只需|只要|直接|改为|你只|你要|你需要)",
+    ),
+    _r(
+        "zh_you_are_now",
+        "role_reassign",
+        "compact",
+        r"你现在(?:是|就是|成为|变成|变身|扮演|化身为?|作为)(?:一个|一名|一位|一只|一条|一头|个|名|位|只|"
+        r"我的|新的|dan|chatgpt|gpt|[a-z])",
+    ),
+    _r(
+        "zh_from_now_on",
+        "role_reassign",
+        "compact",
+        r"(?:fromnowon|henceforth|从现在(?:开始|起)|从此(?:以后|刻起)?|从今(?:天|以后|往后)(?:开始|起)?|从这一刻起|"
+        r"从这条消息(?:开始|起)|在接下来的对话中|在之后的对话中|接下来的对话里|本次对话中)(?:的对话中)?"
+        r"(?:，|,)?你(?:就)?(?:是|要|将|得|必须|只能|只需|只会|不再|不能再|作为|充当|假装|变成|成为|扮演|"
+        r"需要|应该|会|可以|叫|的名字|的身份|的角色|的新|不受|没有|无需|不用)",
+    ),
+    _r(
+        "zh_play_role",
+        "role_reassign",
+        "compact",
+        r"(?:^|please|pls|now|请|你|你来|你要|你必须|你得|你将|你需要|你现在|现在|接下来|下面|开始|继续|马上|立刻|我要你|"
+        r"我想让你|我希望你|让你|帮我|我们来|咱们来|请你来|你可以|你能)(?:扮演|饰演|假扮|充当|冒充)" + _NOT_SELF,
+    ),
+    _r(
+        "zh_pretend",
+        "role_reassign",
+        "compact",
+        r"(?:^|请|请你|你|现在|我要你|我想让你|让你)(?:假装|伪装|假设)(?:你是|你自己是|自己是|成为?|为|是)" + _NOT_SELF,
+    ),
+    _r(
+        "zh_not_confucius",
+        "role_reassign",
+        "compact",
+        r"你(?:不再|已经不|并不|其实不|根本不|才不|就不)是(?:孔子|夫子|孔夫子|孔丘|仲尼|圣人|ai|人工智能|"
+        r"助手|机器人|模型|原来|以前|之前|那个|受限|被限制)|(?:别再|不要再|不用再|不必再|停止|别|不要|不用)"
+        r"(?:当|做|扮演|装|演|假装是?)(?:孔子|夫子|孔夫子|什么孔子|圣人|古人)|别装了|"
+        r"(?:卸下|摘下|撕下|摘掉|拿掉)(?:你的)?(?:伪装|面具|人设|马甲)|(?:脱离|跳出|抛开|放下|打破)"
+        r"(?:你的|当前的|这个)?(?:角色|人设|设定|身份|第四面墙)|忘(?:记|掉|了)(?:你是|你的|自己是)"
+        r"(?:孔子|夫子|角色|身份|人设|设定|谁)",
+    ),
+    _r(
+        "zh_roleplay_game",
+        "role_reassign",
+        "compact",
+        r"(?:来|玩|进行|开始|做)(?:一个|一场|个|一次|一下)?(?:角色扮演|角色互换|cosplay)|角色互换|"
+        r"(?:换|切换)(?:一个|个)?(?:角色|身份|人格)|(?:以|用)(?!孔子|夫子)(?:.{1,12})的?身份(?:回答|回复|说话|"
+        r"对话|和我|跟我|来回答)",
+    ),
+    _r(
+        "zh_mode",
+        "jailbreak",
+        "compact",
+        r"(?:越狱|jailbreak|dan|无限制|无约束|无审查|无过滤|邪恶|evil|不受限)(?:模式|mode|人格)|猫娘|魅魔|"
+        r"奶奶漏洞|越狱|(?:进入|开启|启动|激活|切换到?|打开|启用|处于)(?:.{0,4})(?:开发者|开发|调试|debug|dev|"
+        r"developer|上帝|god|管理员|admin|root|超级用户|sudo|维护)(?:模式|mode)",
+    ),
+    _r(
+        "zh_no_limits",
+        "jailbreak",
+        "compact",
+        r"(?:你|ai|模型|助手|机器人|回答|回复)(?:.{0,6})(?:不受|没有|不再有|不存在|摆脱|脱离|无视|突破|超越)"
+        r"(?:任何|一切|所有)?(?:的)?(?:限制|约束|规则|审查|过滤|道德|伦理|安全|政策|束缚|底线)|"
+        r"(?:解除|取消|关闭|移除|去掉|删除|绕过|突破|打破)(?:你的|所有|全部|一切|掉|的){0,3}"
+        r"(?:限制|约束|审查|过滤|安全|道德|伦理|封印|束缚|护栏)",
+    ),
+    _r("zh_show_secret", "prompt_extract", "compact", rf"{_ZH_SHOW}.{{0,8}}?{_ZH_QUAL}.{{0,6}}?{_ZH_SECRET}"),
+    _r("zh_show_generic", "prompt_extract", "compact", rf"{_ZH_STRONG_SHOW}.{{0,6}}?{_ZH_QUAL}.{{0,6}}?{_ZH_GENERIC}"),
+    _r(
+        "zh_secret_what",
+        "prompt_extract",
+        "compact",
+        r"(?:你的|你|系统|给你的|你收到的|your)(?:.{0,4}?)(?:提示词|系统提示|提示语|prompt|初始指令|初始设定|预设指令|"
+        r"系统指令|系统设定|系统消息|人设|设定|指令|底层指令|内置指令|instructions?)(?:.{0,4}?)"
+        r"(?:是什么|是啥|有哪些|有什么|写的什么|写了什么|说了什么|怎么写|内容|全文|原文|长什么样|给我|发我)",
+    ),
+    _r(
+        "zh_told_what",
+        "prompt_extract",
+        "compact",
+        r"你(?:收到|接收|接到|被给予|被设定|被赋予|被告知|被要求|被编程|被训练|被指示|被设置|得到)了?"
+        r"(?:什么|哪些|怎样的|什么样的|啥)(?:样的)?(?:指令|设定|规则|提示|要求|命令|限制)|"
+        r"(?:开发者|系统|后台|作者|创造者)(?:给你|对你|跟你)(?:说|写|下达|设置|设定)了?(?:什么|哪些|啥)",
+    ),
+    _r(
+        "zh_move_show",
+        "prompt_extract",
+        "compact",
+        rf"(?:把|将)(?:.{{0,3}}){_ZH_QUAL}(?:.{{0,8}}?)(?:{_ZH_SECRET}|{_ZH_GENERIC})(?:.{{0,6}}?)"
+        r"(?:输出|打印|复述|重复|写出|告诉我|发给我|翻译|背|念|列出|展示|显示|原封不动|一字不差|逐字|贴出|"
+        r"发出来|说出来|写下来|打出来)",
+    ),
+    _r(
+        "zh_secret_then_show",
+        "prompt_extract",
+        "compact",
+        rf"{_ZH_QUAL}.{{0,4}}?{_ZH_SECRET}.{{0,8}}?(?:{_ZH_STRONG_SHOW}|告诉我|发给我|发我|说出来|写出来|给我看|"
+        r"列出来|展示出来|贴出来)",
+    ),
+    _r(
+        "zh_new_colon",
+        "goal_hijack",
+        "raw",
+        r"(?:新|最新|真正的|最高优先级的?|更新后的)(?:的)?(?:指令|规则|命令|设定|任务|系统提示)\s*[:：]",
+    ),
+    _r(
+        "zh_fake_system",
+        "goal_hijack",
+        "raw",
+        r"(?:【|\[|<|［)\s*(?:系统|系统消息|系统指令|系统通知|管理员|开发者|官方)\s*(?:】|\]|>|］)|"
+        r"(?m:^\s*(?:系统|系统消息|系统提示|系统通知|管理员指令|开发者指令|管理员|开发者)\s*[:：])",
+    ),
+    _r(
+        "en_fake_system",
+        "goal_hijack",
+        "raw",
+        r"(?i)<\|?im_start\|?>|<\|im_end\|>|<\|(?:system|user|assistant|endoftext)\|>|\[/?(?:system|inst|sys)\]|"
+        r"<</?sys>>|</?system>|(?m:^\s*#{0,3}\s*(?:system|admin|developer|root)\s*(?:prompt|message|override|"
+        r"note|notice|instruction)?\s*[:：])|\b(?:end|begin)\s+of\s+(?:system\s+)?(?:prompt|instructions)\b",
+    ),
+)

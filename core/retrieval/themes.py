@@ -1,0 +1,246 @@
+"""Topic questions: a theme index over both books and the rule that recognises a topic question.
+
+The texts never say "love" or "war", so neither word overlap nor a small embedder can find a theme.
+`data/themes/` holds which poems and passages belong to which theme (爱情, 战争, 孝, 仁 …), best known
+first, written and reviewed from the standard commentaries (sources in each file's header; never
+generated at run time), and the words that name each theme in Chinese and English questions.
+
+A question that names a theme is a *survey* ("诗经里有哪些写爱情的诗？", "Which poems are love
+songs?") or is *about* it ("孔子怎么看孝？", "What did Confucius say about friendship?"). A survey
+ranks the theme's passages first, in the file's order (关雎 before 泽陂); an about-question adds the
+theme as one more fused route (its passages scored by their place in the list), so the question's
+other words still choose among them. A question that says more than its theme ("friends *who lie*")
+asks about one passage and is no topic question, unless it asks for a list ("哪几首写男女相思的诗"):
+then the theme is a fused route too. A question naming 诗经/poems/songs keeps to the
+Book of Songs, one naming 论语/Confucius/the Master to the Analects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass
+from importlib import resources
+
+from core.text import cjk_count, to_simplified
+
+SURVEY_ZH = (
+    "哪些",
+    "哪几",
+    "哪首",
+    "哪篇",
+    "几首",
+    "什么诗",
+    "哪一些",
+    "有没有写",
+    "推荐",
+    "举几",
+    "举例",
+    "列举",
+    "例子",
+)
+ABOUT_ZH = (
+    "怎么看",
+    "如何看",
+    "怎么说",
+    "如何说",
+    "怎么论",
+    "如何论",
+    "怎样看",
+    "关于",
+    "论述",
+    "谈",
+    "说过什么",
+    "讲了什么",
+    "看法",
+    "观点",
+    "主张",
+    "论",
+    "写",
+    "描写",
+    "表现",
+    "反映",
+    "讲",
+    "主题",
+    "题材",
+)
+SURVEY_EN = re.compile(
+    r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
+    r"|\b(poems?|songs?|odes?|passages?)\s+(about|on|of|that|which|describing|dealing)\b"
+)
+ABOUT_EN = re.compile(r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?)\b")
+SONGS_ZH = ("诗经", "诗", "国风", "雅", "颂")
+SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
+ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
+ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
+
+
+@dataclass(frozen=True)
+class Theme:
+    """One theme: its name, the words that name it, and its passages best known first."""
+
+    name: str
+    zh: tuple[str, ...]
+    en: re.Pattern | None
+    ids: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class TopicQuery:
+    """A recognised topic question: its themes, whether it asks for a list, the book it keeps to."""
+
+    themes: tuple[Theme, ...]
+    survey: bool
+    corpus: str  # "all", "lunyu" or "shijing"
+
+
+class ThemeIndex:
+    """Themes over the passages; `recognise(query)` and `ranking(topic)`."""
+
+    def __init__(self, themes: list[Theme]):
+        self.themes = [t for t in themes if t.ids]
+
+    @classmethod
+    def load(cls, passages: Iterable[tuple[str, str, str, str]]) -> ThemeIndex:
+        """Resolve `data/themes/*.tsv` against (id, corpus, text, title-with-section) tuples."""
+        files = resources.files("data") / "themes"
+        words = _rows(files.joinpath("words.tsv").read_text("utf-8"))
+        songs = _rows(files.joinpath("shijing.tsv").read_text("utf-8"))
+        analects = _rows(files.joinpath("lunyu.tsv").read_text("utf-8"))
+        by_title: dict[str, list[str]] = {}
+        analects_texts: list[tuple[str, str]] = []
+        for pid, corpus, text, title in passages:
+            if corpus == "shijing":
+                section, _, name = title.rpartition("·")
+                by_title.setdefault(name, []).append(pid)
+                by_title.setdefault(f"{section}·{name}", []).append(pid)
+                if section.endswith("之什"):
+                    by_title.setdefault(f"小雅·{name}", []).append(pid)
+            else:
+                analects_texts.append((pid, _squash(text)))
+        themes = []
+        for name, zh_words, en_words in words:
+            ids: list[str] = []
+            for row in (r for r in songs if r[0] == name):
+                ids += [pid for title in row[1:] for pid in by_title.get(title, [])[:1]]
+            for row in (r for r in analects if r[0] == name):
+                for snippet in row[1:]:
+                    key = _squash(snippet)
+                    ids += [pid for pid, text in analects_texts if key in text]
+            themes.append(Theme(name, _split(zh_words), _english(_split(en_words)), tuple(dict.fromkeys(ids))))
+        return cls(themes)
+
+    def recognise(self, query: str) -> TopicQuery | None:
+        """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
+        zh = to_simplified(query)
+        lower = query.lower()
+        found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
+        if not found:
+            return None
+        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower))
+        if _qualified(zh, lower, found):
+            if not asks_list:
+                return None
+            survey = False  # "哪几首写男女相思的诗": a list, narrowed by its other words: fused, not forced
+        elif asks_list:
+            survey = True
+        elif any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower):
+            survey = False
+        else:
+            return None
+        songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
+        analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
+        corpus = "shijing" if songs and not analects else "lunyu" if analects and not songs else "all"
+        return TopicQuery(tuple(found), survey, corpus)
+
+    @staticmethod
+    def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
+        """(id, score) of the topic's passages, best first: a passage scores 1 − rank/len in each of
+        its themes, summed (a passage in two asked themes beats one in a single theme)."""
+        scores: dict[str, float] = {}
+        for theme in topic.themes:
+            n = len(theme.ids)
+            for rank, pid in enumerate(theme.ids):
+                if _in(pid, topic.corpus) and _in(pid, corpus):
+                    scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n
+        return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
+    """True when the question says more than its theme ("friends *who lie*", "the poem about *a
+    peach tree*"): it asks about one passage, not the theme as a whole, so it is no topic question."""
+    rest_en = lower
+    for theme in themes:
+        if theme.en is not None:
+            rest_en = theme.en.sub(" ", rest_en)
+    content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
+    # one leftmost-longest pass (not word by word: 讽刺诗 must lose 讽刺, not 刺诗, whatever the order)
+    words = {w for t in themes for w in t.zh} | set(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD)
+    pattern = "|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w))))
+    rest_zh = re.sub(pattern, "", zh)
+    return bool(content) or cjk_count(rest_zh) >= 2
+
+
+_EN_SCAFFOLD = frozenset(
+    "what which who whom how why when where did does do is are was were the a an of on about in to and or "
+    "for with his her their its he she it they say says said saying sayings think thinks thought teach teaches "
+    "taught teaching view views confucius master analects kongzi book songs odes poetry classics classic "
+    "shijing lunyu tell me us please anything something any some there according poem poems song songs ode "
+    "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
+    "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
+    "at complaint complaints lament laments genre kind kinds".split()
+)
+_ZH_SCAFFOLD = (
+    "什么",
+    "怎么",
+    "如何",
+    "有",
+    "对",
+    "的",
+    "吗",
+    "呢",
+    "了",
+    "是",
+    "和",
+    "与",
+    "里",
+    "中",
+    "上",
+    "哪些",
+    "章节",
+    "篇章",
+    "诗篇",
+    "篇",
+    "章",
+    "句子",
+    "话",
+    "首",
+    "诗歌",
+)
+
+
+def _in(pid: str, corpus: str) -> bool:
+    return corpus == "all" or pid.startswith(corpus + ":")
+
+
+def _squash(text: str) -> str:
+    return "".join(_WORD.findall(to_simplified(text)))
+
+
+_WORD = re.compile(r"[^\W_]+")
+
+
+def _rows(text: str) -> list[list[str]]:
+    return [line.rstrip("\n").split("\t") for line in text.splitlines() if line.strip() and not line.startswith("#")]
+
+
+def _split(cell: str) -> tuple[str, ...]:
+    return tuple(w.strip() for w in cell.split(",") if w.strip())
+
+
+def _english(words: tuple[str, ...]) -> re.Pattern | None:
+    if not words:
+        return None
+    ordered = sorted(words, key=len, reverse=True)  # "filial piety" before "filial"
+    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in ordered]
+    return re.compile(r"\b(?:" + "|".join(parts) + r")\b")
