@@ -23,7 +23,7 @@ Network = ipaddress.IPv4Network | ipaddress.IPv6Network
 
 def _ip(text: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
     try:
-        return ipaddress.ip_address(text.strip().strip("[]"))
+        return ipaddress.ip_address(text.strip())
     except ValueError:
         return None
 
@@ -32,7 +32,7 @@ def host_name(host: str) -> str:
     """``Host`` header → lower-case name without port (``[::1]:80`` → ``::1``)."""
     host = host.strip().lower()
     if host.startswith("["):
-        return host[1 : host.find("]")] if "]" in host else host
+        return host[1 : host.find("]")] if "]" in host else ""
     return (host.rsplit(":", 1)[0] if host.count(":") == 1 else host).rstrip(".")
 
 
