@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import os
-import time
 import shutil
+import time
 from pathlib import Path
 
 import httpx
@@ -211,6 +211,7 @@ async def test_page_streams_queues_reloads_and_switches(tmp_path, fake_llm, retr
 
 def render_fixtures(base: str, shot: Path) -> dict:
     from selenium.webdriver.common.by import By
+    from selenium.webdriver.common.keys import Keys
 
     driver = browser(dark=True)
     try:
@@ -236,6 +237,19 @@ def render_fixtures(base: str, shot: Path) -> dict:
             "favicon": driver.execute_script("return document.querySelector('link[rel=icon]').href"),
         }
         driver.save_screenshot(str(shot))
+        ask(driver, "/help")  # a notice keeps its line breaks
+        notice = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".msg.notice .body"))[-1]
+        seen["notice_lines"] = len(notice.text.splitlines())
+        ask(driver, "请慢慢讲")
+        wait.until(lambda d: len(d.find_element(By.CSS_SELECTOR, ".msg.fuzi.streaming .body").text) > 40)
+        box = "document.getElementById('messages')"
+        driver.execute_script(f"{box}.scrollTop = 0")  # the reader goes up to read: the page must not pull them down
+        time.sleep(0.6)
+        seen["scroll_kept"] = driver.execute_script(f"return {box}.scrollTop")
+        seen["scrollable"] = driver.execute_script(f"return {box}.scrollHeight - {box}.clientHeight")
+        driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
+        wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".msg.fuzi.streaming"))
+        seen["stopped"] = driver.find_elements(By.CSS_SELECTOR, ".msg.fuzi .body")[-1].text
         return seen
     finally:
         driver.quit()
@@ -243,6 +257,9 @@ def render_fixtures(base: str, shot: Path) -> dict:
 
 async def test_markdown_fixtures_render_safely_in_dark_mode(tmp_path, fake_llm, retriever):
     fake_llm.stream_text(MARKDOWN, chunk=7)
+    fake_llm.stream_text(
+        "".join(f"第{i}句：学而时习之，不亦说乎。\n\n" for i in range(1, 80)), chunk=4, chunk_delay=0.05
+    )
     shot = tmp_path / "web-chat-dark.png"
     if os.environ.get("FUZI_WEB_SCREENSHOT"):
         shot = Path(os.environ["FUZI_WEB_SCREENSHOT"]).with_name("web-chat-dark.png")
@@ -261,4 +278,7 @@ async def test_markdown_fixtures_render_safely_in_dark_mode(tmp_path, fake_llm, 
     assert seen["scripts"] == 0 and seen["alerts"] == "undefined"
     rgb = [int(x) for x in seen["background"].strip("rgba()").split(",")[:3]]
     assert sum(rgb) < 150, seen["background"]  # dark
+    assert seen["notice_lines"] >= 3
+    assert seen["scrollable"] > 0 and seen["scroll_kept"] < 5
+    assert seen["stopped"].endswith("（已停止）")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")

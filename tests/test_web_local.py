@@ -4,6 +4,8 @@ real uvicorn on 127.0.0.1, httpx, the real engine (fake LLM), `fuzi token` as a 
 from __future__ import annotations
 
 import asyncio
+import hashlib
+import re
 import time
 
 import httpx
@@ -151,3 +153,22 @@ async def test_openapi_declares_bearer_and_error_body(tmp_path, fake_llm, retrie
     assert {"error", "detail"} <= set(spec["components"]["schemas"][error]["properties"])
     invalid = spec["paths"]["/v1/chat"]["post"]["responses"]["422"]["content"]["application/json"]["schema"]
     assert invalid["$ref"].endswith("/" + error)
+
+
+PINNED = {
+    "markdown-it.min.js": ("markdown-it 14.3.3", "494ba53db1aac9f676317dda7062bd9545b5f0bbe3f12b0ab1ab4f813825cfb0"),
+    "purify.min.js": ("DOMPurify 3.5.0", "f69a46022ab1f53e969c8ebbca98172c8995785a9b3be72ea4a12d25b1a1bf67"),
+}
+
+
+async def test_page_scripts_are_pinned_and_never_assign_html(tmp_path, fake_llm, retriever):
+    async with web_app(tmp_path, fake_llm, retriever) as (base, _, _), httpx.AsyncClient(timeout=20) as client:
+        vendored = {name: await client.get(f"{base}/static/vendor/{name}") for name in PINNED}
+        ours = {name: (await client.get(f"{base}/static/{name}")).text for name in ("app.js", "render.js", "i18n.js")}
+        page = (await client.get(f"{base}/")).text
+    for name, (release, digest) in PINNED.items():
+        assert hashlib.sha256(vendored[name].content).hexdigest() == digest, name
+        assert release.split()[1] in vendored[name].text[:300]
+    for name, text in ours.items():
+        assert not re.search(r"\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|eval\(", text), name
+    assert "/static/vendor/markdown-it.min.js" in page and "https://" not in page  # nothing fetched from elsewhere
