@@ -164,15 +164,17 @@ class WebHandlers:
                 log.info("web_incoming", command=incoming.command)
                 async with aclosing(self.engine.handle(incoming)) as events:
                     async for event in events:
-                        if isinstance(event, FinalReply) and event.citations and self.chats is not None:
+                        if isinstance(event, FinalReply) and event.citations:
                             await self._keep_citations(incoming, event)
                         yield frame(*sse_event(event))
 
     async def _keep_citations(self, incoming: Incoming, final: FinalReply) -> None:
         """The footnotes go beside the stored reply, so the history shows them again (a failure only logs)."""
         citations = [{"n": c.n, "id": c.id, "ref": c.ref} for c in final.citations]
+        if self.chats is None:
+            return
         try:
-            await self.chats.keep_citations(incoming.chat_key, final.trace_id, citations)  # type: ignore[union-attr]
+            await self.chats.keep_citations(incoming.chat_key, final.trace_id, citations)
         except Exception as exc:
             log.warning("web_citations_not_kept", error=type(exc).__name__)
 

@@ -13,9 +13,9 @@ import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from typing import Any, cast
 
-from sqlalchemy import delete
+from sqlalchemy import CursorResult, delete
 from sqlmodel import Session, col, func, select
 
 from core.memory.models import ChatMemory
@@ -127,7 +127,8 @@ class ChatLog(_Repo):
         """Forget the chat's messages, summary, title, footnotes and settings; returns the messages deleted."""
 
         def remove(s: Session) -> int:
-            count = s.execute(delete(Message).where(col(Message.chat_key) == chat_key)).rowcount
+            result = cast(CursorResult, s.execute(delete(Message).where(col(Message.chat_key) == chat_key)))
+            count = result.rowcount
             for table, column in (
                 (ChatMemory, ChatMemory.chat_key),
                 (ChatTitle, ChatTitle.chat_key),
