@@ -164,7 +164,10 @@ PINNED = {
 async def test_page_scripts_are_pinned_and_never_assign_html(tmp_path, fake_llm, retriever):
     async with web_app(tmp_path, fake_llm, retriever) as (base, _, _), httpx.AsyncClient(timeout=20) as client:
         vendored = {name: await client.get(f"{base}/static/vendor/{name}") for name in PINNED}
-        ours = {name: (await client.get(f"{base}/static/{name}")).text for name in ("app.js", "render.js", "i18n.js")}
+        ours = {
+            name: (await client.get(f"{base}/static/{name}")).text
+            for name in ("app.js", "render.js", "i18n.js", "chats.js")
+        }
         page = (await client.get(f"{base}/")).text
     for name, (release, digest) in PINNED.items():
         assert hashlib.sha256(vendored[name].content).hexdigest() == digest, name

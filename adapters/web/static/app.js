@@ -4,11 +4,12 @@
 "use strict";
 
 import { applyLanguage, lang, t, toggleLanguage } from "./i18n.js";
-import { copyText, el, markdown, noteId } from "./render.js";
+import { ChatList, newId } from "./chats.js";
+import { copyText, el, markdown, noteId, stamp } from "./render.js";
 
 const PAGE = 50;
 const $ = (id) => document.getElementById(id);
-const state = { token: localStorage.getItem("fuzi.token") || "", chat: "", chats: [], controller: null, queue: [], seq: 0 };
+const state = { token: localStorage.getItem("fuzi.token") || "", chat: "", controller: null, queue: [], seq: 0 };
 
 // ---------------------------------------------------------------- HTTP
 function headers() {
@@ -45,14 +46,6 @@ function place(node, before) {
 }
 
 // ---------------------------------------------------------------- messages
-function stamp(when) {
-  const date = when ? new Date(when) : new Date();
-  const today = date.toDateString() === new Date().toDateString();
-  const text = today ? date.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" })
-    : date.toLocaleString(lang, { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
-  return el("time", { datetime: date.toISOString(), title: date.toLocaleString(lang) }, text);
-}
-
 function action(label, handler) {
   const button = el("button", { type: "button", class: "act" }, t(label));
   button.addEventListener("click", () => handler(button));
@@ -65,13 +58,13 @@ function addQuestion(text, when) {
   return place(node);
 }
 
-function addReply(question, when) {
+function addReply(question, when, before) {
   const node = el("article", { class: "msg fuzi", "aria-label": t("fuzi"), "data-scope": String(++state.seq) },
     el("div", { class: "body" }));
   node.question = question;
   node.raw = "";
   node.append(el("div", { class: "meta" }, stamp(when)));
-  return place(node);
+  return place(node, before);
 }
 
 function addNotice(text, { retry, before } = {}) {
@@ -184,7 +177,7 @@ function ask(message) {
 
 async function stream(message, questionNode) {
   const command = message.startsWith("/");
-  const node = addReply(command ? null : message);
+  const node = addReply(command ? null : message, null, questionNode?.nextElementSibling);  // right under its question
   showStatus(node);
   const controller = (state.controller = new AbortController());
   $("stop").hidden = false;
@@ -214,7 +207,7 @@ async function stream(message, questionNode) {
     questionNode?.querySelector(".queued-label")?.remove();
     state.controller = null;
     $("stop").hidden = true;
-    if (!command) loadChats().catch(() => {});
+    if (!command) chatList.load().catch(() => {});
     next();
   }
 }
@@ -233,52 +226,9 @@ async function stop() {
 }
 
 // ---------------------------------------------------------------- chats
-const newId = () => "c" + Date.now().toString(36) + Math.random().toString(36).slice(2, 6);
-
-async function loadChats() {
-  const response = await api("/v1/chats");
-  if (!response.ok) return;
-  state.chats = (await response.json()).chats;
-  renderChatList();
-}
-
-function renderChatList() {
-  const items = state.chats.map((c) => {
-    const open = el("button", { type: "button", class: "open", title: c.title || t("untitled") }, c.title || t("untitled"),
-      el("small", {}, stamp(c.updated_at)));
-    if (c.chat === state.chat) open.setAttribute("aria-current", "true");
-    open.addEventListener("click", () => openChat(c.chat));
-    const rename = el("button", { type: "button", class: "icon", "aria-label": `${t("rename")}: ${c.title || t("untitled")}` }, "✎");
-    rename.addEventListener("click", () => renameChat(c, item));
-    const remove = el("button", { type: "button", class: "icon", "aria-label": `${t("delete")}: ${c.title || t("untitled")}` }, "×");
-    remove.addEventListener("click", () => deleteChat(c));
-    const item = el("li", { "data-chat": c.chat }, open, rename, remove);
-    return item;
-  });
-  $("chat-list").replaceChildren(...items);
-}
-
-function renameChat(chat, item) {
-  const input = el("input", { type: "text", maxlength: "200", "aria-label": t("title_label") });
-  input.value = chat.title;
-  item.replaceChildren(input);
-  input.focus();
-  input.addEventListener("keydown", async (event) => {
-    if (event.key === "Escape") { event.stopPropagation(); renderChatList(); }
-    if (event.key !== "Enter" || !input.value.trim()) return;
-    event.preventDefault();
-    await api(`/v1/chats/${chat.chat}`, { method: "PATCH", body: JSON.stringify({ title: input.value.trim() }) });
-    await loadChats();
-  });
-  input.addEventListener("blur", () => setTimeout(renderChatList, 150));
-}
-
-async function deleteChat(chat) {
-  if (!window.confirm(t("confirm_delete"))) return;
-  await api(`/v1/chats/${chat.chat}`, { method: "DELETE" });
-  if (chat.chat === state.chat) newChat();
-  await loadChats();
-}
+const chatList = new ChatList($("chat-list"), {
+  api, current: () => state.chat, open: (id) => openChat(id), deleted: (id) => { if (id === state.chat) newChat(); },
+});
 
 async function openChat(id) {
   state.queue = [];  // questions waiting for the chat being left go with its view (an explicit switch)
@@ -286,7 +236,7 @@ async function openChat(id) {
   state.chat = id;
   localStorage.setItem("fuzi.chat", id);
   drawer(false);
-  renderChatList();
+  chatList.render();
   $("messages").replaceChildren();
   await loadPage(null);
   if (!$("messages").children.length) emptyHint();
@@ -316,7 +266,7 @@ function newChat() {
   state.chat = newId();
   localStorage.setItem("fuzi.chat", state.chat);
   drawer(false);
-  renderChatList();
+  chatList.render();
   emptyHint();
   loadSkills().catch(() => {});
   $("input").focus();
@@ -344,9 +294,9 @@ async function begin() {
   if (!me.ok) return;
   $("login").hidden = true;
   $("logout").hidden = (await me.json()).auth !== "jwt";
-  await loadChats();
+  await chatList.load();
   const remembered = localStorage.getItem("fuzi.chat");
-  const last = state.chats.find((c) => c.chat === remembered) || state.chats[0];
+  const last = chatList.chats.find((c) => c.chat === remembered) || chatList.chats[0];
   if (last) await openChat(last.chat); else newChat();
 }
 
@@ -368,7 +318,7 @@ function wire() {
   $("stop").addEventListener("click", stop);
   $("skill").addEventListener("change", () => ask("/skill " + $("skill").value));
   $("memories").addEventListener("click", () => ask("/memories"));
-  $("lang").addEventListener("click", () => { toggleLanguage(); applyLanguage(); renderChatList(); });
+  $("lang").addEventListener("click", () => { toggleLanguage(); applyLanguage(); chatList.render(); });
   $("new-chat").addEventListener("click", newChat);
   $("menu").addEventListener("click", () => drawer(!document.body.classList.contains("drawer-open")));
   $("backdrop").addEventListener("click", () => drawer(false));
@@ -380,8 +330,7 @@ function wire() {
   $("logout").addEventListener("click", () => {
     state.token = "";
     localStorage.removeItem("fuzi.token");
-    state.chats = [];
-    renderChatList();
+    chatList.clear();
     $("messages").replaceChildren();
     $("logout").hidden = true;
     $("login").hidden = false;

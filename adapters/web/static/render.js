@@ -2,7 +2,7 @@
 // fragment, never an innerHTML assignment here) → [n] markers become footnote buttons, code gets a copy button.
 "use strict";
 
-import { t } from "./i18n.js";
+import { lang, t } from "./i18n.js";
 
 const md = window.markdownit({ html: false, linkify: true, breaks: true, typographer: false });
 const SAFE_LINK = /^(https?:|mailto:)/i;
@@ -23,6 +23,14 @@ export function el(tag, attrs, ...children) {
   }
   for (const child of children) if (child !== null && child !== undefined) node.append(child);
   return node;
+}
+
+export function stamp(when) {
+  const date = when ? new Date(when) : new Date();
+  const today = date.toDateString() === new Date().toDateString();
+  const text = today ? date.toLocaleTimeString(lang, { hour: "2-digit", minute: "2-digit" })
+    : date.toLocaleString(lang, { month: "numeric", day: "numeric", hour: "2-digit", minute: "2-digit" });
+  return el("time", { datetime: date.toISOString(), title: date.toLocaleString(lang) }, text);
 }
 
 export async function copyText(text, button) {
