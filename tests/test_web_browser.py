@@ -250,6 +250,17 @@ def render_fixtures(base: str, shot: Path) -> dict:
         driver.find_element(By.TAG_NAME, "body").send_keys(Keys.ESCAPE)
         wait.until(lambda d: not d.find_elements(By.CSS_SELECTOR, ".msg.fuzi.streaming"))
         seen["stopped"] = driver.find_elements(By.CSS_SELECTOR, ".msg.fuzi .body")[-1].text
+        edit = driver.find_elements(By.CSS_SELECTOR, ".msg.me .meta .act")[-1]  # edit the last question
+        edit.click()
+        seen["edited"] = driver.find_element(By.ID, "input").get_attribute("value")
+        driver.find_element(By.ID, "input").clear()
+        answers = finals(driver)
+        regenerate = driver.find_elements(By.CSS_SELECTOR, ".msg.fuzi .meta .act")[1]  # the Markdown answer's
+        seen["regenerate_label"] = regenerate.get_attribute("textContent")
+        regenerate.click()
+        wait.until(lambda d: finals(d) > answers)
+        seen["regenerated"] = driver.find_elements(By.CSS_SELECTOR, ".msg.fuzi .body")[-1].text
+        seen["asked_again"] = driver.find_elements(By.CSS_SELECTOR, ".msg.me .body")[-1].text
         return seen
     finally:
         driver.quit()
@@ -260,6 +271,7 @@ async def test_markdown_fixtures_render_safely_in_dark_mode(tmp_path, fake_llm, 
     fake_llm.stream_text(
         "".join(f"第{i}句：学而时习之，不亦说乎。\n\n" for i in range(1, 80)), chunk=4, chunk_delay=0.05
     )
+    fake_llm.stream_text("再答：学而时习之。", chunk=4)
     shot = tmp_path / "web-chat-dark.png"
     if os.environ.get("FUZI_WEB_SCREENSHOT"):
         shot = Path(os.environ["FUZI_WEB_SCREENSHOT"]).with_name("web-chat-dark.png")
@@ -280,5 +292,7 @@ async def test_markdown_fixtures_render_safely_in_dark_mode(tmp_path, fake_llm, 
     assert sum(rgb) < 150, seen["background"]  # dark
     assert seen["notice_lines"] >= 3
     assert seen["scrollable"] > 0 and seen["scroll_kept"] < 5
-    assert seen["stopped"].endswith("（已停止）")
+    assert seen["stopped"].endswith("（已停止）") and seen["edited"] == "请慢慢讲"
+    assert seen["regenerate_label"] == "重新回答" and seen["regenerated"] == "再答：学而时习之。"
+    assert seen["asked_again"] == "请用各种格式写"
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
