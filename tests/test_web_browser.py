@@ -296,3 +296,56 @@ async def test_markdown_fixtures_render_safely_in_dark_mode(tmp_path, fake_llm, 
     assert seen["regenerate_label"] == "重新回答" and seen["regenerated"] == "再答：学而时习之。"
     assert seen["asked_again"] == "请用各种格式写"
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg")
+
+
+def another_device(base: str, token: str) -> dict:
+    """Token mode in a fresh browser: paste the token, find the chat made elsewhere, be limited, log out."""
+    from selenium.webdriver.common.by import By
+    from selenium.webdriver.support.ui import Select
+
+    driver = browser()
+    try:
+        wait = wait_for(driver)
+        driver.get(base + "/")
+        wait.until(lambda d: d.find_element(By.ID, "login").is_displayed())
+        driver.find_element(By.ID, "token").send_keys(token)
+        driver.find_element(By.ID, "save-token").click()
+        wait.until(lambda d: len(Select(d.find_element(By.ID, "skill")).options) >= 2)
+        seen = {
+            "chats": [n.text.splitlines()[0] for n in driver.find_elements(By.CSS_SELECTOR, "#chat-list .open")],
+            "history": [n.text for n in driver.find_elements(By.CSS_SELECTOR, ".msg .body")],
+            "logout": driver.find_element(By.ID, "logout").is_displayed(),
+        }
+        ask(driver, "何为信？")  # over the per-IP limit: a translated notice with a retry button
+        notice = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".msg.notice"))[-1]
+        seen["limited"] = notice.find_element(By.CSS_SELECTOR, ".body").text
+        seen["retry"] = notice.find_element(By.CSS_SELECTOR, ".act").get_attribute("textContent")
+        driver.find_element(By.ID, "logout").click()
+        seen["after_logout"] = (
+            driver.find_element(By.ID, "login").is_displayed(),
+            len(driver.find_elements(By.CSS_SELECTOR, "#chat-list li")),
+            driver.execute_script("return localStorage.getItem('fuzi.token')"),
+        )
+        return seen
+    finally:
+        driver.quit()
+
+
+async def test_token_mode_on_another_device_limits_and_log_out(tmp_path, fake_llm, retriever):
+    from adapters.web.auth import JwtAuth
+    from adapters.web.settings import WebSettings
+    from bot.settings import Settings
+    from tests.helpers_web import chat_events
+
+    secret = "browser-secret-0123456789abcdef01234567"
+    fake_llm.stream_text("人而无信，不知其可也。", chunk=4)
+    token = JwtAuth(secret).issue("ann", 3600)
+    settings = Settings(web=WebSettings(jwt_secret=secret, per_ip_per_minute=6))
+    async with web_app(tmp_path, fake_llm, retriever, settings=settings) as (base, _, _):
+        async with httpx.AsyncClient(timeout=30) as client:  # yesterday, on another device
+            await chat_events(client, base, {"message": "何为信？", "chat": "d1"}, {"Authorization": f"Bearer {token}"})
+        seen = await asyncio.to_thread(another_device, base, token)
+    assert seen["chats"] == ["何为信？"] and seen["history"] == ["何为信？", "人而无信，不知其可也。"]
+    assert seen["logout"] and seen["retry"] == "重试"
+    assert seen["limited"].startswith("请求太频繁，请") and seen["limited"].endswith("秒后再试。")
+    assert seen["after_logout"] == (True, 0, None)
