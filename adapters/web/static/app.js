@@ -128,9 +128,10 @@ function renderHistory(messages) {
     if (m.role === "user") {
       question = m.text;
       addQuestion(m.text, m.created_at);
-      if (m.status !== "ok") addNotice(`(${m.status})`);
+      if (m.status !== "ok") addNotice(t("unanswered")(m.status));
     } else if (m.text) {
-      showFinal(addReply(question, m.created_at), m.text, m.citations, m.created_at);
+      const text = m.status === "cancelled" ? m.text + t("stopped") : m.text;
+      showFinal(addReply(question, m.created_at), text, m.citations, m.created_at);
     }
   }
 }

@@ -14,7 +14,7 @@ export const TEXT = {
     slow_down: (s) => `请求太频繁，请 ${s} 秒后再试。`, too_long: "消息太长，请缩短后再试。",
     http_error: (code) => `出错了（HTTP ${code}），请再试。`, forbidden: "请求被拒绝（来源不符）。",
     empty: "向夫子请教《论语》《诗经》中的道理。试试：", examples: ["夫子如何评价管仲？", "何为仁？", "诗三百，一言以蔽之？"],
-    you: "你", fuzi: "夫子", notice: "提示",
+    you: "你", fuzi: "夫子", notice: "提示", unanswered: (status) => `（未作答：${status}）`,
   },
   en: {
     skill: "Mode", memories: "Memories", send: "Ask", stop: "Stop", stop_hint: "Stop (Esc)", save: "Save",
@@ -28,7 +28,7 @@ export const TEXT = {
     slow_down: (s) => `Too many requests; try again in ${s} s.`, too_long: "The message is too long; please shorten it.",
     http_error: (code) => `Something went wrong (HTTP ${code}); please try again.`, forbidden: "Request refused (wrong origin).",
     empty: "Ask about the Analects and the Book of Songs. Try:", examples: ["What did the Master think of Guan Zhong?", "What is ren?", "The Songs in one phrase?"],
-    you: "You", fuzi: "Fuzi", notice: "Notice",
+    you: "You", fuzi: "Fuzi", notice: "Notice", unanswered: (status) => `(not answered: ${status})`,
   },
 };
 
