@@ -19,7 +19,7 @@ from sqlalchemy import text
 from adapters.common.metrics import FuziMetrics, ObservedEngine
 from adapters.common.startup import PlatformStatus
 from adapters.web.app import Readiness, WebConfig, add_ops_routes, create_app
-from adapters.web.auth import Authenticator, JwtAuth, LocalAuth
+from adapters.web.auth import Authenticator, JwtAuth, LocalAuth, RevocationCache, Revocations, parse_ttl
 from bot.errors import StartupError
 from bot.settings import Settings
 from bot.wiring import Runtime
@@ -37,11 +37,20 @@ def is_loopback(host: str) -> bool:
         return False
 
 
-def authenticator(settings: Settings, host: str) -> Authenticator:
+def max_ttl_s(settings: Settings) -> int:
+    """FUZI_WEB_TOKEN_MAX_TTL in seconds (StartupError when unreadable)."""
+    try:
+        return parse_ttl(settings.web.token_max_ttl)
+    except ValueError as exc:
+        raise StartupError(f"FUZI_WEB_TOKEN_MAX_TTL: {exc}") from None
+
+
+def authenticator(settings: Settings, host: str, revocations: Revocations | None = None) -> Authenticator:
     """JWT auth with a secret; the local person on loopback without one; else StartupError."""
     secret = settings.web.jwt_secret
     if secret is not None and secret.get_secret_value():
-        return JwtAuth(secret.get_secret_value())
+        cache = RevocationCache(revocations) if revocations is not None else None
+        return JwtAuth(secret.get_secret_value(), max_ttl_s=max_ttl_s(settings), revocations=cache)
     if not is_loopback(host):
         raise StartupError(
             f"refusing to serve on {host} without FUZI_WEB_JWT_SECRET (anyone could chat as anyone); "
@@ -104,20 +113,24 @@ def _breaker_state(runtime: Runtime) -> str:
 def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, host: str) -> FastAPI:
     """The `fuzi serve` app over a running engine."""
     w = settings.web
+    auth = authenticator(settings, host, runtime.storage.revocations)
     config = WebConfig(
         max_body_bytes=w.max_body_bytes,
         per_ip_per_minute=w.per_ip_per_minute,
         cors_origins=w.origins,
         heartbeat_s=w.heartbeat_s,
+        local_hosts=tuple(w.hosts) if isinstance(auth, LocalAuth) else None,
+        trusted_proxies=tuple(w.proxies),
     )
     engine = ObservedEngine(runtime.engine, metrics)
     return create_app(
         engine,
         runtime.retriever,
-        authenticator(settings, host),
+        auth,
         readiness=readiness(runtime),
         metrics=metrics,
         config=config,
+        chats=runtime.storage.chatlog,
     )
 
 
@@ -146,6 +159,7 @@ def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
         log_config=None,
         access_log=False,
         server_header=False,
+        proxy_headers=False,  # X-Forwarded-For: only from FUZI_WEB_TRUSTED_PROXIES (adapters/web/sites.py)
         timeout_graceful_shutdown=5,
         lifespan="off",
     )

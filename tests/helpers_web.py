@@ -71,7 +71,9 @@ async def serving(app) -> AsyncIterator[str]:
     sock.bind(("127.0.0.1", 0))
     port = sock.getsockname()[1]
     server = QuietServer(
-        uvicorn.Config(app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2)
+        uvicorn.Config(
+            app, log_config=None, access_log=False, lifespan="off", timeout_graceful_shutdown=2, proxy_headers=False
+        )
     )
     task = asyncio.create_task(server.serve(sockets=[sock]))
     while not server.started:

@@ -12,15 +12,28 @@ from dataclasses import dataclass, field
 from importlib.resources import files
 
 import structlog
-from fastapi import Depends, FastAPI, Request
+from fastapi import Depends, FastAPI, Path, Query, Request, Security
 from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
+from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel, Field
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
 from adapters.web.auth import Authenticator
+from adapters.web.chats import (
+    CHAT_PATTERN,
+    PAGE_MAX,
+    ChatOut,
+    ChatRoutes,
+    ChatsOut,
+    ChatStore,
+    DeletedOut,
+    MessagesOut,
+    TitleIn,
+)
 from adapters.web.handlers import (
     CancelRequest,
     ChatRequest,
@@ -32,6 +45,7 @@ from adapters.web.handlers import (
     WebHandlers,
 )
 from adapters.web.hardening import Hardening, IpLimiter
+from adapters.web.sites import networks
 from adapters.web.sse import MEDIA_TYPE
 from core.ports import Engine
 
@@ -50,6 +64,26 @@ _ERROR_WORDS = {
     429: "too_many_requests",
     500: "internal",
 }
+_BEARER = HTTPBearer(
+    auto_error=False,
+    bearerFormat="JWT",
+    description="HS256 JWT from `fuzi token create --user NAME`; not needed on a loopback server without a secret",
+)
+
+_BEARER_DEP = Security(_BEARER)  # declares the scheme in the OpenAPI document; `h.user` reads the header
+
+
+class ErrorOut(BaseModel):
+    """Every error body."""
+
+    error: str = Field(description="a word: unauthorized, forbidden, not_found, invalid_request, too_many_requests …")
+    detail: object = Field(None, description="a sentence, or for invalid_request a list of {loc, msg}")
+    retry_after_s: int | None = Field(None, description="with too_many_requests: seconds to wait")
+
+
+_ERRORS: dict[int | str, dict] = {
+    code: {"model": ErrorOut, "description": word} for code, word in _ERROR_WORDS.items() if code not in (405,)
+}
 
 
 @dataclass(frozen=True)
@@ -60,6 +94,8 @@ class WebConfig:
     per_ip_per_minute: int = 120
     cors_origins: list[str] = field(default_factory=list)
     heartbeat_s: float = 15.0
+    local_hosts: tuple[str, ...] | None = None  # local mode: only localhost, loopback and these Host names
+    trusted_proxies: tuple[str, ...] = ()  # their X-Forwarded-For names the client
 
 
 def create_app(
@@ -70,8 +106,9 @@ def create_app(
     readiness: Readiness,
     metrics: FuziMetrics,
     config: WebConfig = WebConfig(),
+    chats: ChatStore | None = None,
 ) -> FastAPI:
-    """The ASGI app for ``fuzi serve``."""
+    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent)."""
     app = FastAPI(
         title="Fuzi (夫子)",
         version="1",
@@ -79,8 +116,10 @@ def create_app(
         redoc_url=None,
         description="Chat with Fuzi over HTTP: SSE streaming replies, JWT bearer auth.",
     )
-    h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s)
+    h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s, chats=chats)
     _routes(app, h)
+    if chats is not None:
+        _chat_routes(app, h, ChatRoutes(chats))
     add_ops_routes(app, readiness, metrics)
     _page(app)
     _errors(app)
@@ -88,7 +127,7 @@ def create_app(
         app.add_middleware(
             CORSMiddleware,
             allow_origins=config.cors_origins,
-            allow_methods=["GET", "POST"],
+            allow_methods=["GET", "POST", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
             expose_headers=["X-Trace-Id"],
         )
@@ -97,37 +136,80 @@ def create_app(
         max_body_bytes=config.max_body_bytes,
         limiter=IpLimiter(config.per_ip_per_minute),
         on_limited=lambda: metrics.rate_limited("web"),
+        local_hosts=config.local_hosts,
+        allowed_origins=tuple(config.cors_origins),
+        proxies=networks(config.trusted_proxies),
     )
     return app
 
 
+def _who(h: WebHandlers):
+    async def who(request: Request, _bearer: HTTPAuthorizationCredentials | None = _BEARER_DEP) -> str:
+        return await h.user(request)
+
+    return Depends(who)
+
+
+def _chat_routes(app: FastAPI, h: WebHandlers, r: ChatRoutes) -> None:
+    user = _who(h)
+    chat_id = Path(pattern=CHAT_PATTERN)
+
+    @app.get("/v1/chats", response_model=ChatsOut, tags=["chats"], responses=_ERRORS)
+    async def chats(who: str = user):
+        """The person's chats, newest first."""
+        return await r.list(who)
+
+    @app.get("/v1/chats/{chat}/messages", response_model=MessagesOut, tags=["chats"], responses=_ERRORS)
+    async def messages(
+        chat: str = chat_id,
+        before: int | None = Query(None, ge=1),
+        limit: int = Query(50, ge=1, le=PAGE_MAX),
+        who: str = user,
+    ):
+        """A page of the chat's messages, oldest first; ``before`` (a message id) pages back."""
+        return await r.messages(who, chat, before, limit)
+
+    @app.patch("/v1/chats/{chat}", response_model=ChatOut, tags=["chats"], responses=_ERRORS)
+    async def rename(body: TitleIn, chat: str = chat_id, who: str = user):
+        """Give the chat a title."""
+        return await r.rename(who, chat, body)
+
+    @app.delete("/v1/chats/{chat}", response_model=DeletedOut, tags=["chats"], responses=_ERRORS)
+    async def delete(chat: str = chat_id, who: str = user):
+        """Forget the chat's history and summary (long-term memory stays)."""
+        return await r.delete(who, chat)
+
+
 def _routes(app: FastAPI, h: WebHandlers) -> None:
-    user = Depends(h.user)
+    user = _who(h)
 
     @app.post(
         "/v1/chat",
         response_class=Response,
         tags=["chat"],
-        responses={200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"}},
+        responses={
+            **_ERRORS,
+            200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"},
+        },
     )
     async def chat(body: ChatRequest, who: str = user):
         """Send a message; the reply streams back as Server-Sent Events."""
         return await h.chat(body, who)
 
-    @app.post("/v1/chat/cancel", response_model=NoticeOut, tags=["chat"])
+    @app.post("/v1/chat/cancel", response_model=NoticeOut, tags=["chat"], responses=_ERRORS)
     async def cancel(body: CancelRequest | None = None, who: str = user):
         """Stop the reply in progress (the stream ends; the partial text is kept as cancelled)."""
         return await h.cancel(body, who)
 
-    @app.get("/v1/skills", response_model=SkillsOut, tags=["chat"])
+    @app.get("/v1/skills", response_model=SkillsOut, tags=["chat"], responses=_ERRORS)
     async def skills(chat: str | None = None, who: str = user):
         return await h.skills(who, chat)
 
-    @app.get("/v1/passages/{passage_id}", response_model=PassageOut, tags=["classics"])
+    @app.get("/v1/passages/{passage_id}", response_model=PassageOut, tags=["classics"], responses=_ERRORS)
     async def passage(passage_id: str, who: str = user):
         return await h.passage(passage_id, who)
 
-    @app.get("/v1/me", response_model=MeOut, tags=["chat"])
+    @app.get("/v1/me", response_model=MeOut, tags=["chat"], responses=_ERRORS)
     async def me(who: str = user):
         return await h.me(who)
 

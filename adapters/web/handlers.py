@@ -17,15 +17,15 @@ from fastapi import HTTPException, Request
 from pydantic import BaseModel, Field
 
 from adapters.web.auth import Authenticator, Unauthorized
+from adapters.web.chats import CHAT_PATTERN, ChatStore
 from adapters.web.sse import EventStreamResponse, frame, sse_event
-from core.events import Notice
+from core.events import FinalReply, Notice
 from core.logging import bind_trace
 from core.ports import Engine
 from core.types import Incoming, parse_command
 
 log = structlog.get_logger(__name__)
 
-CHAT_PATTERN = r"^[A-Za-z0-9_-]{1,32}$"
 _CHAT = re.compile(CHAT_PATTERN)
 DEFAULT_CHAT = "main"
 
@@ -84,16 +84,26 @@ class WebHandlers:
         passages: passage lookup for footnotes.
         auth: JWT or local authenticator.
         heartbeat_s: an idle event stream gets an SSE comment this often.
+        chats: where a reply's footnotes are kept for the history (None: not kept).
     """
 
-    def __init__(self, engine: Engine, passages: Passages, auth: Authenticator, *, heartbeat_s: float = 15.0):
+    def __init__(
+        self,
+        engine: Engine,
+        passages: Passages,
+        auth: Authenticator,
+        *,
+        heartbeat_s: float = 15.0,
+        chats: ChatStore | None = None,
+    ):
         self.engine, self.passages, self.auth, self.heartbeat_s = engine, passages, auth, heartbeat_s
+        self.chats = chats
 
     # ------------------------------------------------------------------ auth
-    def user(self, request: Request) -> str:
+    async def user(self, request: Request) -> str:
         """FastAPI dependency: the caller's user id, or 401."""
         try:
-            return self.auth.user_for(request.headers.get("authorization"))
+            return await self.auth.authenticate(request.headers.get("authorization"))
         except Unauthorized as exc:
             raise HTTPException(401, str(exc), headers={"WWW-Authenticate": "Bearer"}) from None
 
@@ -154,7 +164,19 @@ class WebHandlers:
                 log.info("web_incoming", command=incoming.command)
                 async with aclosing(self.engine.handle(incoming)) as events:
                     async for event in events:
+                        if isinstance(event, FinalReply) and event.citations:
+                            await self._keep_citations(incoming, event)
                         yield frame(*sse_event(event))
+
+    async def _keep_citations(self, incoming: Incoming, final: FinalReply) -> None:
+        """The footnotes go beside the stored reply, so the history shows them again (a failure only logs)."""
+        citations = [{"n": c.n, "id": c.id, "ref": c.ref} for c in final.citations]
+        if self.chats is None:
+            return
+        try:
+            await self.chats.keep_citations(incoming.chat_key, final.trace_id, citations)
+        except Exception as exc:
+            log.warning("web_citations_not_kept", error=type(exc).__name__)
 
     async def _command(self, user: str, chat: str, command: str, args: str) -> Notice:
         incoming = self._incoming(user, chat, args, command=command)

@@ -1,4 +1,5 @@
-"""ASGI middleware in front of every route: per-IP limit (before auth), body size limit, security headers.
+"""ASGI middleware in front of every route: Host and Origin checks (adapters/web/sites.py), per-IP
+limit (before auth), body size limit, security headers.
 
 Pure ASGI (not BaseHTTPMiddleware), so event streams pass through unbuffered.
 """
@@ -16,6 +17,8 @@ from limits import RateLimitItemPerMinute
 from limits.storage import MemoryStorage
 from limits.strategies import MovingWindowRateLimiter
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+from adapters.web.sites import Network, client_ip, cross_site, local_host
 
 log = structlog.get_logger(__name__)
 
@@ -65,6 +68,9 @@ class Hardening:
         max_body_bytes: larger bodies get 413 (by Content-Length, or counted while read).
         limiter: the per-IP limiter; applies to paths under ``limited_prefix``.
         on_limited: called once per refused request (metrics).
+        local_hosts: None: any Host; else only localhost, loopback and these names (local mode).
+        allowed_origins: other sites whose pages may send state-changing requests (CORS origins).
+        proxies: reverse proxies whose X-Forwarded-For names the client.
     """
 
     def __init__(
@@ -75,15 +81,36 @@ class Hardening:
         limiter: IpLimiter,
         limited_prefix: str = "/v1/",
         on_limited: Callable[[], None] = lambda: None,
+        local_hosts: tuple[str, ...] | None = None,
+        allowed_origins: tuple[str, ...] = (),
+        proxies: tuple[Network, ...] = (),
     ):
         self.app, self.max_body, self.limiter = app, max_body_bytes, limiter
         self.prefix, self.on_limited = limited_prefix, on_limited
+        self.local_hosts, self.allowed_origins, self.proxies = local_hosts, allowed_origins, proxies
+
+    async def _refused_site(self, scope: Scope, send: Send) -> bool:
+        """Answer a foreign Host (local mode) or a cross-site state change; True when refused."""
+        headers = {k.decode("latin-1"): v.decode("latin-1") for k, v in scope.get("headers") or []}
+        if self.local_hosts is not None and not local_host(headers.get("host", ""), self.local_hosts):
+            log.warning("web_foreign_host", path=scope["path"])
+            await _json(send, 400, {"error": "bad_host", "detail": "this server answers localhost only"})
+            return True
+        if cross_site(scope.get("method", "GET"), headers, self.allowed_origins):
+            log.warning("web_cross_site", path=scope["path"], method=scope.get("method"))
+            await _json(send, 403, {"error": "forbidden", "detail": "cross-site request refused"})
+            return True
+        return False
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        ip = (scope.get("client") or ("unknown", 0))[0]
+        if await self._refused_site(scope, send):
+            return
+        peer = (scope.get("client") or ("unknown", 0))[0]
+        forwarded = dict(scope.get("headers") or []).get(b"x-forwarded-for")
+        ip = client_ip(peer, forwarded.decode("latin-1") if forwarded else None, self.proxies)
         if scope["path"].startswith(self.prefix) and not self.limiter.allow(ip):
             self.on_limited()
             log.info("web_ip_limited", path=scope["path"])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ipaddress
+
 from pydantic import Field, SecretStr, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -21,6 +23,11 @@ class WebSettings(BaseSettings):
     port: int = Field(8080, ge=0, le=65535)
     jwt_secret: SecretStr | None = None  # HS256 key; `fuzi token create --user NAME` signs with it
     token_ttl: str = "7d"  # default lifetime of `fuzi token create` tokens: 30m, 12h, 7d
+    token_max_ttl: str = "30d"  # longest token lifetime issued or accepted (a leaked token dies by then)
+    allowed_hosts: str = (
+        ""  # extra Host names a loopback server without a secret answers (else localhost/loopback only)
+    )
+    trusted_proxies: str = ""  # addresses/networks of reverse proxies whose X-Forwarded-For is believed; empty: none
     local_user: str = "local"  # the one person a loopback server without a secret serves
     cors_origins: str = ""  # comma-separated origins allowed to call the API from a browser; empty: none
     max_body_bytes: int = Field(65536, ge=1024)  # larger request bodies get 413
@@ -36,6 +43,28 @@ class WebSettings(BaseSettings):
             raise ValueError("use at least 32 characters (e.g. the output of `openssl rand -hex 32`)")
         return v
 
+    @field_validator("trusted_proxies")
+    @classmethod
+    def _addresses(cls, v: str) -> str:
+        for item in _items(v):
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(f"{item!r} is not an address or network (e.g. 10.0.0.5, 10.0.0.0/8)") from None
+        return v
+
     @property
     def origins(self) -> list[str]:
-        return [o.strip() for o in self.cors_origins.split(",") if o.strip()]
+        return _items(self.cors_origins)
+
+    @property
+    def hosts(self) -> list[str]:
+        return [h.lower() for h in _items(self.allowed_hosts)]
+
+    @property
+    def proxies(self) -> list[str]:
+        return _items(self.trusted_proxies)
+
+
+def _items(text: str) -> list[str]:
+    return [item.strip() for item in text.split(",") if item.strip()]

@@ -1,9 +1,11 @@
-"""`fuzi serve` (the HTTP API and the web page) and `fuzi token create` (a bearer JWT for it)."""
+"""`fuzi serve` (the HTTP API and the web page), `fuzi token create` (a bearer JWT for it) and
+`fuzi token revoke` (every token of a person issued before now stops working, in every process)."""
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import sys
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -15,13 +17,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     tsub = t.add_subparsers(dest="token_command", required=True)
     c = tsub.add_parser("create", help="print a bearer token (JWT, HS256, signed with FUZI_WEB_JWT_SECRET)")
     c.add_argument("--user", required=True, help="the web person the token speaks for")
-    c.add_argument("--ttl", default=None, help="lifetime: 30m, 12h, 7d … (default FUZI_WEB_TOKEN_TTL, 7d)")
+    c.add_argument(
+        "--ttl",
+        default=None,
+        help="lifetime: 30m, 12h, 7d … (default FUZI_WEB_TOKEN_TTL, 7d; at most FUZI_WEB_TOKEN_MAX_TTL)",
+    )
     c.set_defaults(func=_token_create)
+    r = tsub.add_parser("revoke", help="stop every token of a person issued before now (a row in the database)")
+    r.add_argument("--user", required=True, help="the web person whose tokens stop working")
+    r.set_defaults(func=_token_revoke)
 
 
 def _token_create(args: argparse.Namespace) -> int:
     from adapters.web.auth import JwtAuth, parse_ttl, valid_user
     from bot.settings import SettingsError, load_settings
+    from bot.web import max_ttl_s
 
     settings = load_settings()
     secret = settings.web.jwt_secret
@@ -33,7 +43,33 @@ def _token_create(args: argparse.Namespace) -> int:
         ttl = parse_ttl(args.ttl or settings.web.token_ttl)
     except ValueError as exc:
         raise SettingsError(f"--ttl: {exc}") from None
-    print(JwtAuth(secret.get_secret_value()).issue(args.user, ttl))
+    auth = JwtAuth(secret.get_secret_value(), max_ttl_s=max_ttl_s(settings))
+    try:
+        print(auth.issue(args.user, ttl))
+    except ValueError as exc:
+        print(f"--ttl {args.ttl or settings.web.token_ttl}: longer than allowed, {exc}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _token_revoke(args: argparse.Namespace) -> int:
+    from adapters.web.auth import valid_user
+    from bot.logging import configure_logging
+    from bot.settings import SettingsError, load_settings
+    from bot.wiring import database_engine
+    from core.storage import Storage
+
+    settings = load_settings()
+    configure_logging(settings.env, "WARNING")
+    if not valid_user(args.user):
+        raise SettingsError("--user: 1-64 of letters, digits and _ . @ -")
+    settings.home.mkdir(parents=True, exist_ok=True)
+    engine = database_engine(settings)
+    try:
+        moment = asyncio.run(Storage(engine).revocations.revoke(args.user))
+    finally:
+        engine.dispose()
+    print(f"tokens of {args.user} issued before {moment.isoformat(timespec='seconds')} no longer work")
     return 0
 
 

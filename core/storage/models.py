@@ -69,3 +69,35 @@ class Message(SQLModel, table=True):
     status: str = Field(default="ok", max_length=32)
     trace_id: str = Field(default="", max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+# ---- issue 23 (web): token revocations, chat titles, the citations of each reply --------------------
+
+
+class TokenRevocation(SQLModel, table=True):
+    """`fuzi token revoke --user NAME`: that web person's tokens issued before `revoked_at` stop working."""
+
+    __tablename__ = "token_revocation"
+
+    user: str = Field(primary_key=True, max_length=64)
+    revoked_at: datetime = Field(default_factory=utcnow)
+
+
+class ChatTitle(SQLModel, table=True):
+    """The title a chat list shows: the first question, until the person renames the chat."""
+
+    __tablename__ = "chat_title"
+
+    chat_key: str = Field(primary_key=True, max_length=200)
+    title: str = Field(max_length=200)
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ReplyCitations(SQLModel, table=True):
+    """The footnotes of one reply (`trace_id`), as JSON `[{"n","id","ref"}]`, so a history shows them again."""
+
+    __tablename__ = "reply_citations"
+
+    trace_id: str = Field(primary_key=True, max_length=64)
+    chat_key: str = Field(max_length=200, index=True)
+    data: str = "[]"

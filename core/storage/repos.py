@@ -375,3 +375,7 @@ class Storage:
         from core.storage.replies import ReplyRepo  # replies.py builds on _Repo from this module
 
         self.replies = ReplyRepo(engine, lock)
+        from core.storage.chatlog import ChatLog, TokenRevocations  # web chats and tokens (issue 23)
+
+        self.chatlog = ChatLog(engine, lock)
+        self.revocations = TokenRevocations(engine, lock)

@@ -1,146 +1,151 @@
-// Fuzi web page: streams /v1/chat (SSE over fetch), renders Markdown as DOM nodes (never innerHTML),
-// footnotes that expand to the passage, skill switch, stop, zh/en interface.
+// Fuzi web page: chats that persist (list, history, new, rename, delete), replies streamed from
+// /v1/chat (SSE over fetch) and rendered as safe Markdown (render.js), footnotes that open the passage,
+// copy / regenerate / edit / retry, a queue for questions sent while a reply streams, zh/en interface.
 "use strict";
 
-const TEXT = {
-  zh: { skill: "问学方式", memories: "记得什么", send: "请教", stop: "停止", save: "保存",
-        need_token: "此服务需要令牌（fuzi token create --user 名字）。", placeholder: "向夫子请教……",
-        tool: "翻检典籍", stopped: "（已停止）", failed: "连接中断，请再试。", lang: "EN" },
-  en: { skill: "Mode", memories: "Memories", send: "Ask", stop: "Stop", save: "Save",
-        need_token: "This server needs a token (fuzi token create --user NAME).", placeholder: "Ask the Master…",
-        tool: "consulting the classics", stopped: " (stopped)", failed: "Connection lost; please try again.", lang: "中文" },
-};
-let lang = localStorage.getItem("fuzi.lang") || (navigator.language.startsWith("zh") ? "zh" : "en");
-let token = localStorage.getItem("fuzi.token") || "";
-let controller = null;
-const chat = "main";
+import { applyLanguage, lang, t, toggleLanguage } from "./i18n.js";
+import { ChatList, newId } from "./chats.js";
+import { copyText, el, markdown, noteId, stamp } from "./render.js";
+
+const PAGE = 50;
 const $ = (id) => document.getElementById(id);
+const state = { token: localStorage.getItem("fuzi.token") || "", chat: "", controller: null, queue: [], seq: 0 };
 
-function el(tag, attrs, ...children) {
-  const node = document.createElement(tag);
-  for (const [k, v] of Object.entries(attrs || {})) {
-    if (k === "class") node.className = v; else node.setAttribute(k, v);
-  }
-  for (const child of children) node.append(child);
-  return node;
-}
-
+// ---------------------------------------------------------------- HTTP
 function headers() {
   const h = { "Content-Type": "application/json" };
-  if (token) h.Authorization = "Bearer " + token;
+  if (state.token) h.Authorization = "Bearer " + state.token;
   return h;
 }
 
-async function api(path, options) {
+async function api(path, options = {}) {
   const response = await fetch(path, { ...options, headers: headers() });
   if (response.status === 401) { $("login").hidden = false; throw new Error("unauthorized"); }
   return response;
 }
 
-// ---------------------------------------------------------------- interface language
-function applyLanguage() {
-  document.documentElement.lang = lang;
-  for (const node of document.querySelectorAll("[data-i18n]")) node.textContent = TEXT[lang][node.dataset.i18n];
-  $("input").placeholder = TEXT[lang].placeholder;
-  $("lang").textContent = TEXT[lang].lang;
+async function errorText(response) {
+  let body = {};
+  try { body = await response.json(); } catch { /* not JSON */ }
+  if (response.status === 429) return t("slow_down")(body.retry_after_s || Number(response.headers.get("retry-after")) || 60);
+  if (response.status === 413) return t("too_long");
+  if (response.status === 403) return t("forbidden");
+  return t("http_error")(response.status);
 }
 
-// ---------------------------------------------------------------- safe Markdown
-// Inline: **bold**, *italic*, `code`, [n] citation markers. Blocks: paragraphs, "- " lists, "#" headings, ``` code.
-function inline(text, citations) {
-  const out = [];
-  const pattern = /(\*\*[^*]+\*\*|\*[^*\s][^*]*\*|`[^`]+`|\[\d{1,2}\])/g;
-  let last = 0;
-  for (const match of text.matchAll(pattern)) {
-    if (match.index > last) out.push(document.createTextNode(text.slice(last, match.index)));
-    const token = match[0];
-    if (token.startsWith("**")) out.push(el("strong", {}, token.slice(2, -2)));
-    else if (token.startsWith("`")) out.push(el("code", {}, token.slice(1, -1)));
-    else if (token.startsWith("*")) out.push(el("em", {}, token.slice(1, -1)));
-    else {
-      const n = Number(token.slice(1, -1));
-      const cite = citations.find((c) => c.n === n);
-      if (cite) {
-        const button = el("button", { type: "button", title: cite.ref }, String(n));
-        button.addEventListener("click", () => document.getElementById(noteId(cite))?.querySelector("button").click());
-        out.push(el("sup", { class: "cite" }, button));
-      } else out.push(document.createTextNode(token));
-    }
-    last = match.index + token.length;
-  }
-  if (last < text.length) out.push(document.createTextNode(text.slice(last)));
-  return out;
+// ---------------------------------------------------------------- scrolling: follow only a reader at the bottom
+const atBottom = () => { const m = $("messages"); return m.scrollHeight - m.scrollTop - m.clientHeight < 48; };
+function follow(wasAtBottom) { if (wasAtBottom) $("messages").scrollTop = $("messages").scrollHeight; }
+
+function place(node, before) {
+  const stay = atBottom();
+  $("messages").querySelector(".empty")?.remove();
+  if (before) before.before(node); else $("messages").append(node);
+  follow(stay);
+  return node;
 }
 
-function markdown(text, citations) {
-  const root = document.createDocumentFragment();
-  const blocks = text.replace(/\r/g, "").split(/\n{2,}/);
-  for (const block of blocks) {
-    if (block.startsWith("```")) {
-      root.append(el("pre", {}, block.replace(/^```\w*\n?/, "").replace(/\n?```$/, "")));
-    } else if (/^#{1,6} /.test(block)) {
-      root.append(el("h3", {}, ...inline(block.replace(/^#+ /, ""), citations)));
-    } else if (block.split("\n").every((line) => /^\s*([-*]|\d+\.) /.test(line))) {
-      const list = el("ul");
-      for (const line of block.split("\n")) list.append(el("li", {}, ...inline(line.replace(/^\s*([-*]|\d+\.) /, ""), citations)));
-      root.append(list);
-    } else {
-      const p = el("p");
-      block.split("\n").forEach((line, i) => { if (i) p.append(el("br")); p.append(...inline(line, citations)); });
-      root.append(p);
-    }
-  }
-  return root;
+// ---------------------------------------------------------------- messages
+function action(label, handler) {
+  const button = el("button", { type: "button", class: "act" }, t(label));
+  button.addEventListener("click", () => handler(button));
+  return button;
 }
 
-const noteId = (cite) => "note-" + cite.n + "-" + cite.id.replace(/[^A-Za-z0-9]/g, "_");
+function addQuestion(text, when) {
+  const node = el("article", { class: "msg me", "aria-label": t("you") }, el("div", { class: "body" }, text));
+  node.append(el("div", { class: "meta" }, stamp(when), action("edit", () => { $("input").value = text; $("input").focus(); })));
+  return place(node);
+}
 
-function footnotes(citations) {
-  const list = el("ol", { class: "footnotes" });
+function addReply(question, when, before) {
+  const node = el("article", { class: "msg fuzi", "aria-label": t("fuzi"), "data-scope": String(++state.seq) },
+    el("div", { class: "body" }));
+  node.question = question;
+  node.raw = "";
+  node.append(el("div", { class: "meta" }, stamp(when)));
+  return place(node, before);
+}
+
+function addNotice(text, { retry, before } = {}) {
+  const node = el("div", { class: "msg notice", role: "status" }, el("div", { class: "body" }, text));
+  if (retry) node.append(el("div", { class: "meta" }, action("retry", () => ask(retry))));
+  return place(node, before);
+}
+
+function showStatus(node) {
+  node.querySelector(".body").replaceChildren(el("span", { class: "status" }, t("thinking")));
+  node.classList.add("streaming");
+}
+
+let frame = 0;
+function showDelta(node) {
+  if (frame) return;
+  frame = requestAnimationFrame(() => {
+    frame = 0;
+    const stay = atBottom();
+    node.querySelector(".body").replaceChildren(markdown(node.raw, [], node.dataset.scope));
+    follow(stay);
+  });
+}
+
+function footnotes(node, citations) {
+  const list = el("ol", { class: "footnotes", "aria-label": t("footnotes") });
   for (const cite of citations) {
-    const button = el("button", { type: "button", "data-passage": cite.id }, cite.ref || cite.id);
-    const item = el("li", { value: String(cite.n), id: noteId(cite) }, button);
-    button.addEventListener("click", () => togglePassage(item, cite.id));
+    const button = el("button", { type: "button", "data-passage": cite.id, "aria-expanded": "false" }, cite.ref || cite.id);
+    const item = el("li", { value: String(cite.n), id: noteId(node.dataset.scope, cite) }, button);
+    button.addEventListener("click", () => togglePassage(item, button, cite.id));
     list.append(item);
   }
   return list;
 }
 
-async function togglePassage(item, id) {
+async function togglePassage(item, button, id) {
   const open = item.querySelector("blockquote");
+  button.setAttribute("aria-expanded", open ? "false" : "true");
   if (open) { open.remove(); return; }
   const response = await api("/v1/passages/" + encodeURIComponent(id));
-  const quote = el("blockquote", { class: "passage" });
-  quote.textContent = response.ok ? (await response.json()).text : id;
+  const quote = el("blockquote", { class: "passage" }, response.ok ? (await response.json()).text : id);
   item.append(quote);
 }
 
-// ---------------------------------------------------------------- messages
-function bubble(kind, text) {
-  const body = el("div", { class: "body" }, text || "");
-  const node = el("div", { class: "msg " + kind }, body);
-  $("messages").append(node);
-  node.scrollIntoView({ block: "end" });
-  return node;
-}
-
-function showFinal(node, data) {
+function showFinal(node, text, citations, when) {
+  cancelAnimationFrame(frame);
+  frame = 0;
+  const stay = atBottom();
   node.classList.remove("streaming");
-  const body = node.querySelector(".body");
-  body.replaceChildren(markdown(data.text, data.citations));
-  if (data.citations.length) node.append(footnotes(data.citations));
-  node.append(el("div", { class: "trace" }, "trace " + data.trace_id));
+  node.raw = text;
+  node.querySelector(".body").replaceChildren(markdown(text, citations, node.dataset.scope));
+  if (citations.length) node.querySelector(".meta").before(footnotes(node, citations));
+  node.querySelector(".meta").replaceChildren(stamp(when), action("copy", (b) => copyText(node.raw, b)),
+    ...(node.question ? [action("regenerate", () => ask(node.question))] : []));
+  follow(stay);
 }
 
-function showNotice(node, data) {
-  const status = node.querySelector(".status");
-  if (status) status.remove();
-  const body = node.querySelector(".body");
-  if (body.textContent) { node.classList.remove("streaming"); bubble("notice", data.text); return; }
-  node.className = "msg notice";
-  body.textContent = data.text;
+function renderHistory(messages) {
+  let question = null;
+  for (const m of messages) {
+    if (m.role === "user") {
+      question = m.text;
+      addQuestion(m.text, m.created_at);
+      if (m.status !== "ok") addNotice(t("unanswered")(m.status));
+    } else if (m.text) {
+      const text = m.status === "cancelled" ? m.text + t("stopped") : m.text;
+      showFinal(addReply(question, m.created_at), text, m.citations, m.created_at);
+    }
+  }
 }
 
+function emptyHint() {
+  const examples = t("examples").map((q) => {
+    const button = el("button", { type: "button" }, q);
+    button.addEventListener("click", () => { $("input").value = q; $("input").focus(); });
+    return button;
+  });
+  $("messages").replaceChildren(el("div", { class: "empty" }, el("p", {}, t("empty")), el("div", { class: "examples" }, ...examples)));
+}
+
+// ---------------------------------------------------------------- asking: one reply at a time, later questions queue
 async function* sseEvents(response) {
   const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
   let buffer = "";
@@ -159,80 +164,184 @@ async function* sseEvents(response) {
   }
 }
 
-async function send(message, skill) {
-  if (controller) return;
-  if (message) bubble("me", message);
-  const node = bubble("fuzi streaming", "");
-  const body = node.querySelector(".body");
-  controller = new AbortController();
+function ask(message) {
+  const command = message.startsWith("/");
+  if (state.controller) {
+    const queued = command ? null : addQuestion(message);
+    queued?.classList.add("queued");
+    queued?.querySelector(".meta").prepend(el("span", { class: "queued-label" }, t("queued")));
+    state.queue.push({ message, queued, chat: state.chat });
+    return;
+  }
+  stream(message, command ? null : addQuestion(message));
+}
+
+async function stream(message, questionNode) {
+  const command = message.startsWith("/");
+  const node = addReply(command ? null : message, null, questionNode?.nextElementSibling);  // right under its question
+  showStatus(node);
+  const controller = (state.controller = new AbortController());
   $("stop").hidden = false;
-  let ended = false;
+  let final = false;
   try {
     const response = await fetch("/v1/chat", { method: "POST", headers: headers(), signal: controller.signal,
-      body: JSON.stringify(skill ? { message, chat, skill } : { message, chat }) });
-    if (response.status === 401) { $("login").hidden = false; node.remove(); return; }
-    if (!response.ok) { showNotice(node, { text: (await response.json()).detail || response.statusText }); return; }
+      body: JSON.stringify({ message, chat: state.chat }) });
+    if (response.status === 401) { $("login").hidden = false; }
+    if (!response.ok) { addNotice(await errorText(response), { retry: message, before: node }); return; }
     for await (const [name, data] of sseEvents(response)) {
-      if (name === "delta") { node.querySelector(".status")?.remove(); body.append(data.text); }
-      else if (name === "reset") body.textContent = "";
-      else if (name === "tool" && data.phase === "start" && !node.querySelector(".status"))
-        node.append(el("div", { class: "status" }, "…" + TEXT[lang].tool));
-      else if (name === "final") { ended = true; showFinal(node, data); }
+      if (name === "delta") { node.raw += data.text; showDelta(node); }
+      else if (name === "reset") { node.raw = ""; showStatus(node); }
+      else if (name === "final") { final = true; showFinal(node, data.text, data.citations); }
       else if (name === "notice") {
         if (data.extra && data.extra.current) selectSkill(data.extra.current);
-        if (skill && data.reason === "command" && message) continue;  // the switch before a message
-        ended = true; showNotice(node, data);
+        addNotice(data.text, { retry: data.reason === "error" && !command ? message : null, before: node });
       }
-      node.scrollIntoView({ block: "end" });
     }
-    if (!ended) { node.classList.remove("streaming"); body.append(TEXT[lang].stopped); }
+    if (!final && node.raw) { showFinal(node, node.raw + t("stopped"), []); final = true; }
   } catch (error) {
-    if (error.name === "AbortError") { node.classList.remove("streaming"); body.append(TEXT[lang].stopped); }
-    else showNotice(node, { text: TEXT[lang].failed });
+    if (error.name === "AbortError") {
+      if (node.raw) { showFinal(node, node.raw + t("stopped"), []); final = true; }
+    } else addNotice(t("failed"), { retry: command ? null : message, before: node });
   } finally {
-    controller = null;
+    if (!final) node.remove();
+    questionNode?.classList.remove("queued");
+    questionNode?.querySelector(".queued-label")?.remove();
+    state.controller = null;
     $("stop").hidden = true;
+    if (!command) chatList.load().catch(() => {});
+    next();
   }
 }
 
-// ---------------------------------------------------------------- skills
+function next() {
+  const item = state.queue.shift();
+  if (!item) return;
+  if (item.chat !== state.chat) { next(); return; }  // the person left that chat; its bubble went with it
+  stream(item.message, item.queued);
+}
+
+async function stop() {
+  if (!state.controller) return;
+  await api("/v1/chat/cancel", { method: "POST", body: JSON.stringify({ chat: state.chat }) }).catch(() => {});
+  state.controller?.abort();
+}
+
+// ---------------------------------------------------------------- chats
+const chatList = new ChatList($("chat-list"), {
+  api, current: () => state.chat, open: (id) => openChat(id), deleted: (id) => { if (id === state.chat) newChat(); },
+});
+
+async function openChat(id) {
+  state.queue = [];  // questions waiting for the chat being left go with its view (an explicit switch)
+  if (state.controller) await stop();
+  state.chat = id;
+  localStorage.setItem("fuzi.chat", id);
+  drawer(false);
+  chatList.render();
+  $("messages").replaceChildren();
+  await loadPage(null);
+  if (!$("messages").children.length) emptyHint();
+  loadSkills().catch(() => {});
+}
+
+async function loadPage(before) {
+  const query = `?limit=${PAGE}` + (before ? `&before=${before}` : "");
+  const response = await api(`/v1/chats/${state.chat}/messages${query}`);
+  if (!response.ok) return;
+  const messages = (await response.json()).messages;
+  const box = $("messages");
+  const rest = [...box.children];
+  const height = box.scrollHeight;
+  box.replaceChildren();
+  if (messages.length === PAGE) {
+    const older = el("button", { type: "button", class: "older" }, t("older"));
+    older.addEventListener("click", () => { older.remove(); loadPage(messages[0].id); });
+    box.append(older);
+  }
+  renderHistory(messages);
+  box.append(...rest);
+  box.scrollTop = before ? box.scrollHeight - height : box.scrollHeight;
+}
+
+function newChat() {
+  state.chat = newId();
+  localStorage.setItem("fuzi.chat", state.chat);
+  drawer(false);
+  chatList.render();
+  emptyHint();
+  loadSkills().catch(() => {});
+  $("input").focus();
+}
+
+function drawer(open) {
+  document.body.classList.toggle("drawer-open", open);
+  $("backdrop").hidden = !open;
+  $("menu").setAttribute("aria-expanded", String(open));
+}
+
+// ---------------------------------------------------------------- skills, login, start
 function selectSkill(name) { if ([...$("skill").options].some((o) => o.value === name)) $("skill").value = name; }
 
 async function loadSkills() {
-  const response = await api("/v1/skills?chat=" + chat);
+  const response = await api("/v1/skills?chat=" + state.chat);
   if (!response.ok) return;
   const data = await response.json();
   $("skill").replaceChildren(...data.skills.map((s) => el("option", { value: s.name }, s.display)));
   if (data.current) selectSkill(data.current);
 }
 
-// ---------------------------------------------------------------- start
-function start() {
-  applyLanguage();
+async function begin() {
+  const me = await api("/v1/me");
+  if (!me.ok) return;
+  $("login").hidden = true;
+  $("logout").hidden = (await me.json()).auth !== "jwt";
+  await chatList.load();
+  const remembered = localStorage.getItem("fuzi.chat");
+  const last = chatList.chats.find((c) => c.chat === remembered) || chatList.chats[0];
+  if (last) await openChat(last.chat); else newChat();
+}
+
+function wire() {
   $("ask").addEventListener("submit", (event) => {
     event.preventDefault();
     const message = $("input").value.trim();
     if (!message) return;
     $("input").value = "";
-    send(message);
+    ask(message);
   });
   $("input").addEventListener("keydown", (event) => {
     if (event.key === "Enter" && !event.shiftKey && !event.isComposing) { event.preventDefault(); $("ask").requestSubmit(); }
   });
-  $("stop").addEventListener("click", async () => {
-    await api("/v1/chat/cancel", { method: "POST", body: JSON.stringify({ chat }) }).catch(() => {});
-    if (controller) controller.abort();
+  document.addEventListener("keydown", (event) => {
+    if (event.key !== "Escape") return;
+    if (document.body.classList.contains("drawer-open")) drawer(false); else stop();
   });
-  $("skill").addEventListener("change", () => send("/skill " + $("skill").value));
-  $("memories").addEventListener("click", () => send("/memories"));
-  $("lang").addEventListener("click", () => { lang = lang === "zh" ? "en" : "zh"; localStorage.setItem("fuzi.lang", lang); applyLanguage(); });
+  $("stop").addEventListener("click", stop);
+  $("skill").addEventListener("change", () => ask("/skill " + $("skill").value));
+  $("memories").addEventListener("click", () => ask("/memories"));
+  $("lang").addEventListener("click", () => { toggleLanguage(); applyLanguage(); chatList.render(); });
+  $("new-chat").addEventListener("click", newChat);
+  $("menu").addEventListener("click", () => drawer(!document.body.classList.contains("drawer-open")));
+  $("backdrop").addEventListener("click", () => drawer(false));
   $("save-token").addEventListener("click", () => {
-    token = $("token").value.trim();
-    localStorage.setItem("fuzi.token", token);
-    $("login").hidden = true;
-    loadSkills().catch(() => {});
+    state.token = $("token").value.trim();
+    localStorage.setItem("fuzi.token", state.token);
+    begin().catch(() => {});
   });
-  loadSkills().catch(() => {});
+  $("logout").addEventListener("click", () => {
+    state.token = "";
+    localStorage.removeItem("fuzi.token");
+    chatList.clear();
+    $("messages").replaceChildren();
+    $("logout").hidden = true;
+    $("login").hidden = false;
+  });
 }
 
-document.addEventListener("DOMContentLoaded", start);
+function start() {
+  applyLanguage();
+  wire();
+  begin().catch(() => {});
+}
+
+if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();
