@@ -46,6 +46,7 @@ from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
+from core.quotes import screen_quotes
 from core.script import Script, ScriptConverter
 from core.skills import Skill, SkillRegistry
 from core.storage.replies import Interrupted
@@ -216,7 +217,8 @@ class ChatService:
             text = await self._checked_input(incoming.text)
             async with self.admission.admit(turn):
                 await self._store_user(turn, "ok")
-                cleaned = replace(turn, incoming=replace(incoming, text=text))
+                quoted = screen_quotes(incoming.quoted, self._guard)  # data, clipped; never a refusal
+                cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
                 script = await self._reply_script(incoming)
                 async with aclosing(self._in_task(cleaned, skill)) as events:
                     async for event in events:

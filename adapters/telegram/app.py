@@ -32,6 +32,7 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
+from adapters.telegram.admins import TelegramAdmins
 from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
@@ -86,6 +87,7 @@ def build_application(
         .build()
     )
     app.bot_data["handlers"] = handlers
+    engine.register_admin_check("telegram", TelegramAdmins(app.bot))
     app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
