@@ -46,6 +46,7 @@ from core.llm.breaker import CircuitBreakerLLM
 from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
+from core.lookup import PassageLookup
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
@@ -203,6 +204,7 @@ def compose_service(
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
     scripts: ScriptConverter | None = None,
+    lookup_limits: str = "memory://",
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -240,6 +242,7 @@ def compose_service(
         clock=clock,
         settings=settings,
         scripts=scripts,
+        lookup=PassageLookup(retriever, scripts, limits_storage=lookup_limits) if retriever is not None else None,
     )
 
 
@@ -341,6 +344,7 @@ async def open_runtime(
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
             scripts=scripts,
+            lookup_limits=settings.redis.url or "memory://",
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         await service.close_interrupted(_interrupted_before(settings))

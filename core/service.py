@@ -45,6 +45,7 @@ from core.fallback import LadderRequest, LevelStart
 from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
+from core.lookup import NOTHING, LookupResult, PassageLookup
 from core.ports import ContextBuilder, Guard, Turn
 from core.quotes import screen_quotes
 from core.script import Script, ScriptConverter
@@ -92,6 +93,7 @@ class ChatService:
         settings: the /settings command (already on `router`): adapters register their admin check
             on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
         scripts: Simplified/Traditional conversion of answers (core/script.py); None: never converted.
+        lookup: retrieval-only passage look-ups (inline mode, /passage); None: none offered.
     """
 
     def __init__(
@@ -109,10 +111,12 @@ class ChatService:
         clock: Callable[[], float] = time.monotonic,
         settings: SettingsCommand | None = None,
         scripts: ScriptConverter | None = None,
+        lookup: PassageLookup | None = None,
     ):
         self._storage = storage
         self.settings = settings
         self._scripts = scripts
+        self._lookup = lookup
         self._skills = skills
         self._router = router
         self._context = context
@@ -186,6 +190,12 @@ class ChatService:
         """Tell `listener` about every stored settings change (e.g. the digest's storage)."""
         if self.settings is not None:
             self.settings.add_listener(listener)
+
+    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
+        """Up to `k` cited passages for `query`, from retrieval alone (core/lookup.py)."""
+        if self._lookup is None:
+            return LookupResult(hint=NOTHING)
+        return await self._lookup.lookup(query, account=f"{platform}:{user_id}", k=k)
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""

@@ -139,6 +139,9 @@ class ObservedEngine:
     def register_admin_check(self, platform: str, check: Any) -> None:
         self._engine.register_admin_check(platform, check)
 
+    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
+        return await self._engine.look_up(platform, user_id, query, k)
+
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""
         started, outcome, level, first = self._clock(), "cancelled", "-", False

@@ -27,6 +27,7 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
@@ -126,11 +127,16 @@ class FuziDiscordClient(discord.Client):
             await self._observe(incoming)
             return
         try:
+            incoming = replace(incoming, quoted=await quotes_of(message, self._fetch_message))
             channel, incoming = await self._reply_channel(message, incoming)
             await self._stream(incoming, ChannelSink(channel, reply_to=message if channel is message.channel else None))
         except Exception:
             log.exception("discord_message_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
             await self._quiet(message.channel.send(say("ERROR", None, trace=incoming.trace_id)))
+
+    async def _fetch_message(self, channel_id: int, message_id: int) -> discord.Message:
+        """A message over REST (a quoted message the gateway did not include)."""
+        return await self.get_partial_messageable(channel_id).fetch_message(message_id)
 
     async def _reply_channel(self, message: discord.Message, incoming: Incoming) -> tuple[Any, Incoming]:
         """Where to answer: the message's channel, or a new thread when thread replies are on."""

@@ -92,7 +92,15 @@ def incoming_from_message(message: discord.Message, bot_id: int, *, content_inte
         addressed=addressed,
         command=command,
         message_id=str(message.id),
+        sender_admin=_manages(message.author.guild_permissions) if isinstance(message.author, discord.Member) else None,
     )
+
+
+def _manages(permissions: discord.Permissions | None) -> bool | None:
+    """Manage Server or Manage Channels (or Administrator): the admins of a guild's settings."""
+    if permissions is None:
+        return None
+    return permissions.administrator or permissions.manage_guild or permissions.manage_channels
 
 
 def incoming_from_interaction(interaction: discord.Interaction, command: str | None, text: str) -> Incoming:
@@ -107,4 +115,5 @@ def incoming_from_interaction(interaction: discord.Interaction, command: str | N
         addressed=True,
         command=command,
         message_id=str(interaction.id),
+        sender_admin=_manages(interaction.permissions) if interaction.guild_id is not None else None,
     )

@@ -23,6 +23,7 @@ from telegram.ext import (
     ApplicationHandlerStop,
     BaseRateLimiter,
     CallbackQueryHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -42,7 +43,7 @@ from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
@@ -90,6 +91,7 @@ def build_application(
     engine.register_admin_check("telegram", TelegramAdmins(app.bot))
     app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
+    app.add_handler(InlineQueryHandler(handlers.on_inline))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app

@@ -21,6 +21,7 @@ from telegram.ext import ContextTypes
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply, report_delivery
+from adapters.telegram.inline import answer_inline
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
@@ -109,6 +110,11 @@ class TelegramHandlers:
         incoming = incoming_for(message, Route("command", args, "settings"), user=query.from_user)
         with bind_trace(incoming):
             await press_settings(self.engine, query, message, incoming)
+
+    async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """`@bot words` in any chat: cited passages from retrieval (adapters/telegram/inline.py)."""
+        if update.inline_query is not None:
+            await answer_inline(self.engine, update.inline_query)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Errors PTB caught outside our own try blocks (e.g. while reading an update)."""
