@@ -6,6 +6,8 @@ with the real guard and memory over SQLite ↔ the fake OpenAI server.
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest_asyncio
 
 from core.commands import CommandRouter
@@ -38,6 +40,14 @@ def engine_for(tmp_path, fake_llm):
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5)
     guard = FuziGuard(InMemoryRateLimiter(Quota()))
     return storage, make_service(storage, llm=llm, router=router, context=memory.context, guard=guard)
+
+
+async def settled(service, timeout: float = 10.0) -> None:
+    """Until nobody's reply is running: the answer shows a moment before the person's slot is free,
+    and a question in that moment is (rightly) told "busy"."""
+    async with asyncio.timeout(timeout):
+        while any(service.admission.running.is_running(person) for person in range(1, 20)):
+            await asyncio.sleep(0.02)
 
 
 def last_user_content(fake_llm) -> str:
@@ -74,10 +84,12 @@ async def test_selected_quote_external_reply_and_clipping(tmp_path, fake_llm, tg
         original = shapes.group_message(GROUP, long_text, shapes.user(BO, "Bo"))
         tg.group_text(GROUP, ASK, user_id=ANN, extra={"reply_to_message": original, "quote": shapes.quote("仁者爱人")})
         await tg.wait_for(lambda: any(m.text == "答一" for m in tg.messages_in(GROUP)), timeout=20)
+        await settled(service)
         selected = last_user_content(fake_llm)
         fake_llm.reply_text("答二")
         tg.group_text(GROUP, ASK, user_id=ANN, extra={"reply_to_message": original})
         await tg.wait_for(lambda: any(m.text == "答二" for m in tg.messages_in(GROUP)), timeout=20)
+        await settled(service)
         clipped = last_user_content(fake_llm)
         fake_llm.reply_text("答三")
         other_chat = {"id": -100999, "type": "supergroup", "title": "读书会"}
@@ -114,6 +126,7 @@ async def test_media_only_and_bot_quotes_are_labelled(tmp_path, fake_llm, tg):
         pic = shapes.group_message(GROUP, None, shapes.user(BO, "Bo"), photo=photo)
         tg.group_text(GROUP, ASK, user_id=ANN, extra={"reply_to_message": pic})
         await tg.wait_for(lambda: any(m.text == "好。" for m in tg.messages_in(GROUP)), timeout=20)
+        await settled(service)
         media = last_user_content(fake_llm)
         fake_llm.reply_text("好二。")
         other_bot = shapes.group_message(GROUP, "天气晴", shapes.user(88, "WeatherBot", is_bot=True))
