@@ -12,7 +12,8 @@ id. The command answers publicly with the passage and its citation.
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Coroutine, Sequence
+from typing import Any
 
 import discord
 from discord import app_commands
@@ -25,7 +26,7 @@ _SCRIPTS = (("简体 simplified", "simplified"), ("繁體 traditional", "traditi
 _SWITCH = (("on", "on"), ("off", "off"))
 
 PassageRunner = Callable[[discord.Interaction, str], Awaitable[None]]
-Completer = Callable[[discord.Interaction, str], Awaitable[list[app_commands.Choice[str]]]]
+Completer = Callable[[discord.Interaction, str], Coroutine[Any, Any, list[app_commands.Choice[str]]]]
 
 
 def _choices(pairs: Sequence[tuple[str, str]]) -> list[app_commands.Choice[str]]:
@@ -70,6 +71,8 @@ def build_passage_command(run: PassageRunner, complete: Completer) -> app_comman
     async def callback(interaction: discord.Interaction, query: str) -> None:
         await run(interaction, query)
 
-    command = app_commands.Command(name="passage", description="查一章原文 · Look up a passage", callback=callback)
+    command: app_commands.Command[Any, ..., None] = app_commands.Command(
+        name="passage", description="查一章原文 · Look up a passage", callback=callback
+    )
     command.autocomplete("query")(complete)
     return command

@@ -96,6 +96,8 @@ def incoming_for(message: Message, r: Route, user=None) -> Incoming:
     carries what it replies to (adapters/telegram/quotes.py).
     """
     sender = user or message.from_user
+    if sender is None:  # `route` never routes a message without a sender
+        raise ValueError("a routed message has a sender")
     user_id, name = str(sender.id), sender.full_name or sender.username or ""
     anonymous = user is None and anonymous_admin(message)
     if anonymous:
