@@ -66,3 +66,33 @@ async def test_two_admins_changing_at_once_both_logged_last_one_wins(postgres_ur
     finally:
         one.dispose()
         two.dispose()
+
+
+async def test_a_change_made_by_another_process_is_seen_here(postgres_url):  # noqa: F811
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    engine = open_database(postgres_url)
+    try:
+        here = Storage(engine).settings
+        assert (await here.get("telegram:-9")).script is None  # cached now
+        script = (
+            "import asyncio, sys\n"
+            "from core.storage import Storage, open_database\n"
+            "async def main():\n"
+            "    e = open_database(sys.argv[1])\n"
+            "    await Storage(e).settings.change('telegram:-9', 'script', 'traditional', account='telegram:3', is_group=True)\n"
+            "    e.dispose()\n"
+            "asyncio.run(main())\n"
+        )
+        root = Path(__file__).resolve().parents[1]
+        done = subprocess.run([sys.executable, "-c", script, postgres_url], cwd=root, capture_output=True, timeout=120)
+        assert done.returncode == 0, done.stderr.decode()[-800:]
+        assert (await here.fresh("telegram:-9")).script == "traditional"
+        here.forget_cached()
+        assert (await here.get("telegram:-9")).script == "traditional"
+        [change] = await here.history("telegram:-9")
+        assert change.account == "telegram:3"
+    finally:
+        engine.dispose()
