@@ -135,3 +135,21 @@ async def test_passage_autocomplete_and_answer(fake_discord: FakeDiscord, parts)
     assert fake_discord.autocompletes[1] == []
     answer = fake_discord.original(inter["token"])["content"]
     assert answer.startswith("子曰：“学而时习之") and answer.endswith("-# 《论语·学而》第1章 · lunyu:1.1")
+
+
+async def test_a_forward_in_a_dm_is_answered_about_the_forwarded_words(fake_discord: FakeDiscord, fake_llm, parts):
+    _, service = parts
+    fake_llm.reply_text("此诗言君子好逑。")
+    data = p.message(
+        message_id=p.snowflake(), channel_id=fake_discord.dm_channel_id, author=fake_discord.human, content=""
+    )
+    data["message_reference"] = {"type": 1, "message_id": p.snowflake(), "channel_id": p.snowflake()}
+    snapshot = {"type": 0, "content": "关关雎鸠，在河之洲", "embeds": [], "attachments": [], "timestamp": p.now_iso()}
+    data["message_snapshots"] = [{"message": {**snapshot, "edited_timestamp": None, "flags": 0}}]
+    async with running_bot(fake_discord, service):
+        await fake_discord.dispatch("MESSAGE_CREATE", data)
+        await until(lambda: bool(fake_llm.requests))
+        await until(lambda: not service.admission.running.is_running(1))
+    content = last_user_content(fake_llm)
+    assert '<quoted from="某人 someone" source="forward">\n关关雎鸠，在河之洲\n</quoted>' in content
+    assert "请看这条转发的消息。" in content

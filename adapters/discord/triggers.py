@@ -19,6 +19,16 @@ from core.types import ASK_COMMAND, Incoming, parse_command
 PLATFORM = "discord"
 
 
+FORWARD_ONLY = "请看这条转发的消息。"
+"""The person's words for a forward sent without a comment: the forwarded text comes as a quote."""
+
+
+def is_forward(message: discord.Message) -> bool:
+    """A forwarded message (its text is in `message_snapshots`, see adapters/discord/quotes.py)."""
+    ref = message.reference
+    return ref is not None and ref.type is discord.MessageReferenceType.forward and bool(message.message_snapshots)
+
+
 def is_bot_thread(channel: object, bot_id: int) -> bool:
     """True for a thread the bot started."""
     return isinstance(channel, discord.Thread) and channel.owner_id == bot_id
@@ -77,6 +87,8 @@ def incoming_from_message(message: discord.Message, bot_id: int, *, content_inte
         return None
     addressed = is_addressed(message, bot_id)
     text = readable_mentions(strip_mentions(message.content, bot_id, bot_role_ids(message, bot_id)), message)
+    if not text and addressed and is_forward(message):  # a forward with no words of the person's own
+        text = FORWARD_ONLY
     if not text or (not addressed and not content_intent):
         return None
     command, args = parse_command(text) if addressed else (None, text)
