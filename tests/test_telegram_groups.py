@@ -169,3 +169,14 @@ async def test_settings_admins_only_keyboard_and_anonymous_admin(tmp_path, fake_
     who = [(c.field, c.account) for c in await storage.settings.history(f"telegram:{GROUP}")]
     assert who == [("digest", f"telegram:{GROUP}"), ("script", f"telegram:{ANN}")]
     assert all(int(c.params["user_id"]) != BOT_ID for c in tg.calls_to("getChatMember"))
+
+
+async def test_a_group_set_to_traditional_gets_traditional_answers(tmp_path, fake_llm, tg):
+    _, service = engine_for(tmp_path, fake_llm)
+    tg.members[(GROUP, ANN)] = "creator"
+    fake_llm.reply_text("学而时习之，不亦说乎？")
+    async with running_bot(tg, service):
+        tg.group_text(GROUP, "/settings script 繁體", user_id=ANN)
+        await tg.wait_for(lambda: any("已改为" in m.text for m in tg.messages_in(GROUP)))
+        tg.group_text(GROUP, f"@{BOT_USERNAME} 何为学？", user_id=BO)
+        await tg.wait_for(lambda: any(m.text == "學而時習之，不亦說乎？" for m in tg.messages_in(GROUP)), timeout=20)
