@@ -47,6 +47,14 @@ class Engine(Protocol):
         """Where the replies a crash cut short are shown on `platform` (each handed out once)."""
         ...
 
+    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
+        """Cited passages from retrieval alone (core.lookup.LookupResult): inline mode, /passage."""
+        ...
+
+    def register_admin_check(self, platform: str, check: Any) -> None:
+        """The adapter's answer to "is this user an admin of this group?" (core.chatsettings.admins.AdminCheck)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Turn:

@@ -131,6 +131,10 @@ class CorpusRetriever:
             )
         self.queries: list[tuple[str, str]] = []
 
+    async def get(self, passage_id: str) -> Hit | None:
+        """One passage by id, as HybridRetriever.get gives it (None when unknown)."""
+        return next((Hit(pid, ref, text, 0.0) for pid, ref, text in self.passages if pid == passage_id), None)
+
     def search(self, query: str, *, k: int = 5, corpus: str = "all") -> Hits:
         self.queries.append((query, corpus))
         grams = _bigrams(query)

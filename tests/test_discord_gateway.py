@@ -40,6 +40,8 @@ async def test_commands_sync_globally(fake_discord: FakeDiscord):
         "link",
         "help",
         "cancel",
+        "settings",
+        "passage",
     }
     (question,) = by_name["ask"]["options"]
     assert question["name"] == "question" and question["required"] is True
@@ -52,7 +54,7 @@ async def test_commands_sync_to_dev_guild(fake_discord: FakeDiscord):
     async with running_bot(fake_discord, ScriptedEngine(), guild_id=int(fake_discord.guild_id)):
         (put,) = fake_discord.calls("PUT", r"/commands$")
     assert put.path == f"/applications/{fake_discord.app_id}/guilds/{fake_discord.guild_id}/commands"
-    assert len(put.body) == 10
+    assert len(put.body) == 12
 
 
 async def test_reconnects_and_resumes_after_gateway_drop(fake_discord: FakeDiscord):

@@ -27,7 +27,9 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
+from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
@@ -93,6 +95,8 @@ class FuziDiscordClient(discord.Client):
             log.warning("discord_threads_need_message_content", hint="replies in threads need a mention without it")
         for command in build_commands(self._run_command, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
+        self.tree.add_command(build_settings_group(self._run_command, list(skills)), guild=guild)
+        self.tree.add_command(build_passage_command(self._passage, self._complete_passage), guild=guild)
         self.add_dynamic_items(SkillButton)
         if not self.settings.syncs_commands:  # the process running shard 0 syncs for everyone
             log.info("discord_commands_sync_skipped", shards=self.settings.shards)
@@ -135,11 +139,16 @@ class FuziDiscordClient(discord.Client):
             await self._observe(incoming)
             return
         try:
+            incoming = replace(incoming, quoted=await quotes_of(message, self._fetch_message))
             channel, incoming = await self._reply_channel(message, incoming)
             await self._stream(incoming, ChannelSink(channel, reply_to=message if channel is message.channel else None))
         except Exception:
             log.exception("discord_message_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
             await self._quiet(message.channel.send(say("ERROR", None, trace=incoming.trace_id)))
+
+    async def _fetch_message(self, channel_id: int, message_id: int) -> discord.Message:
+        """A message over REST (a quoted message the gateway did not include)."""
+        return await self.get_partial_messageable(channel_id).fetch_message(message_id)
 
     async def _reply_channel(self, message: discord.Message, incoming: Incoming) -> tuple[Any, Incoming]:
         """Where to answer: the message's channel, or a new thread when thread replies are on."""
@@ -168,6 +177,18 @@ class FuziDiscordClient(discord.Client):
         """Defer ("thinking…"), run the command or question through the engine, stream the answer."""
         private = spec.private and interaction.guild_id is not None
         await self._answer(interaction, spec.engine_command, text, private=private, label=spec.name)
+
+    async def _complete_passage(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
+        """Autocomplete for /passage: passages found for what is typed so far (value: the passage id)."""
+        result = await self.engine.look_up("discord", str(interaction.user.id), current, AUTOCOMPLETE_CHOICES)
+        return [app_commands.Choice(name=f"{p.ref} {p.text}"[:100], value=p.id) for p in result.passages]
+
+    async def _passage(self, interaction: discord.Interaction, query: str) -> None:
+        """/passage: the best passage for the query (or the id autocomplete chose), with its citation."""
+        await interaction.response.defer(thinking=True)
+        result = await self.engine.look_up("discord", str(interaction.user.id), query, 1)
+        text = passage_text(result.passages[0]) if result.passages else (result.hint or "…")
+        await interaction.edit_original_response(content=text)
 
     async def run_choice(self, interaction: discord.Interaction, command: str, value: str) -> None:
         """A menu button was clicked: run ``/command value`` and put the answer in the menu's place."""
@@ -282,6 +303,11 @@ class FuziDiscordClient(discord.Client):
 
 async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
+
+
+def passage_text(p: Any) -> str:
+    """A looked-up passage as a Discord message: the text, then its citation in subtext."""
+    return f"{p.text[:1900]}\n-# {p.ref} · {p.id}"
 
 
 def _elapsed(start: float, end: float | None) -> float | None:

@@ -75,7 +75,7 @@ def build_commands(
         engine_commands: (name, summary_zh, summary_en) the engine knows; the ones not in the fixed
             set become commands with one optional text option.
     """
-    known = {spec.name for spec in COMMANDS} | {SKILL.name} | NOT_ON_DISCORD
+    known = {spec.name for spec in COMMANDS} | {SKILL.name, "settings"} | NOT_ON_DISCORD  # /settings: a group
     extras = [
         CommandSpec(name, f"{zh} · {en}"[:100], "text", "参数（可留空）")
         for name, zh, en in engine_commands

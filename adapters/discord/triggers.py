@@ -19,6 +19,16 @@ from core.types import ASK_COMMAND, Incoming, parse_command
 PLATFORM = "discord"
 
 
+FORWARD_ONLY = "请看这条转发的消息。"
+"""The person's words for a forward sent without a comment: the forwarded text comes as a quote."""
+
+
+def is_forward(message: discord.Message) -> bool:
+    """A forwarded message (its text is in `message_snapshots`, see adapters/discord/quotes.py)."""
+    ref = message.reference
+    return ref is not None and ref.type is discord.MessageReferenceType.forward and bool(message.message_snapshots)
+
+
 def is_bot_thread(channel: object, bot_id: int) -> bool:
     """True for a thread the bot started."""
     return isinstance(channel, discord.Thread) and channel.owner_id == bot_id
@@ -77,6 +87,8 @@ def incoming_from_message(message: discord.Message, bot_id: int, *, content_inte
         return None
     addressed = is_addressed(message, bot_id)
     text = readable_mentions(strip_mentions(message.content, bot_id, bot_role_ids(message, bot_id)), message)
+    if not text and addressed and is_forward(message):  # a forward with no words of the person's own
+        text = FORWARD_ONLY
     if not text or (not addressed and not content_intent):
         return None
     command, args = parse_command(text) if addressed else (None, text)
@@ -92,7 +104,15 @@ def incoming_from_message(message: discord.Message, bot_id: int, *, content_inte
         addressed=addressed,
         command=command,
         message_id=str(message.id),
+        sender_admin=_manages(message.author.guild_permissions) if isinstance(message.author, discord.Member) else None,
     )
+
+
+def _manages(permissions: discord.Permissions | None) -> bool | None:
+    """Manage Server or Manage Channels (or Administrator): the admins of a guild's settings."""
+    if permissions is None:
+        return None
+    return permissions.administrator or permissions.manage_guild or permissions.manage_channels
 
 
 def incoming_from_interaction(interaction: discord.Interaction, command: str | None, text: str) -> Incoming:
@@ -107,4 +127,5 @@ def incoming_from_interaction(interaction: discord.Interaction, command: str | N
         addressed=True,
         command=command,
         message_id=str(interaction.id),
+        sender_admin=_manages(interaction.permissions) if interaction.guild_id is not None else None,
     )

@@ -23,6 +23,7 @@ from telegram.ext import (
     ApplicationHandlerStop,
     BaseRateLimiter,
     CallbackQueryHandler,
+    InlineQueryHandler,
     MessageHandler,
     TypeHandler,
     filters,
@@ -32,6 +33,7 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
+from adapters.telegram.admins import TelegramAdmins
 from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
@@ -41,7 +43,7 @@ from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
@@ -86,8 +88,10 @@ def build_application(
         .build()
     )
     app.bot_data["handlers"] = handlers
+    engine.register_admin_check("telegram", TelegramAdmins(app.bot))
     app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
+    app.add_handler(InlineQueryHandler(handlers.on_inline))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app

@@ -13,7 +13,7 @@ import asyncio
 from collections.abc import AsyncIterator
 
 import structlog
-from telegram import Message, Update
+from telegram import CallbackQuery, Message, Update
 from telegram.constants import ChatType
 from telegram.error import TelegramError
 from telegram.ext import ContextTypes
@@ -21,8 +21,10 @@ from telegram.ext import ContextTypes
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply, report_delivery
+from adapters.telegram.inline import answer_inline
 from adapters.telegram.routing import Route, incoming_for, route
 from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
 from core.logging import bind_trace
@@ -86,6 +88,9 @@ class TelegramHandlers:
         if query is None:
             return
         data = query.data or ""
+        if data.startswith(SETTINGS_CALLBACK_PREFIX):
+            await self._settings_press(query, data[len(SETTINGS_CALLBACK_PREFIX) :])
+            return
         try:
             await query.answer()  # stops the button's spinner; too old a query cannot be answered
         except TelegramError as exc:
@@ -96,6 +101,20 @@ class TelegramHandlers:
         r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
         incoming = incoming_for(message, r, user=query.from_user)
         await self._answer(context, message, incoming, quote=False)
+
+    async def _settings_press(self, query: CallbackQuery, args: str) -> None:
+        """A settings button: the engine decides for the presser; refusals pop up, changes edit the menu."""
+        message = query.message if isinstance(query.message, Message) else None
+        if message is None:
+            return
+        incoming = incoming_for(message, Route("command", args, "settings"), user=query.from_user)
+        with bind_trace(incoming):
+            await press_settings(self.engine, query, message, incoming)
+
+    async def on_inline(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """`@bot words` in any chat: cited passages from retrieval (adapters/telegram/inline.py)."""
+        if update.inline_query is not None:
+            await answer_inline(self.engine, update.inline_query)
 
     async def on_error(self, update: object, context: ContextTypes.DEFAULT_TYPE) -> None:
         """Errors PTB caught outside our own try blocks (e.g. while reading an update)."""

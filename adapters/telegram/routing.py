@@ -4,7 +4,8 @@ Private chats: every message. Groups and supergroups: only when the bot is menti
 ``@username`` entity or a text mention of the bot), when the message replies to one of the bot's
 messages, or on a command (``/cmd`` or ``/cmd@botname``; ``/cmd@otherbot`` is not ours).
 Other group text goes to the engine as context (``addressed=False``), with no answer; other
-group messages, channels and messages from bots are ignored.
+group messages, channels and messages from bots are ignored — except an anonymous admin, whose
+messages Telegram sends "from" GroupAnonymousBot with the group as `sender_chat`.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from dataclasses import dataclass
 from telegram import Message, MessageEntity
 from telegram.constants import ChatType
 
+from adapters.telegram.quotes import quotes_of
 from core.types import ASK_COMMAND, Incoming, parse_command
 
 
@@ -54,9 +56,16 @@ def strip_mention(text: str, username: str) -> str:
     return re.sub(r"[ \t]{2,}", " ", cleaned).strip()
 
 
+def anonymous_admin(message: Message) -> bool:
+    """An admin posting anonymously, as the group itself (`sender_chat` is the chat): an admin for settings."""
+    return message.sender_chat is not None and message.sender_chat.id == message.chat.id
+
+
 def route(message: Message, bot_id: int, username: str) -> Route | None:
     """The route for ``message``, or None when Fuzi should stay quiet."""
-    if message.from_user is None or message.from_user.is_bot or message.chat.type == ChatType.CHANNEL:
+    if message.from_user is None or message.chat.type == ChatType.CHANNEL:
+        return None
+    if message.from_user.is_bot and not anonymous_admin(message):  # anonymous admins arrive "from" a bot
         return None
     private = message.chat.type == ChatType.PRIVATE
     if message.text:
@@ -81,16 +90,28 @@ def conversation_id(message: Message) -> str:
 
 
 def incoming_for(message: Message, r: Route, user=None) -> Incoming:
-    """Build the core's view of a routed message (``user`` overrides the sender, for buttons)."""
+    """Build the core's view of a routed message (``user`` overrides the sender, for buttons).
+
+    An anonymous admin is one person, the group itself (its id and title), and an admin. A question
+    carries what it replies to (adapters/telegram/quotes.py).
+    """
     sender = user or message.from_user
+    if sender is None:  # `route` never routes a message without a sender
+        raise ValueError("a routed message has a sender")
+    user_id, name = str(sender.id), sender.full_name or sender.username or ""
+    anonymous = user is None and anonymous_admin(message)
+    if anonymous:
+        user_id, name = str(message.chat.id), message.author_signature or message.chat.title or "群管理员"
     return Incoming(
         platform="telegram",
-        user_id=str(sender.id),
+        user_id=user_id,
         chat_id=conversation_id(message),
         text=r.text,
-        user_name=sender.full_name or sender.username or "",
+        user_name=name,
         is_group=message.chat.type in (ChatType.GROUP, ChatType.SUPERGROUP),
         addressed=r.kind != "context",
         command=r.command,
         message_id=str(message.message_id),
+        sender_admin=True if anonymous else None,
+        quoted=quotes_of(message) if r.kind == "text" else (),
     )

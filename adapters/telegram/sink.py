@@ -26,6 +26,7 @@ from adapters.common.split import split_text
 from adapters.common.stream import RateLimited, TransientDelivery
 from adapters.telegram.markdown import to_html, utf16_len
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
+from adapters.telegram.settings_ui import settings_keyboard
 
 log = structlog.get_logger(__name__)
 
@@ -39,7 +40,10 @@ def rendered_length(markdown: str) -> int:
 
 
 def choices_keyboard(extra: Mapping | None) -> InlineKeyboardMarkup | None:
-    """Inline keyboard for a notice offering choices (``/skill``): one button per choice."""
+    """Inline keyboard for a notice offering choices (``/skill``): one button per choice; the
+    settings keyboard for ``/settings`` (adapters/telegram/settings_ui.py)."""
+    if extra and "settings" in extra:
+        return settings_keyboard(extra)
     choices = (extra or {}).get("choices") or []
     if not choices:
         return None

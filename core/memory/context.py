@@ -8,7 +8,7 @@ import weakref
 import structlog
 
 from core.llm.types import Message
-from core.memory.blocks import fact_line, profile_block, summary_message, user_content
+from core.memory.blocks import fact_line, profile_block, quoted_block, summary_message, user_content
 from core.memory.budget import PromptParts, fit_to_budget
 from core.memory.facts import FactStore
 from core.memory.history import ChatHistory, Line
@@ -93,7 +93,11 @@ class MemoryContextBuilder:
         profile = await self._profiles.get(turn.person_id)
         parts = PromptParts(
             rules=system_prompt,
-            current={"role": "user", "content": user_content(inc.text, speaker_of(turn) if inc.is_group else None)},
+            current={
+                "role": "user",
+                "content": quoted_block(inc.quoted)
+                + user_content(inc.text, speaker_of(turn) if inc.is_group else None),
+            },
             profile_block=profile_block(profile, in_group=inc.is_group),
             fact_blocks=[fact_line(f.text, f.created_at) for f in facts],
             summary_message=summary_message(state.summary),

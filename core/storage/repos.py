@@ -379,3 +379,6 @@ class Storage:
 
         self.chatlog = ChatLog(engine, lock)
         self.revocations = TokenRevocations(engine, lock)
+        from core.storage.chat_settings import ChatSettingsRepo
+
+        self.settings = ChatSettingsRepo(engine, lock)

@@ -43,6 +43,8 @@ class DiscordRestRoutes:
     they use (``requests``, ``messages``, ``threads``, ids, …)."""
 
     messages: dict[str, dict]
+    history: dict[str, dict]
+    autocompletes: list[list[dict]]
     threads: list[dict]
     guild_channels: dict[str, dict]
 
@@ -76,6 +78,7 @@ class DiscordRestRoutes:
             ("PATCH", r"/webhooks/\d+/([^/]+)/messages/(\d+)", self._edit_followup),
             ("POST", r"/channels/(\d+)/messages", self._create_message),
             ("PATCH", r"/channels/(\d+)/messages/(\d+)", self._edit_message),
+            ("GET", r"/channels/(\d+)/messages/(\d+)", self._get_message),
             ("POST", r"/channels/(\d+)/typing", lambda r, c: web.Response(status=204)),
             ("POST", r"/channels/(\d+)/messages/(\d+)/threads", self._start_thread),
             ("POST", r"/users/@me/channels", self._open_dm),
@@ -101,9 +104,18 @@ class DiscordRestRoutes:
             )
         return json_response(out)
 
+    def _get_message(self, rec: Recorded, channel_id: str, message_id: str) -> web.Response:
+        msg = self.messages.get(message_id) or self.history.get(message_id)
+        if msg is None or msg["channel_id"] != channel_id:
+            return json_response({"message": "Unknown Message", "code": 10008}, 404)
+        return json_response(public_message(msg))
+
     def _callback(self, rec: Recorded, interaction_id: str, token: str) -> web.Response:
         kind = rec.body["type"]
         data = rec.body.get("data") or {}
+        if kind == 8:  # APPLICATION_COMMAND_AUTOCOMPLETE_RESULT
+            self.autocompletes.append(data.get("choices", []))
+            return web.Response(status=204)
         if kind in (6, 7):  # (deferred) update of the clicked message: it becomes the original
             msg = self.messages[f"original:{token}"] = self.messages[self._clicked[token]]
         else:

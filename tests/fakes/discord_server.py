@@ -88,6 +88,8 @@ class FakeDiscord(DiscordRestRoutes):
         self.requests: list[Recorded] = []
         self.gateway = GatewayLog()
         self.messages: dict[str, dict] = {}
+        self.history: dict[str, dict] = {}  # the human's messages, readable with GET (quoted replies)
+        self.autocompletes: list[list[dict]] = []  # choices the bot answered to autocomplete interactions
         self._rules: list[FailRule] = []
         self._token_channel: dict[str, str] = {}
         self._clicked: dict[str, str] = {}  # interaction token -> id of the message clicked
@@ -198,6 +200,8 @@ class FakeDiscord(DiscordRestRoutes):
         reply_to: dict | None = None,
         others: list[dict] | None = None,
         guild: str | None = None,
+        reference_only: bool = False,
+        author: dict | None = None,
     ) -> dict:
         """Dispatch MESSAGE_CREATE from the human.
 
@@ -205,28 +209,63 @@ class FakeDiscord(DiscordRestRoutes):
         ``reply_to`` (a message dict) makes it a reply without a ping; ``others`` are further mentioned
         users (their ``<@id>`` belongs in ``content``); ``guild``: in that guild's channel (default the first).
         """
-        guild_id = guild or self.guild_id
         if mention_bot:
             content = f"<@{self.app_id}> {content}"
         if mention_role:
             content = f"<@&{self.bot_role['id']}> {content}"
+        guild_id = None if dm else (guild or self.guild_id)
+        channel = channel_id or (self.dm_channel_id if dm or guild_id is None else self.guild_channels[guild_id]["id"])
+        # a referenced message never carries its own referenced_message (Discord sends one level)
+        nested = {k: v for k, v in public_message(reply_to).items() if k != "referenced_message"} if reply_to else None
         data = p.message(
             message_id=p.snowflake(),
-            channel_id=channel_id or (self.dm_channel_id if dm else self.guild_channels[guild_id]["id"]),
-            author=self.human,
+            channel_id=channel,
+            author=author or self.human,
             content=content,
-            guild_id=None if dm else guild_id,
+            guild_id=guild_id,
             mentions=([self.bot_user] if mention_bot else []) + (others or []),
             mention_roles=[self.bot_role["id"]] if mention_role else [],
-            referenced=public_message(reply_to) if reply_to else None,
+            referenced=nested if reply_to and not reference_only else None,
+            reference={"message_id": reply_to["id"], "channel_id": channel, "guild_id": guild_id, "type": 0}
+            if reply_to and reference_only
+            else None,
         )
+        self.history[data["id"]] = data
         await self.dispatch("MESSAGE_CREATE", data)
         return data
 
+    async def autocomplete(self, name: str, option: str, value: str) -> dict:
+        """Dispatch an APPLICATION_COMMAND_AUTOCOMPLETE interaction: ``/name`` with ``option`` being typed."""
+        data = p.slash_interaction(
+            interaction_id=p.snowflake(),
+            token=f"tok-{p.snowflake()}",
+            app_id=self.app_id,
+            command_name=name,
+            options={},
+            invoker=self.human,
+            channel=self.channel,
+            guild_id=self.guild_id,
+        )
+        data["type"] = 4
+        data["data"]["options"] = [{"name": option, "type": 3, "value": value, "focused": True}]
+        await self.dispatch("INTERACTION_CREATE", data)
+        return data
+
     async def slash(
-        self, name: str, options: dict[str, Any] | None = None, *, dm: bool = False, guild: str | None = None
+        self,
+        name: str,
+        options: dict[str, Any] | None = None,
+        *,
+        dm: bool = False,
+        subcommand: str | None = None,
+        permissions: str | None = None,
+        guild: str | None = None,
     ) -> dict:
-        """Dispatch INTERACTION_CREATE for ``/name`` in a guild's channel (default the first guild; or a DM)."""
+        """Dispatch INTERACTION_CREATE for ``/name`` in the guild channel (or a DM).
+
+        ``subcommand``: ``/name subcommand options…`` (a command group); ``permissions``: the invoker's
+        resolved permission bits in the channel (default: all).
+        """
         guild_id = guild or self.guild_id
         channel = {"id": self.dm_channel_id, "type": p.DM_CHANNEL} if dm else self.guild_channels[guild_id]
         data = p.slash_interaction(
@@ -239,6 +278,10 @@ class FakeDiscord(DiscordRestRoutes):
             channel=channel,
             guild_id=None if dm else guild_id,
         )
+        if subcommand is not None:
+            data["data"]["options"] = [{"name": subcommand, "type": 1, "options": data["data"]["options"]}]
+        if permissions is not None and "member" in data:
+            data["member"]["permissions"] = permissions
         self._token_channel[data["token"]] = channel["id"]
         await self.dispatch("INTERACTION_CREATE", data)
         return data

@@ -34,6 +34,8 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.telegram_shapes import chat_member, inline_query
+
 BOT_ID = 777000111
 BOT_USERNAME = "FuziTestBot"
 TOKEN = "123456:TEST-token"
@@ -200,6 +202,8 @@ class FakeTelegram:
         self._failures: list[tuple[str, int, Callable[[Call], bool] | None]] = []
         self._runner: web.AppRunner | None = None
         self.port = 0
+        self.members: dict[tuple[int, int], str] = {}  # getChatMember status; unknown people are "member"
+        self.inline_answers: list[dict] = []  # answerInlineQuery bodies (results decoded)
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -460,6 +464,18 @@ class FakeTelegram:
             raise _BadRequest("message to edit not found")
         sent.reply_markup = p.get("reply_markup")
         return self._bot_message_json(sent)
+
+    async def _m_getChatMember(self, p: dict) -> dict:
+        return chat_member(self.members.get((int(p["chat_id"]), int(p["user_id"])), "member"), int(p["user_id"]))
+
+    async def _m_answerInlineQuery(self, p: dict) -> bool:
+        results = p.get("results")
+        self.inline_answers.append({**p, "results": json.loads(results) if isinstance(results, str) else results})
+        return True
+
+    def inline(self, query: str, *, user_id: int = 42) -> dict:
+        """Push an inline query (`@bot query`)."""
+        return self.push_update({"inline_query": inline_query(query, user_id)})
 
     async def _m_deleteWebhook(self, p: dict) -> bool:
         return True

@@ -1,0 +1,105 @@
+"""Passage look-ups without the language model: Telegram inline mode (`@bot 学而`) and Discord `/passage`.
+
+Retrieval alone, cited: up to `k` passages (id, human reference, text), in the reader's script (a
+query written in Traditional gets Traditional results; it is searched in Simplified, as the corpus
+is). An empty, emoji- or punctuation-only query gets a hint instead of a search. Each person has
+their own limit (`LOOKUP_LIMITS`, e.g. inline queries fired at 10/s while typing): over it, a
+"slow down" hint, and no search is run.
+"""
+
+from __future__ import annotations
+
+import inspect
+import re
+from dataclasses import dataclass
+
+import structlog
+from limits import parse_many
+from limits.storage import storage_from_string
+from limits.strategies import MovingWindowRateLimiter
+
+from core.ports import PassageSearch
+from core.script import ScriptConverter
+
+log = structlog.get_logger(__name__)
+
+LOOKUP_LIMITS = "20/10second;300/hour"
+"""Per person: typing an inline query sends one per keystroke, so short bursts are allowed."""
+MAX_QUERY_CHARS = 100
+HINT = "输入想查的字句，如「学而」「关雎」。Type words to look up, e.g. 学而 or 关雎."
+SLOW_DOWN = "查得太快了，稍候片刻再查。Too many look-ups; wait a moment."
+NOTHING = "典籍中未检得相近的章句。Nothing close in the texts."
+_WORDS = re.compile(r"\w")
+_PASSAGE_ID = re.compile(r"^(lunyu:\d+\.\d+|shijing:\d+)$")
+
+
+@dataclass(frozen=True)
+class Passage:
+    """One passage to show: `id` (lunyu:1.1), `ref` (《论语·学而》第1章), `text`."""
+
+    id: str
+    ref: str
+    text: str
+
+
+@dataclass(frozen=True)
+class LookupResult:
+    """Passages, best first; or none with a one-line `hint` (empty query, limited, nothing found)."""
+
+    passages: tuple[Passage, ...] = ()
+    hint: str | None = None
+    limited: bool = False
+
+
+class PassageLookup:
+    """Retrieval-only look-ups with per-person limits.
+
+    Args:
+        search: the passage search (the hybrid retriever); `get(id)` is used for ids when it has one.
+        scripts: Simplified/Traditional conversion.
+        limits_storage: where the per-person counters live (`memory://`, or a `redis://` URL to share
+            them between replicas).
+    """
+
+    def __init__(self, search: PassageSearch, scripts: ScriptConverter, *, limits_storage: str = "memory://"):
+        self._search = search
+        self._scripts = scripts
+        self._limits = parse_many(LOOKUP_LIMITS)
+        self._limiter = MovingWindowRateLimiter(storage_from_string(limits_storage))
+
+    async def lookup(self, query: str, *, account: str, k: int = 10) -> LookupResult:
+        """Up to `k` passages for `query`, for the person `account` (`platform:user_id`)."""
+        q = " ".join(query.split())[:MAX_QUERY_CHARS]
+        if not _WORDS.search(q):
+            return LookupResult(hint=HINT)
+        if not self._allowed(account):
+            log.info("lookup_limited", account=account)
+            return LookupResult(hint=SLOW_DOWN, limited=True)
+        traditional = self._scripts.is_traditional(q)
+        passages = await self._by_id(q) or await self._searched(q, k)
+        if traditional:
+            passages = [self._traditional(p) for p in passages]
+        return LookupResult(tuple(passages)) if passages else LookupResult(hint=NOTHING)
+
+    def _allowed(self, account: str) -> bool:
+        try:
+            return all(self._limiter.hit(limit, "fuzi-lookup", account) for limit in self._limits)
+        except Exception as exc:  # a limits store that is down fails open: a look-up is cheap
+            log.warning("lookup_limit_unavailable", error=type(exc).__name__)
+            return True
+
+    async def _searched(self, query: str, k: int) -> list[Passage]:
+        found = self._search.search(self._scripts.simplified(query), k=k)
+        hits = await found if inspect.isawaitable(found) else found
+        return [Passage(h.id, h.ref, h.text) for h in hits.results[:k]]
+
+    async def _by_id(self, query: str) -> list[Passage]:
+        """An exact passage id (Discord autocomplete hands back the chosen id)."""
+        get = getattr(self._search, "get", None)
+        if get is None or not _PASSAGE_ID.match(query):
+            return []
+        found = await get(query)
+        return [Passage(found.id, found.ref, found.text)] if found is not None else []
+
+    def _traditional(self, p: Passage) -> Passage:
+        return Passage(p.id, self._scripts.traditional(p.ref), self._scripts.traditional(p.text))
