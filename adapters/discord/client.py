@@ -27,10 +27,12 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.poster import DiscordPoster
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
+from core.schedule.ports import Posters
 from core.texts import say
 from core.types import Incoming, new_trace_id
 
@@ -270,10 +272,19 @@ def _elapsed(start: float, end: float | None) -> float | None:
     return None if end is None else round(end - start, 3)
 
 
-async def run_discord(settings: DiscordSettings, engine: Engine, *, status: PlatformStatus | None = None) -> None:
-    """Run the Discord bot until it is closed (``fuzi run discord``)."""
+async def run_discord(
+    settings: DiscordSettings, engine: Engine, *, status: PlatformStatus | None = None, posters: Posters | None = None
+) -> None:
+    """Run the Discord bot until it is closed (``fuzi run discord``); with ``posters``, the scheduler
+    (core/schedule) may post into Discord channels and threads while it runs."""
     if settings.bot_token is None:
         raise ValueError("DISCORD_BOT_TOKEN is not set")
     client = FuziDiscordClient(settings, engine)
-    async with client:
-        await client.start_with_endpoints(settings.bot_token.get_secret_value(), status=status)
+    if posters is not None:
+        posters.register("discord", DiscordPoster(client, client.budgets, interval_s=settings.edit_interval_s))
+    try:
+        async with client:
+            await client.start_with_endpoints(settings.bot_token.get_secret_value(), status=status)
+    finally:
+        if posters is not None:
+            posters.unregister("discord")
