@@ -77,7 +77,7 @@ async def run(args: argparse.Namespace) -> dict:
         tg = await stack.enter_async_context(FakeTelegram(limits=FloodLimits(), latency=args.latency_ms / 1000))
         clock = FakeClock(DUE)
         schedulers = []
-        for n in range(args.replicas):
+        for _ in range(args.replicas):
             pace = None
             if args.redis_url:
                 pace = RedisPace(args.redis_url, f"bench:{os.getpid()}:pace", 28.0)
@@ -87,7 +87,7 @@ async def run(args: argparse.Namespace) -> dict:
                 app.bot.rate_limiter.shared = pace
             posters = Posters()
             posters.register("telegram", scheduled_poster(app, app.bot_data["handlers"].settings))
-            daily = DailyPassage(tiny_passages() * 1, RotationRepo(sql), SkillRegistry(), llm)
+            daily = DailyPassage(tiny_passages(), RotationRepo(sql), SkillRegistry(), llm)
             schedulers.append(Scheduler(settings, ClaimRepo(sql), daily, posters, now=clock.now))
         start = time.monotonic()
         started = await asyncio.gather(*(s.scan() for s in schedulers))
