@@ -16,6 +16,7 @@ from __future__ import annotations
 import asyncio
 import warnings
 from datetime import timedelta
+from typing import Any
 
 import structlog
 from telegram import Bot, LinkPreviewOptions
@@ -81,7 +82,7 @@ class TelegramPoster:
         for attempt in range(1, ATTEMPTS + 1):
             await budget.acquire()
             try:
-                kwargs = dict(chat_id=chat, message_thread_id=thread, link_preview_options=_NO_PREVIEW)
+                kwargs: dict[str, Any] = dict(chat_id=chat, message_thread_id=thread, link_preview_options=_NO_PREVIEW)
                 if html:
                     kwargs.update(text=to_html(part), parse_mode=ParseMode.HTML)
                 else:

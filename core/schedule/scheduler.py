@@ -144,8 +144,10 @@ class Scheduler:
         if occ is None:
             return []
         key: Key = (chat.chat_key, kind, occ.local_date.isoformat())
-        if key in self._looked and (self._looked[key] is None or self._monotonic() < self._looked[key]):
-            return []
+        if key in self._looked:
+            again = self._looked[key]
+            if again is None or self._monotonic() < again:
+                return []
         if verdict.action == "missed":
             if await self._claims.claim(chat.chat_key, kind, occ, status="skipped", now=now):
                 log.warning(

@@ -14,9 +14,10 @@ import random
 import socket
 from collections.abc import Sequence
 from datetime import UTC, date, datetime, timedelta
+from typing import cast
 
 import structlog
-from sqlalchemy import delete, update
+from sqlalchemy import CursorResult, delete, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -35,6 +36,11 @@ OWNER = f"{socket.gethostname()[:40]}:{os.getpid()}"
 
 def _now() -> datetime:
     return datetime.now(UTC)
+
+
+def _rows(result) -> int:
+    """Rows an UPDATE/DELETE changed (a CursorResult's rowcount)."""
+    return cast(CursorResult, result).rowcount
 
 
 def _insert(dialect: str):
@@ -89,7 +95,7 @@ class ClaimRepo(_Repo):
                 )
                 .values(owner=OWNER, claimed_at=now)
             )
-            won = s.execute(stmt).rowcount == 1
+            won = _rows(s.execute(stmt)) == 1
             s.commit()
             return won
 
@@ -199,7 +205,7 @@ class DigestRepo(_Repo):
 
     async def _delete(self, where) -> int:
         def run(s: Session) -> int:
-            count = s.execute(delete(DigestMessage).where(where)).rowcount
+            count = _rows(s.execute(delete(DigestMessage).where(where)))
             s.commit()
             return count
 
