@@ -12,7 +12,7 @@ from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 import structlog
 
@@ -25,6 +25,8 @@ from bot.retrieval_factory import build_embedder, build_retriever
 from bot.settings import Settings
 from core.admission import Admission, RunningReplies
 from core.agent import Agent
+from core.chatsettings.admins import ChatAdmins
+from core.chatsettings.command import SettingsCommand
 from core.commands import BuiltinCommands, CommandRouter
 from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
@@ -49,6 +51,7 @@ from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
+from core.script import ScriptConverter, SimplifiedQueries
 from core.seen import InMemorySeen, RedisSeen, Seen
 from core.service import ChatService
 from core.skills import SkillRegistry
@@ -199,6 +202,7 @@ def compose_service(
     degrade_after_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
+    scripts: ScriptConverter | None = None,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -209,17 +213,20 @@ def compose_service(
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
     gives the Redis one).
     """
+    scripts = scripts or ScriptConverter()
     ladder = FallbackLadder(
         agent=agent,
         llm=llm,
-        retriever=retriever,
+        retriever=SimplifiedQueries(retriever, scripts) if retriever is not None else None,
         l2_k=l2_passages,
         deadline_s=reply_deadline_s,
         clock=clock,
         degrade_after_s=degrade_after_s,
     )
     running = running or RunningReplies()
-    BuiltinCommands(router, skills, storage.chats, running).register()
+    settings = SettingsCommand(storage.settings, skills, ChatAdmins(admins))
+    BuiltinCommands(router, skills, storage.chats, running, settings).register()
+    settings.register(router)
     return ChatService(
         storage=storage,
         skills=skills,
@@ -231,6 +238,8 @@ def compose_service(
         admins=admins,
         max_input_chars=max_input_chars,
         clock=clock,
+        settings=settings,
+        scripts=scripts,
     )
 
 
@@ -282,7 +291,11 @@ async def open_runtime(
                 raise StartupError(str(exc)) from None
         if metrics is not None:
             retriever = TimedSearch(retriever, metrics)
-        tools = ToolClient([classics_tools(retriever)], timeout_s=settings.agent.tool_timeout_s)
+        scripts = ScriptConverter()
+        tools = ToolClient(
+            [classics_tools(cast(HybridRetriever, SimplifiedQueries(retriever, scripts)))],
+            timeout_s=settings.agent.tool_timeout_s,
+        )
         web = build_web_search_server(settings.web_search)
         if web is not None:
             tools.add_server(web)
@@ -327,6 +340,7 @@ async def open_runtime(
             reply_deadline_s=settings.engine.reply_deadline_s,
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
+            scripts=scripts,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         await service.close_interrupted(_interrupted_before(settings))

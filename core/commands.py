@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import structlog
 
@@ -16,6 +17,9 @@ from core.ports import CommandHandler, CommandResult, Turn
 from core.skills import SkillRegistry
 from core.storage.repos import ChatRepo
 from core.texts import say
+
+if TYPE_CHECKING:
+    from core.chatsettings.command import SettingsCommand
 
 log = structlog.get_logger(__name__)
 
@@ -94,11 +98,19 @@ class BuiltinCommands:
         running: the running replies /cancel stops.
     """
 
-    def __init__(self, router: CommandRouter, skills: SkillRegistry, chats: ChatRepo, running: RunningReplies):
+    def __init__(
+        self,
+        router: CommandRouter,
+        skills: SkillRegistry,
+        chats: ChatRepo,
+        running: RunningReplies,
+        settings: SettingsCommand | None = None,
+    ):
         self._router = router
         self._skills = skills
         self._chats = chats
         self._running = running
+        self._settings = settings  # when given, /skill NAME is a settings change: admins only in groups
 
     def register(self) -> None:
         """Register the four built-ins on the router."""
@@ -141,9 +153,14 @@ class BuiltinCommands:
                 extra={"choices": choices, "current": current.name},
             )
         incoming = turn.incoming
-        await self._chats.set_skill(
-            incoming.chat_key, chosen.name, platform=incoming.platform, is_group=incoming.is_group
-        )
+        if self._settings is not None:
+            result = await self._settings.change(turn, "skill", chosen.name)
+            if "refused" in result.extra:
+                return CommandResult(result.text, extra={"choices": choices, "current": current.name} | result.extra)
+        else:
+            await self._chats.set_skill(
+                incoming.chat_key, chosen.name, platform=incoming.platform, is_group=incoming.is_group
+            )
         log.info("skill_switched", skill_from=current.name, skill_to=chosen.name)
         return CommandResult(
             f"好，此后以「{chosen.display_zh}」相谈。Now in {chosen.display_en} mode.",

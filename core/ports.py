@@ -47,6 +47,10 @@ class Engine(Protocol):
         """Where the replies a crash cut short are shown on `platform` (each handed out once)."""
         ...
 
+    def register_admin_check(self, platform: str, check: Any) -> None:
+        """The adapter's answer to "is this user an admin of this group?" (core.chatsettings.admins.AdminCheck)."""
+        ...
+
 
 @dataclass(frozen=True)
 class Turn:

@@ -37,6 +37,8 @@ from datetime import datetime
 import structlog
 
 from core.admission import Admission, NotAdmitted
+from core.chatsettings.admins import AdminCheck
+from core.chatsettings.command import SettingsCommand, SettingsListener
 from core.commands import CommandRouter
 from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
 from core.fallback import LadderRequest, LevelStart
@@ -44,6 +46,7 @@ from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
+from core.script import Script, ScriptConverter
 from core.skills import Skill, SkillRegistry
 from core.storage.replies import Interrupted
 from core.storage.repos import Storage
@@ -85,6 +88,9 @@ class ChatService:
         max_input_chars: the one input length limit (messages and command arguments); longer
             messages are stored (status "too_long") but not answered.
         clock: monotonic clock for latency figures.
+        settings: the /settings command (already on `router`): adapters register their admin check
+            on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
+        scripts: Simplified/Traditional conversion of answers (core/script.py); None: never converted.
     """
 
     def __init__(
@@ -100,8 +106,12 @@ class ChatService:
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
         clock: Callable[[], float] = time.monotonic,
+        settings: SettingsCommand | None = None,
+        scripts: ScriptConverter | None = None,
     ):
         self._storage = storage
+        self.settings = settings
+        self._scripts = scripts
         self._skills = skills
         self._router = router
         self._context = context
@@ -166,6 +176,16 @@ class ChatService:
         self._interrupted = [r for r in self._interrupted if r not in mine]
         return [r.shown_in for r in mine]
 
+    def register_admin_check(self, platform: str, check: AdminCheck) -> None:
+        """The adapter of `platform` answers "is this user a group admin?" (settings changes)."""
+        if self.settings is not None:
+            self.settings.admins.register(platform, check)
+
+    def add_settings_listener(self, listener: SettingsListener) -> None:
+        """Tell `listener` about every stored settings change (e.g. the digest's storage)."""
+        if self.settings is not None:
+            self.settings.add_listener(listener)
+
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
         return self._router.commands()
@@ -197,14 +217,22 @@ class ChatService:
             async with self.admission.admit(turn):
                 await self._store_user(turn, "ok")
                 cleaned = replace(turn, incoming=replace(incoming, text=text))
+                script = await self._reply_script(incoming)
                 async with aclosing(self._in_task(cleaned, skill)) as events:
                     async for event in events:
-                        yield event
+                        yield self._scripts.event(event, script) if self._scripts else event
         except _Turned as turned:
             yield await self._charge_refused(turn, turned) if turned.status is not None else turned.notice
         except NotAdmitted as refused:
             await self._store_user(turn, refused.status)
             yield self._notice(refused.text, refused.reason, refused.extra)
+
+    async def _reply_script(self, incoming: Incoming) -> Script:
+        """The chat's script setting, else the script the person wrote in (core/script.py)."""
+        if self._scripts is None:
+            return "simplified"
+        settings = await self._storage.settings.get(incoming.chat_key)
+        return self._scripts.reply_script(settings.script, incoming.text)
 
     async def _charge_refused(self, turn: Turn, turned: _Turned) -> Notice:
         """Refused input counts against the sender's limits (`Guard.admit` counts it) and is stored

@@ -4,11 +4,37 @@ from __future__ import annotations
 
 import uuid
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 def new_trace_id() -> str:
     """Return a short random id that ties together every log line one message causes."""
     return uuid.uuid4().hex[:16]
+
+
+QuoteSource = Literal["reply", "quote", "external", "forward"]
+
+
+@dataclass(frozen=True)
+class Quote:
+    """A message the person's message replies to, quotes or forwards, as the platform delivered it.
+
+    It reaches the prompt only as quoted data (clipped, screened), never as instructions, and never
+    brings its author's memory or profile along.
+
+    Attributes:
+        text: its words (text or caption; for a partial quote, the part the person selected).
+        author: the quoted author's display name ("" when unknown, e.g. hidden forwards).
+        from_bot: written by a bot (Fuzi's own earlier answers included).
+        depth: 1 for the message replied to, 2 for the one that one replied to, and so on.
+        source: "reply", "quote" (a selected part), "external" (a message in another chat) or "forward".
+    """
+
+    text: str
+    author: str = ""
+    from_bot: bool = False
+    depth: int = 1
+    source: QuoteSource = "reply"
 
 
 @dataclass(frozen=True)
@@ -26,6 +52,11 @@ class Incoming:
         command: command name without slash and bot suffix ("help", "skill" …), None for chat text.
         message_id: the platform message id, when there is one.
         trace_id: bound into every log line this message causes.
+        sender_admin: the adapter's word that the sender administers this group (Discord: Manage
+            Server/Channels in the interaction; Telegram: an anonymous admin posting as the group),
+            or None when it does not know (the engine asks the platform's `AdminCheck` if needed).
+        quoted: the messages this one replies to or quotes, nearest first (quoted data for the
+            prompt, never instructions; see `Quote`).
     """
 
     platform: str
@@ -38,6 +69,8 @@ class Incoming:
     command: str | None = None
     message_id: str | None = None
     trace_id: str = field(default_factory=new_trace_id)
+    sender_admin: bool | None = None
+    quoted: tuple[Quote, ...] = ()
 
     @property
     def account(self) -> str:

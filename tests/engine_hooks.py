@@ -21,3 +21,6 @@ class RecordedHooks:
         mine = [w for w in waiting if w.startswith(f"{platform}:")]
         self.__dict__["interrupted"] = [w for w in waiting if w not in mine]
         return mine
+
+    def register_admin_check(self, platform: str, check) -> None:
+        self.__dict__["admin_checks"] = self.__dict__.get("admin_checks", {}) | {platform: check}

@@ -19,7 +19,7 @@ async def test_help_lists_builtins_and_later_registered_commands(tmp_path):
     assert notice.reason == "command"
     for name in ("/start", "/help", "/skill", "/cancel", "/remember"):
         assert name in notice.text
-    assert [c[0] for c in router.commands()] == ["start", "help", "skill", "cancel", "remember"]
+    assert [c[0] for c in router.commands()] == ["start", "help", "skill", "cancel", "settings", "remember"]
     [notice] = notices(await collect(service, incoming("仁", command="remember")))
     assert notice.text == "记住了：仁"
 
@@ -73,5 +73,5 @@ async def test_unaddressed_group_message_yields_nothing_and_is_kept_as_context(t
 
 async def test_menus_for_adapters(tmp_path):
     service = make_service(sqlite_storage(tmp_path))
-    assert [name for name, _, _ in service.commands()] == ["start", "help", "skill", "cancel"]
+    assert [name for name, _, _ in service.commands()] == ["start", "help", "skill", "cancel", "settings"]
     assert service.skills()[1] == ("poetry", "诗词赏析 (Poetry)")

@@ -136,6 +136,9 @@ class ObservedEngine:
     def take_interrupted(self, platform: str) -> list[str]:
         return self._engine.take_interrupted(platform)
 
+    def register_admin_check(self, platform: str, check: Any) -> None:
+        self._engine.register_admin_check(platform, check)
+
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""
         started, outcome, level, first = self._clock(), "cancelled", "-", False

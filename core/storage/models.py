@@ -69,3 +69,38 @@ class Message(SQLModel, table=True):
     status: str = Field(default="ok", max_length=32)
     trace_id: str = Field(default="", max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ChatSettingsRow(SQLModel, table=True):
+    """A chat's settings beyond its skill (which stays in `chat.skill`); no row means the defaults.
+
+    Attributes:
+        script: "simplified" or "traditional"; None follows the script each person writes in.
+        daily_time: local "HH:MM" of the daily passage; None: no daily passage.
+        daily_zone: IANA zone of `daily_time` (set together with it).
+        digest: the opt-in daily commentary on a group's conversation.
+    """
+
+    __tablename__ = "chat_settings"
+
+    chat_key: str = Field(primary_key=True, max_length=200)
+    script: str | None = Field(default=None, max_length=16)
+    daily_time: str | None = Field(default=None, max_length=5)
+    daily_zone: str | None = Field(default=None, max_length=64)
+    digest: bool = False
+    updated_at: datetime = Field(default_factory=utcnow)
+
+
+class ChatSettingChange(SQLModel, table=True):
+    """One change of a chat setting: which, from what, to what, by whom (`platform:user_id`), when."""
+
+    __tablename__ = "chat_setting_change"
+    __table_args__ = (Index("ix_chat_setting_change_chat_key_id", "chat_key", "id"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    chat_key: str = Field(max_length=200)
+    field: str = Field(max_length=16)
+    old_value: str | None = Field(default=None, max_length=128)
+    new_value: str | None = Field(default=None, max_length=128)
+    account: str = Field(max_length=200)
+    created_at: datetime = Field(default_factory=utcnow)

@@ -375,3 +375,6 @@ class Storage:
         from core.storage.replies import ReplyRepo  # replies.py builds on _Repo from this module
 
         self.replies = ReplyRepo(engine, lock)
+        from core.storage.chat_settings import ChatSettingsRepo
+
+        self.settings = ChatSettingsRepo(engine, lock)

@@ -1,0 +1,1 @@
+"""Per-chat settings: the /settings command, its values and who may change them."""

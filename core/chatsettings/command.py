@@ -1,0 +1,181 @@
+"""`/settings`: show a chat's settings (anyone), change one (group admins; in a DM the person).
+
+    /settings                         show
+    /settings skill NAME              the chat's skill (also what /skill NAME changes)
+    /settings script simplified|traditional|auto
+    /settings daily HH:MM [Area/City] | off
+    /settings digest on|off           groups only
+
+Every refusal is one line (bilingual). A change is stored with who made it (core/storage/
+chat_settings.py) and announced to the `SettingsListener`s (the scheduler reacts to `digest off`
+by deleting what it stored, and adds a line saying what is stored when it goes on).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import structlog
+
+from core.chatsettings.admins import ChatAdmins, Permission
+from core.chatsettings.values import BadValue, parse_daily, parse_script, parse_switch
+from core.ports import CommandResult, Turn
+from core.skills import SkillRegistry
+from core.storage.chat_settings import (
+    SETTING_FIELDS,
+    ChatSettings,
+    ChatSettingsRepo,
+    Daily,
+    SettingChange,
+    SettingField,
+    SettingValue,
+)
+from core.types import Incoming
+
+log = structlog.get_logger(__name__)
+
+USAGE = (
+    "用法 Usage: /settings · /settings skill <name> · /settings script simplified|traditional|auto · "
+    "/settings daily HH:MM [Area/City] | off · /settings digest on|off"
+)
+_LABELS: dict[SettingField, str] = {
+    "skill": "问学方式 skill",
+    "script": "字体 script",
+    "daily": "每日一章 daily",
+    "digest": "群聊评点 digest",
+}
+_REFUSED: dict[Permission, str] = {
+    "not_admin": "只有群管理员可以改本群设置。Only group admins can change this chat's settings.",
+    "unknown": "此刻无法确认你是否为管理员，请稍后再试。Could not check whether you are an admin; try again shortly.",
+}
+
+
+class SettingsListener(Protocol):
+    """Told after a setting really changed (old != new). May return one line to add to the reply
+    (e.g. "digest on: the group's messages are kept for 48 h"). Failures are logged, never shown."""
+
+    async def settings_changed(self, change: SettingChange, incoming: Incoming) -> str | None: ...
+
+
+class SettingsCommand:
+    """The /settings handler (register with `register(router)`), also used by /skill to change the skill.
+
+    Args:
+        repo: the settings repository.
+        skills: the skill registry (names, default).
+        admins: the admin rule and the platforms' checks.
+    """
+
+    def __init__(self, repo: ChatSettingsRepo, skills: SkillRegistry, admins: ChatAdmins):
+        self._repo = repo
+        self._skills = skills
+        self.admins = admins
+        self._listeners: list[SettingsListener] = []
+
+    def add_listener(self, listener: SettingsListener) -> None:
+        """Call `listener.settings_changed` after every stored change."""
+        self._listeners.append(listener)
+
+    def register(self, router) -> None:
+        router.register("settings", self, summary_zh="本聊天的设置（管理员可改）", summary_en="This chat's settings")
+
+    async def __call__(self, turn: Turn, args: str) -> CommandResult:
+        words = args.split(None, 1)
+        if not words:
+            return await self.show(turn)
+        key, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
+        if key not in SETTING_FIELDS:
+            return _refusal(f"没有「{key[:24]}」这项设置。No setting {key[:24]!r}. {USAGE}", "unknown_key")
+        try:
+            value = await self._parse(turn, key, rest)  # type: ignore[arg-type]
+        except BadValue as exc:
+            return _refusal(str(exc), "bad_value")
+        return await self.change(turn, key, value)  # type: ignore[arg-type]
+
+    async def show(self, turn: Turn) -> CommandResult:
+        """The chat's settings; `extra["can_change"]` tells adapters whether to offer buttons."""
+        settings = await self._repo.get(turn.incoming.chat_key)
+        can_change = await self.admins.may_change(turn.incoming)
+        lines = ["本聊天的设置 Settings of this chat:"]
+        lines += [f"· {_LABELS[f]}: {self._shown(settings, f)}" for f in _fields(turn.incoming)]
+        lines.append(USAGE if can_change else "（只有群管理员可以更改 only group admins can change them）")
+        return CommandResult("\n".join(lines), extra=self._extra(settings, turn.incoming, can_change))
+
+    async def change(self, turn: Turn, field: SettingField, value: SettingValue) -> CommandResult:
+        """Store one change when the sender may make it; the reply says what changed or why not."""
+        incoming = turn.incoming
+        if field == "digest" and not incoming.is_group:
+            return _refusal("群聊评点只用于群组。The digest is for groups only.", "groups_only")
+        permission = "operator" if turn.is_admin else await self.admins.permission(incoming, fresh=True)
+        if permission in _REFUSED:
+            log.info("settings_refused", field=field, permission=permission)
+            return _refusal(_REFUSED[permission], permission)
+        change = await self._repo.change(
+            incoming.chat_key,
+            field,
+            value,
+            account=incoming.account,
+            platform=incoming.platform,
+            is_group=incoming.is_group,
+        )
+        lines = [self._changed_line(change)]
+        if change.changed:
+            lines += [line for line in [await self._tell(change, incoming)] if line]
+        extra = self._extra(change.settings, incoming, True) | {"changed": field}
+        return CommandResult("\n".join(lines), extra=extra)
+
+    async def _parse(self, turn: Turn, key: SettingField, rest: str) -> SettingValue:
+        if key == "skill":
+            skill = self._skills.find(rest)
+            if skill is None:
+                names = ", ".join(name for name, _ in self._skills.choices())
+                raise BadValue(
+                    f"没有「{rest.strip()[:24]}」这一门。可选：{names}。No such skill; choose one of: {names}."
+                )
+            return skill.name
+        if key == "script":
+            return parse_script(rest)
+        if key == "daily":
+            current = await self._repo.get(turn.incoming.chat_key)
+            parsed = parse_daily(rest, current.daily.zone if current.daily else None)
+            return Daily(*parsed) if parsed else None
+        return parse_switch(rest, "digest")
+
+    async def _tell(self, change: SettingChange, incoming: Incoming) -> str | None:
+        lines = []
+        for listener in self._listeners:
+            try:
+                line = await listener.settings_changed(change, incoming)
+            except Exception:
+                log.exception("settings_listener_failed", field=change.field)
+                continue
+            if line:
+                lines.append(line)
+        return "\n".join(lines) or None
+
+    def _changed_line(self, change: SettingChange) -> str:
+        label, new = _LABELS[change.field], self._shown(change.settings, change.field)
+        if not change.changed:
+            return f"{label} 本来就是 {new}。{label} is already {new}."
+        return f"好，{label} 已改为 {new}。{label} is now {new}."
+
+    def _shown(self, settings: ChatSettings, field: SettingField) -> str:
+        if field == "skill":
+            return self._skills.get(settings.skill).display
+        return settings.shown(field)
+
+    def _extra(self, settings: ChatSettings, incoming: Incoming, can_change: bool) -> dict[str, Any]:
+        return {
+            "settings": {f: settings.shown(f) for f in _fields(incoming)},
+            "skill": self._skills.get(settings.skill).name,
+            "skills": self._skills.choices(),
+            "can_change": can_change,
+        }
+
+
+def _fields(incoming: Incoming) -> tuple[SettingField, ...]:
+    return SETTING_FIELDS if incoming.is_group else tuple(f for f in SETTING_FIELDS if f != "digest")
+
+
+def _refusal(text: str, why: str) -> CommandResult:
+    return CommandResult(text, extra={"refused": why})

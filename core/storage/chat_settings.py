@@ -1,0 +1,242 @@
+"""Per-chat settings: the typed `ChatSettings`, and the repository every replica shares through SQL.
+
+The skill lives in `chat.skill` (the /skill command wrote it before settings existed); script, daily
+passage and digest live in `chat_settings`. Every change is written together with a row in
+`chat_setting_change` saying who changed what, from what, to what, and when.
+
+Reads are cached per process for `SETTINGS_CACHE_S` seconds (a message reads its chat's settings;
+most chats never change them): a change made by another replica is seen within that time, a change
+made by this process at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import datetime
+from datetime import time as clock_time
+from typing import Literal, cast
+
+import structlog
+from sqlmodel import Session, col, select
+
+from core.storage.conflict import begin_write, retry_on_conflict
+from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
+from core.storage.repos import _Repo
+
+log = structlog.get_logger(__name__)
+
+Script = Literal["simplified", "traditional"]
+SettingField = Literal["skill", "script", "daily", "digest"]
+SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest")
+
+DEFAULT_ZONE = "Asia/Shanghai"
+"""The zone of a daily passage set without one (`/settings daily 08:00`), when the chat has none yet."""
+SETTINGS_CACHE_S = 5.0
+"""How long one process reuses a chat's settings before reading them again (other replicas' changes)."""
+_CACHE_MAX = 20_000
+
+
+@dataclass(frozen=True)
+class Daily:
+    """A daily passage at `at` local time in the IANA zone `zone`."""
+
+    at: clock_time
+    zone: str = DEFAULT_ZONE
+
+    def __str__(self) -> str:
+        return f"{self.at:%H:%M} {self.zone}"
+
+
+@dataclass(frozen=True)
+class ChatSettings:
+    """One chat's settings; a chat nobody configured has these defaults.
+
+    Attributes:
+        chat_key: `platform:chat_id`.
+        is_group: the chat is a group (admins own its settings) — False for a chat never seen.
+        skill: the chat's skill name; None: the registry's default.
+        script: "simplified" / "traditional"; None ("auto"): answer in the script the person writes.
+        daily: time and zone of the daily passage; None: off.
+        digest: the opt-in daily digest of a group's conversation.
+        updated_at: when script/daily/digest last changed (None: never).
+    """
+
+    chat_key: str
+    is_group: bool = False
+    skill: str | None = None
+    script: Script | None = None
+    daily: Daily | None = None
+    digest: bool = False
+    updated_at: datetime | None = None
+
+    def shown(self, name: SettingField) -> str:
+        """The value of one setting as the command and the change log write it."""
+        if name == "skill":
+            return self.skill or "default"
+        if name == "script":
+            return self.script or "auto"
+        if name == "daily":
+            return str(self.daily) if self.daily else "off"
+        return "on" if self.digest else "off"
+
+
+SettingValue = str | Daily | bool | None
+"""skill: a name; script: a Script or None (auto); daily: a Daily or None (off); digest: a bool."""
+
+
+@dataclass(frozen=True)
+class SettingChange:
+    """A change that was stored: the chat's settings after it, the field, old and new shown values, who."""
+
+    settings: ChatSettings
+    field: SettingField
+    old: str
+    new: str
+    account: str
+
+    @property
+    def changed(self) -> bool:
+        return self.old != self.new
+
+
+def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> ChatSettings:
+    daily = None
+    if row is not None and row.daily_time:
+        hh, mm = row.daily_time.split(":")
+        daily = Daily(clock_time(int(hh), int(mm)), row.daily_zone or DEFAULT_ZONE)
+    script = row.script if row is not None and row.script in ("simplified", "traditional") else None
+    return ChatSettings(
+        chat_key=chat_key,
+        is_group=bool(chat and chat.is_group),
+        skill=chat.skill if chat else None,
+        script=cast(Script | None, script),
+        daily=daily,
+        digest=bool(row and row.digest),
+        updated_at=row.updated_at if row else None,
+    )
+
+
+class ChatSettingsRepo(_Repo):
+    """Read (cached) and change per-chat settings; each change is logged in `chat_setting_change`.
+
+    Args:
+        engine / lock: as for every repository.
+        cache_s: how long a read is reused in this process (0: never).
+        clock: monotonic clock for the cache (tests pass a fake one).
+    """
+
+    def __init__(
+        self, engine, lock=None, *, cache_s: float = SETTINGS_CACHE_S, clock: Callable[[], float] = time.monotonic
+    ):
+        super().__init__(engine, lock)
+        self._cache: dict[str, tuple[float, ChatSettings]] = {}
+        self._cache_s = cache_s
+        self._clock = clock
+
+    async def get(self, chat_key: str) -> ChatSettings:
+        """The chat's settings, from this process's cache when read less than `cache_s` ago."""
+        hit = self._cache.get(chat_key)
+        now = self._clock()
+        if hit is not None and hit[0] > now:
+            return hit[1]
+        settings = await self.fresh(chat_key)
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[chat_key] = (now + self._cache_s, settings)
+        return settings
+
+    async def fresh(self, chat_key: str) -> ChatSettings:
+        """The chat's settings read from the database now."""
+        return await self._run(lambda s: _settings(s.get(Chat, chat_key), s.get(ChatSettingsRow, chat_key), chat_key))
+
+    def forget_cached(self, chat_key: str | None = None) -> None:
+        """Drop one chat's cached settings (None: all), so the next read goes to the database."""
+        if chat_key is None:
+            self._cache.clear()
+        else:
+            self._cache.pop(chat_key, None)
+
+    async def change(
+        self,
+        chat_key: str,
+        field: SettingField,
+        value: SettingValue,
+        *,
+        account: str,
+        platform: str = "",
+        is_group: bool = False,
+    ) -> SettingChange:
+        """Set one setting and log who did it, in one transaction (the row locked while it is read).
+
+        An unchanged value is not logged (the returned change has `changed` False).
+        """
+
+        def run() -> SettingChange:
+            with self._lock, Session(self._engine, expire_on_commit=False) as s:
+                begin_write(s)
+                chat = s.get(Chat, chat_key, with_for_update=True) or Chat(
+                    key=chat_key, platform=platform or chat_key.split(":")[0], is_group=is_group
+                )
+                row = s.get(ChatSettingsRow, chat_key, with_for_update=True) or ChatSettingsRow(chat_key=chat_key)
+                old = _settings(chat, row, chat_key).shown(field)
+                _apply(chat, row, field, value)
+                after = _settings(chat, row, chat_key)
+                new = after.shown(field)
+                if new != old:
+                    s.add(chat)
+                    s.add(row)
+                    s.add(
+                        ChatSettingChange(chat_key=chat_key, field=field, old_value=old, new_value=new, account=account)
+                    )
+                    s.commit()
+                return SettingChange(after, field, old, new, account)
+
+        change = await asyncio.to_thread(retry_on_conflict, run, chat=chat_key)
+        self.forget_cached(chat_key)
+        if change.changed:
+            log.info("chat_setting_changed", chat=chat_key, field=field, account=account)
+        return change
+
+    async def history(self, chat_key: str, limit: int = 20) -> list[ChatSettingChange]:
+        """The chat's last `limit` changes, newest first."""
+        query = (
+            select(ChatSettingChange)
+            .where(ChatSettingChange.chat_key == chat_key)
+            .order_by(col(ChatSettingChange.id).desc())
+            .limit(limit)
+        )
+        return await self._run(lambda s: list(s.exec(query)))
+
+    async def with_daily(self) -> list[ChatSettings]:
+        """Every chat with a daily passage set (for the scheduler), uncached."""
+        return await self._select(col(ChatSettingsRow.daily_time).is_not(None))
+
+    async def with_digest(self) -> list[ChatSettings]:
+        """Every chat with the digest on, uncached."""
+        return await self._select(col(ChatSettingsRow.digest).is_(True))
+
+    async def _select(self, where) -> list[ChatSettings]:
+        query = select(ChatSettingsRow, Chat).join(Chat, col(Chat.key) == col(ChatSettingsRow.chat_key), isouter=True)
+        query = query.where(where).order_by(col(ChatSettingsRow.chat_key))
+        rows = await self._run(lambda s: list(s.exec(query)))
+        return [_settings(chat, row, row.chat_key) for row, chat in rows]
+
+
+def _apply(chat: Chat, row: ChatSettingsRow, field: SettingField, value: SettingValue) -> None:
+    if field == "skill":
+        chat.skill = value if isinstance(value, str) else None
+        return
+    row.updated_at = utcnow()
+    if field == "script":
+        row.script = value if value in ("simplified", "traditional") else None
+    elif field == "daily":
+        daily = value if isinstance(value, Daily) else None
+        row.daily_time = f"{daily.at:%H:%M}" if daily else None
+        row.daily_zone = daily.zone if daily else None
+    elif field == "digest":
+        row.digest = bool(value)
+    else:
+        raise ValueError(f"unknown setting {field!r}")
