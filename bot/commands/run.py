@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import contextlib
 import signal
+from typing import Any
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -17,8 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics, ObservedEngine
     from bot.first_start import prepare_data
+    from bot.schedule import running_scheduler
     from bot.settings import SettingsError, load_settings
     from bot.wiring import build_pace, build_seen, open_runtime, setup_logging
+    from core.ports import Engine
+    from core.schedule.digest import DigestTap
+    from core.schedule.ports import Posters
 
     settings = load_settings()
     setup_logging(settings)
@@ -34,16 +39,20 @@ def _run(args: argparse.Namespace) -> int:
         first_build = await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
         platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
+        posters = Posters()  # each bot adds its poster once connected; the scheduler posts through them
         async with (
             open_runtime(settings, metrics, first_build=first_build) as runtime,
             _ops_port(settings, runtime, metrics, platforms),
+            running_scheduler(settings, runtime, posters),
         ):
-            engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
+            engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
+            if runtime.digest is not None:  # groups with the digest on: their messages are kept for it
+                engine = DigestTap(engine, runtime.digest)
             # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
-            telegram = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
-            extra = {
-                "telegram": telegram | ({"recorder": metrics} if metrics else {}),
-                "discord": {"status": platforms},
+            telegram: dict[str, Any] = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
+            extra: dict[str, dict[str, Any]] = {
+                "telegram": telegram | ({"recorder": metrics} if metrics else {}) | {"posters": posters},
+                "discord": {"status": platforms, "posters": posters},
             }
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)

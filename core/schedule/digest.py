@@ -28,6 +28,7 @@ from core.schedule.ports import ChatSchedule, ScheduleSettings
 from core.schedule.store import DigestRepo
 from core.schedule.timing import Occurrence
 from core.skills import SkillRegistry
+from core.storage.chat_settings import SettingChange
 from core.types import Incoming
 
 log = structlog.get_logger(__name__)
@@ -94,6 +95,12 @@ class Digest:
         removed = await self._repo.forget_chat(chat_key)
         log.info("digest_switched_off", chat=chat_key, deleted=removed)
         return SWITCHED_OFF.format(n=removed)
+
+    async def settings_changed(self, change: SettingChange, incoming: Incoming) -> str | None:
+        """The /settings listener (core/chatsettings): a digest switched on or off gets `switched`."""
+        if change.field != "digest":
+            return None
+        return await self.switched(change.settings.chat_key, change.new == "on")
 
     async def purge(self, now: datetime, digest_chats: set[str]) -> int:
         """Drop rows older than KEEP, and rows of groups whose digest is off."""

@@ -1,7 +1,7 @@
 """Scheduled posts: claims (one per chat, kind and local date), the passage rotation, the digest store.
 
 Revision ID: 0020_i20
-Revises: 0001
+Revises: 0019_i19
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0020_i20"
-down_revision = "0001"
+down_revision = "0019_i19"
 branch_labels = None
 depends_on = None
 
