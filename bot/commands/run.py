@@ -46,7 +46,7 @@ def _run(args: argparse.Namespace) -> int:
             running_scheduler(settings, runtime, posters),
         ):
             engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
-            if runtime.digest is not None:  # groups with the digest on: their messages are kept for it
+            if runtime.digest is not None and settings.schedule.enabled:  # digest groups: messages kept for it
                 engine = DigestTap(engine, runtime.digest)
             # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
             telegram: dict[str, Any] = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
