@@ -100,7 +100,8 @@ def summarize(tg: FakeTelegram, schedule: list[ChatSchedule], start: float, elap
     ok = [c for c in tg.calls if c.method == "sendMessage" and c.status == 200]
     per_chat: dict[int, int] = {}
     for c in ok:
-        per_chat[c.chat_id] = per_chat.get(c.chat_id, 0) + 1
+        chat = c.chat_id or 0
+        per_chat[chat] = per_chat.get(chat, 0) + 1
     per_second: dict[int, int] = {}
     for c in ok:
         per_second[int(c.t - start)] = per_second.get(int(c.t - start), 0) + 1

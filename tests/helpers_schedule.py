@@ -80,5 +80,5 @@ def tiny_passages() -> list[Passage]:
     ]
 
 
-def utc(*args) -> datetime:
-    return datetime(*args, tzinfo=UTC)
+def utc(year: int, month: int, day: int, hour: int = 0, minute: int = 0, second: int = 0) -> datetime:
+    return datetime(year, month, day, hour, minute, second, tzinfo=UTC)

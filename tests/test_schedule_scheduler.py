@@ -180,3 +180,22 @@ async def test_an_unknown_zone_is_logged_and_skipped(sql, capsys):
     assert await run_scan(s) == 1
     assert await run_scan(s) == 0
     assert capsys.readouterr().out.count("schedule_unknown_zone") == 1
+
+
+async def test_the_loop_looks_posts_and_stops(sql):
+    settings = DictSettings(chat())
+    clock = FakeClock(DUE - timedelta(seconds=1))
+    poster = RecordingPoster()
+    s = scheduler(sql, settings, clock, poster, tick_s=0.05)
+    stop = asyncio.Event()
+    task = asyncio.create_task(s.run(stop))
+    await asyncio.sleep(0.2)
+    assert poster.sent == []  # 07:59:59: not yet
+    clock.advance(timedelta(seconds=2))
+    for _ in range(40):
+        if poster.sent:
+            break
+        await asyncio.sleep(0.1)
+    stop.set()
+    await asyncio.wait_for(task, 5)
+    assert len(poster.sent) == 1
