@@ -199,3 +199,20 @@ async def test_the_loop_looks_posts_and_stops(sql):
     stop.set()
     await asyncio.wait_for(task, 5)
     assert len(poster.sent) == 1
+
+
+async def test_one_failing_chat_does_not_hold_up_the_others(sql, capsys):
+    class LosesConnection(ClaimRepo):
+        async def claim(self, chat_key, *args, **kwargs):
+            if chat_key == "telegram:-1001":
+                raise ConnectionError("server closed the connection")
+            return await super().claim(chat_key, *args, **kwargs)
+
+    settings = DictSettings(chat("telegram:-1001"), chat("telegram:-1002"))
+    clock = FakeClock(DUE)
+    poster = RecordingPoster()
+    s = scheduler(sql, settings, clock, poster)
+    s._claims = LosesConnection(sql)
+    assert await run_scan(s) == 1
+    assert [c for c, _ in poster.sent] == ["-1002"]
+    assert "schedule_chat_failed" in capsys.readouterr().out

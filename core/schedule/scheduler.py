@@ -127,10 +127,13 @@ class Scheduler:
             zone = self._zone(chat)
             if zone is None:
                 continue
-            if chat.daily_at is not None:
-                started += await self._consider(chat, "daily", chat.daily_at, zone, now, chat.daily_since)
-            if chat.digest and chat.is_group and self._digest is not None:
-                started += await self._consider(chat, "digest", self.digest_at, zone, now, None)
+            try:  # one chat's failure (a lost connection, a bad row) does not hold up the others
+                if chat.daily_at is not None:
+                    started += await self._consider(chat, "daily", chat.daily_at, zone, now, chat.daily_since)
+                if chat.digest and chat.is_group and self._digest is not None:
+                    started += await self._consider(chat, "digest", self.digest_at, zone, now, None)
+            except Exception:
+                log.exception("schedule_chat_failed", chat=chat.chat_key)
         if self._digest is not None:
             await self._digest.purge(now, {c.chat_key for c in chats if c.digest})
         self._prune(now)
