@@ -6,8 +6,22 @@ import asyncio
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime, timedelta
 
+import pytest
+from structlog.testing import capture_logs
+
 from core.retrieval.documents import Passage
 from core.schedule.ports import ChatSchedule, Posted
+
+
+@pytest.fixture
+def log_events():
+    """The structlog events logged during the test, whatever logging configuration ran before."""
+    with capture_logs() as logs:
+        yield logs
+
+
+def count(logs: list[dict], event: str) -> int:
+    return sum(1 for e in logs if e.get("event") == event)
 
 
 class FakeClock:

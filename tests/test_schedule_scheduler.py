@@ -17,7 +17,15 @@ from core.schedule.timing import decide
 from core.skills import SkillRegistry
 from core.storage import Storage, open_database
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
-from tests.helpers_schedule import DictSettings, FakeClock, RecordingPoster, tiny_passages, utc
+from tests.helpers_schedule import (  # noqa: F401  (log_events is a fixture)
+    DictSettings,
+    FakeClock,
+    RecordingPoster,
+    count,
+    log_events,
+    tiny_passages,
+    utc,
+)
 
 DUE = utc(2026, 12, 2, 0, 0)  # 08:00 in Asia/Shanghai
 
@@ -78,7 +86,7 @@ async def test_two_schedulers_at_the_same_minute_post_once(sql):
     assert [m.role for m in stored] == ["assistant"] and stored[0].text == text
 
 
-async def test_restart_inside_grace_posts_later_is_skipped_once(sql, capsys):
+async def test_restart_inside_grace_posts_later_is_skipped_once(sql, log_events):
     settings = DictSettings(chat("telegram:-1001"), chat("telegram:-1002", at=time(5, 0)))
     clock = FakeClock(DUE + timedelta(minutes=90))  # every process was down at 08:00; back at 09:30
     poster = RecordingPoster()
@@ -90,7 +98,7 @@ async def test_restart_inside_grace_posts_later_is_skipped_once(sql, capsys):
     assert rows["telegram:-1002"].status == "skipped"
     other = scheduler(sql, settings, clock, RecordingPoster())
     assert await run_scan(other) == 0
-    assert capsys.readouterr().out.count("schedule_missed") == 1
+    assert count(log_events, "schedule_missed") == 1
 
 
 async def test_clock_jumps_do_not_repeat_or_lose_a_post(sql):
@@ -137,7 +145,7 @@ async def test_a_claim_left_by_a_dead_process_is_taken_over_after_the_lease(sql)
     assert [r.status for r in await claims.all()] == ["sent"]
 
 
-async def test_gone_switches_the_schedule_off_and_is_not_retried(sql, capsys):
+async def test_gone_switches_the_schedule_off_and_is_not_retried(sql, log_events):
     settings = DictSettings(chat("telegram:-1001"), chat("telegram:-1002"))
     clock = FakeClock(DUE)
     poster = RecordingPoster(answers={"-1001": Posted("gone", "403 Forbidden: bot was kicked from the group chat")})
@@ -146,7 +154,7 @@ async def test_gone_switches_the_schedule_off_and_is_not_retried(sql, capsys):
     assert settings.switched_off == [("telegram:-1001", "403 Forbidden: bot was kicked from the group chat")]
     rows = {r.chat_key: r.status for r in await ClaimRepo(sql).all()}
     assert rows == {"telegram:-1001": "gone", "telegram:-1002": "sent"}
-    assert "schedule_chat_gone_switched_off" in capsys.readouterr().out
+    assert count(log_events, "schedule_chat_gone_switched_off") == 1
     clock.advance(timedelta(days=1))
     assert await run_scan(s) == 1  # only the chat still scheduled
     assert [c for c, _ in poster.sent] == ["-1002", "-1002"]
@@ -174,12 +182,12 @@ async def test_rotation_shows_every_passage_before_repeating(sql):
     assert {r.passage_id for r in await ClaimRepo(sql).all()} == {"lunyu:1.1", "lunyu:2.1", "shijing:1"}
 
 
-async def test_an_unknown_zone_is_logged_and_skipped(sql, capsys):
+async def test_an_unknown_zone_is_logged_and_skipped(sql, log_events):
     settings = DictSettings(chat("telegram:-1001", zone="Mars/Olympus"), chat("telegram:-1002"))
     s = scheduler(sql, settings, FakeClock(DUE))
     assert await run_scan(s) == 1
     assert await run_scan(s) == 0
-    assert capsys.readouterr().out.count("schedule_unknown_zone") == 1
+    assert count(log_events, "schedule_unknown_zone") == 1
 
 
 async def test_the_loop_looks_posts_and_stops(sql):
@@ -201,7 +209,7 @@ async def test_the_loop_looks_posts_and_stops(sql):
     assert len(poster.sent) == 1
 
 
-async def test_one_failing_chat_does_not_hold_up_the_others(sql, capsys):
+async def test_one_failing_chat_does_not_hold_up_the_others(sql, log_events):
     class LosesConnection(ClaimRepo):
         async def claim(self, chat_key, *args, **kwargs):
             if chat_key == "telegram:-1001":
@@ -215,4 +223,4 @@ async def test_one_failing_chat_does_not_hold_up_the_others(sql, capsys):
     s._claims = LosesConnection(sql)
     assert await run_scan(s) == 1
     assert [c for c, _ in poster.sent] == ["-1002"]
-    assert "schedule_chat_failed" in capsys.readouterr().out
+    assert count(log_events, "schedule_chat_failed") == 1
