@@ -96,3 +96,29 @@ async def test_sixty_chats_due_at_once_under_flood_limits_get_no_429(sql):
         await scan_all(s)
         assert tg.retry_after_429s == 0
         assert sum(len(tg.messages_in(int(c.chat_id))) for c in chats) == 60
+
+
+@pytest.mark.parametrize(
+    ("error", "status"),
+    [
+        ("Chat not found", "gone"),  # the group deleted itself
+        ("Message thread not found", "gone"),  # the forum topic was deleted
+        ("Not enough rights to send text messages to the chat", "gone"),
+        ("Message is too long", "failed"),
+    ],
+)
+async def test_bad_requests_that_mean_the_chat_is_gone(error, status):
+    from telegram.error import BadRequest
+
+    from adapters.common.budget import BudgetRegistry
+    from adapters.telegram.poster import TelegramPoster
+
+    class RefusingBot:  # what PTB raises for Telegram's 400 answers with these descriptions
+        calls = 0
+
+        async def send_message(self, **kwargs):
+            RefusingBot.calls += 1
+            raise BadRequest(error)
+
+    posted = await TelegramPoster(RefusingBot(), BudgetRegistry()).post("-1001/5", "【每日一章】…")  # type: ignore[arg-type]
+    assert posted.status == status and RefusingBot.calls == 1  # never retried
