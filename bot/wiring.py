@@ -23,6 +23,7 @@ from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
 from bot.logging import configure_logging
 from bot.retrieval_factory import build_embedder, build_retriever
+from bot.schedule import build_digest
 from bot.settings import Settings
 from core.admission import Admission, RunningReplies
 from core.agent import Agent
@@ -53,6 +54,7 @@ from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
+from core.schedule.digest import Digest
 from core.script import ScriptConverter, SimplifiedQueries
 from core.seen import InMemorySeen, RedisSeen, Seen
 from core.service import ChatService
@@ -271,6 +273,8 @@ class Runtime:
     retriever: HybridRetriever | TimedSearch
     llm: LLM | None
     redis_ping: Callable[[], Awaitable[object]] | None = None  # FUZI_REDIS_URL set: readiness asks it too
+    scripts: ScriptConverter | None = None  # Traditional conversion, shared with scheduled posts
+    digest: Digest | None = None  # the opt-in group digest (docs/schedule.md): its store and commentary
 
 
 @asynccontextmanager
@@ -363,6 +367,8 @@ async def open_runtime(
             lookup_limits=settings.redis.url or "memory://",
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
+        digest = build_digest(storage, llm, guard, SkillRegistry(default=settings.engine.default_skill), scripts)
+        service.add_settings_listener(digest)  # digest on: say what is kept; off: delete it at once
         await service.close_interrupted(_interrupted_before(settings))
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
@@ -374,7 +380,7 @@ async def open_runtime(
             ops_redis = Redis.from_url(settings.redis.url, socket_timeout=1.0, socket_connect_timeout=1.0)
             stack.push_async_callback(ops_redis.aclose)
             redis_ping = ops_redis.ping
-        yield Runtime(service, storage, retriever, llm, redis_ping)
+        yield Runtime(service, storage, retriever, llm, redis_ping, scripts, digest)
 
 
 def _interrupted_before(settings: Settings) -> datetime | None:

@@ -16,6 +16,7 @@ from sqlmodel import SQLModel
 
 import core.guards.models  # noqa: F401
 import core.memory.models  # noqa: F401
+import core.schedule.models  # noqa: F401
 from core.storage import Storage, create_database_engine, open_database
 from core.storage.migrate import current_revision, head_revision, upgrade
 from tests.helpers_db import database_url, postgres_url  # noqa: F401

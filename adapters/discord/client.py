@@ -28,12 +28,14 @@ from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
 from adapters.discord.quotes import quotes_of
+from adapters.discord.poster import DiscordPoster
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
 from core.seen import InMemorySeen, Seen
+from core.schedule.ports import Posters
 from core.texts import say
 from core.types import Incoming, new_trace_id
 
@@ -332,10 +334,18 @@ async def run_discord(
     status: PlatformStatus | None = None,
     seen: Seen | None = None,
     budgets: BudgetRegistry | None = None,
+    posters: Posters | None = None,
 ) -> None:
-    """Run the Discord bot until it is closed (``fuzi run discord``)."""
+    """Run the Discord bot until it is closed (``fuzi run discord``); with ``posters``, the scheduler
+    (core/schedule) may post into Discord channels and threads while it runs."""
     if settings.bot_token is None:
         raise ValueError("DISCORD_BOT_TOKEN is not set")
     client = make_client(settings, engine, seen=seen, budgets=budgets)
-    async with client:
-        await client.start_with_endpoints(settings.bot_token.get_secret_value(), status=status)
+    if posters is not None:
+        posters.register("discord", DiscordPoster(client, client.budgets, interval_s=settings.edit_interval_s))
+    try:
+        async with client:
+            await client.start_with_endpoints(settings.bot_token.get_secret_value(), status=status)
+    finally:
+        if posters is not None:
+            posters.unregister("discord")

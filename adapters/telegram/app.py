@@ -35,9 +35,11 @@ from adapters.common.pace import SharedPace
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.telegram.admins import TelegramAdmins
 from adapters.telegram.handlers import TelegramHandlers
+from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
 from core.ports import Engine
+from core.schedule.ports import Posters
 from core.seen import InMemorySeen, Seen
 from core.texts import say
 
@@ -216,11 +218,29 @@ async def run_telegram(
     pace: SharedPace | None = None,
     budgets: BudgetRegistry | None = None,
     status: PlatformStatus | None = None,
+    posters: Posters | None = None,
 ) -> None:
-    """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
+    """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot.
+
+    With ``posters``, the scheduler (core/schedule) may post into Telegram chats while the bot runs.
+    """
     app = build_application(settings, engine, budgets=budgets, recorder=recorder, seen=seen, pace=pace)
     await start(app, settings, status)
+    if posters is not None:
+        posters.register("telegram", scheduled_poster(app, settings))
     try:
         await (stop_event or asyncio.Event()).wait()
     finally:
+        if posters is not None:
+            posters.unregister("telegram")
         await stop(app)
+
+
+def scheduled_poster(app: Application, settings: TelegramSettings) -> TelegramPoster:
+    """The scheduler's poster over this application's bot and the reply handlers' per-chat budgets."""
+    return TelegramPoster(
+        app.bot,
+        app.bot_data["handlers"].budgets,
+        private_interval_s=settings.edit_interval_private_s,
+        group_interval_s=settings.edit_interval_group_s,
+    )

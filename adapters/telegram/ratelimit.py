@@ -8,7 +8,8 @@ so a 1-second window never sees more) in priority order:
 1. ``final``  — parts of a final answer, plain re-sends, apologies (never dropped);
 2. ``first``  — the first visible message of a reply;
 3. ``edit``   — intermediate streaming edits;
-4. ``typing`` — chat actions; one that waited longer than ``typing_max_wait`` is dropped (it would
+4. ``scheduled`` — scheduled posts (daily passage, digest: core/schedule), behind every live reply;
+5. ``typing`` — chat actions; one that waited longer than ``typing_max_wait`` is dropped (it would
    show "typing" after the text it announces); it raises Withdrawn, as withdrawn requests do.
 
 A request carries a :class:`Ticket` (PTB's ``rate_limit_args``). When a reply's final text is ready,
@@ -44,7 +45,7 @@ from adapters.common.stream import Withdrawn
 
 log = structlog.get_logger(__name__)
 
-PRIORITY = {"final": 0, "first": 1, "edit": 2, "typing": 3}
+PRIORITY = {"final": 0, "first": 1, "edit": 2, "scheduled": 3, "typing": 4}
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,12 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics, ObservedEngine
     from bot.first_start import prepare_data
+    from bot.schedule import running_scheduler
     from bot.settings import SettingsError, load_settings
     from bot.wiring import build_budgets, build_pace, build_seen, open_runtime, setup_logging
+    from core.ports import Engine
+    from core.schedule.digest import DigestTap
+    from core.schedule.ports import Posters
 
     settings = load_settings()
     setup_logging(settings)
@@ -35,15 +39,24 @@ def _run(args: argparse.Namespace) -> int:
         first_build = await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
         platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
+        posters = Posters()  # each bot adds its poster once connected; the scheduler posts through them
         async with (
             open_runtime(settings, metrics, first_build=first_build) as runtime,
             _ops_port(settings, runtime, metrics, platforms),
+            running_scheduler(settings, runtime, posters),
         ):
-            engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
+            engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
+            if runtime.digest is not None and settings.schedule.enabled:  # digest groups: messages kept for it
+                engine = DigestTap(engine, runtime.digest)
             # update ids handled already, the bot-wide send schedule and the per-chat budgets: shared in
             # Redis between replicas (in process without FUZI_REDIS_URL)
             extra: dict[str, dict[str, Any]] = {
-                name: {"status": platforms, "seen": build_seen(settings), "budgets": build_budgets(settings, name)}
+                name: {
+                    "status": platforms,
+                    "seen": build_seen(settings),
+                    "budgets": build_budgets(settings, name),
+                    "posters": posters,
+                }
                 for name in wanted
             }
             if "telegram" in extra:

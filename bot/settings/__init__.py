@@ -21,6 +21,7 @@ from bot.settings.guards import GuardSettings
 from bot.settings.llm import LLMSettings
 from bot.settings.memory import MemorySettings
 from bot.settings.retrieval import RetrievalSettings
+from bot.settings.schedule import ScheduleSettings
 
 # Settings that no longer do anything: a user may still have them set, so say so once at start.
 DEPRECATED = {
@@ -56,6 +57,7 @@ class Settings(BaseSettings):
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)
     memory: MemorySettings = Field(default_factory=MemorySettings)
     guards: GuardSettings = Field(default_factory=GuardSettings)
+    schedule: ScheduleSettings = Field(default_factory=ScheduleSettings)
     telegram: TelegramSettings = Field(default_factory=TelegramSettings)
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     web: WebSettings = Field(default_factory=WebSettings)

@@ -1,0 +1,90 @@
+"""Wiring of scheduled posts: the digest (built with the engine) and the scheduler loop of `fuzi run`.
+
+`build_digest` runs inside `open_runtime` (the /settings command needs its hook); `running_scheduler`
+starts the loop beside the bots of `fuzi run` and stops it (posts under way finish, bounded) on exit.
+Every replica runs the loop: a post is claimed once in the database (core/schedule/store.py).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
+from datetime import timedelta
+from typing import TYPE_CHECKING
+
+import structlog
+
+from bot.settings import Settings
+from core.llm.types import LLM
+from core.ports import Guard
+from core.retrieval.documents import load_corpus
+from core.schedule.digest import Digest
+from core.schedule.passage import Convert, DailyPassage
+from core.schedule.ports import Posters
+from core.schedule.scheduler import Scheduler
+from core.schedule.settings_view import SettingsView
+from core.schedule.store import ClaimRepo, DigestRepo, RotationRepo
+from core.script import ScriptConverter
+from core.skills import SkillRegistry
+from core.storage import Storage
+
+if TYPE_CHECKING:
+    from bot.wiring import Runtime
+
+log = structlog.get_logger(__name__)
+
+
+def script_convert(scripts: ScriptConverter | None) -> Convert:
+    """`convert(text, script)` over the engine's ScriptConverter (core/script.py): Traditional on request."""
+
+    def convert(text: str, script: str) -> str:
+        return scripts.traditional(text) if script == "traditional" and scripts is not None else text
+
+    return convert
+
+
+def build_digest(
+    storage: Storage, llm: LLM | None, guard: Guard | None, skills: SkillRegistry, scripts: ScriptConverter | None
+) -> Digest:
+    """The digest: its store, the settings it reads, the persona and the model."""
+    view = SettingsView(storage.settings, storage.engine)
+    return Digest(DigestRepo(storage.engine), view, llm, skills, guard=guard, convert=script_convert(scripts))
+
+
+def build_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> Scheduler:
+    storage = runtime.storage
+    skills = SkillRegistry(default=settings.engine.default_skill)
+    daily = DailyPassage(
+        load_corpus(settings.corpus_path),
+        RotationRepo(storage.engine),
+        skills,
+        runtime.llm,
+        convert=script_convert(runtime.scripts),
+    )
+    return Scheduler(
+        SettingsView(storage.settings, storage.engine),
+        ClaimRepo(storage.engine),
+        daily,
+        posters,
+        digest=runtime.digest,
+        messages=storage.messages,
+        grace=timedelta(minutes=settings.schedule.grace_min),
+        digest_at=settings.schedule.digest_time,
+    )
+
+
+@asynccontextmanager
+async def running_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> AsyncIterator[None]:
+    """The scheduler loop for as long as the block runs (FUZI_SCHEDULE_ENABLED=false: none)."""
+    if not settings.schedule.enabled:
+        log.info("schedule_disabled")
+        yield
+        return
+    stop = asyncio.Event()
+    task = asyncio.create_task(build_scheduler(settings, runtime, posters).run(stop))
+    try:
+        yield
+    finally:
+        stop.set()
+        await asyncio.wait({task}, timeout=35)

@@ -1,0 +1,75 @@
+"""The scheduler's view of per-chat settings (`ScheduleSettings`) over the /settings repository.
+
+Which chats have a daily passage or the digest (`ChatSettingsRepo.with_daily/with_digest`, uncached),
+since when the daily time is set (the newest `daily` row of the change log, so a time set after
+today's occurrence starts tomorrow), whether a group's digest is on (the repository's cached read,
+`SETTINGS_CACHE_S`), and switching a chat's schedule off after a 403 (a change by `system:schedule`,
+logged like any other).
+"""
+
+from __future__ import annotations
+
+from datetime import UTC, datetime
+
+from sqlmodel import Session, col, func, select
+
+from core.schedule.ports import ChatSchedule
+from core.storage.chat_settings import ChatSettings, ChatSettingsRepo
+from core.storage.models import ChatSettingChange
+from core.storage.repos import _Repo
+
+SYSTEM_ACCOUNT = "system:schedule"
+"""Who the change log names when the scheduler switches a chat's schedule off (bot removed/blocked)."""
+
+
+class SettingsView(_Repo):
+    """`ScheduleSettings` over `ChatSettingsRepo` (see the module docstring)."""
+
+    def __init__(self, repo: ChatSettingsRepo, engine, lock=None) -> None:
+        super().__init__(engine, lock)
+        self._repo = repo
+
+    async def scheduled(self) -> list[ChatSchedule]:
+        chats: dict[str, ChatSettings] = {c.chat_key: c for c in await self._repo.with_daily()}
+        for c in await self._repo.with_digest():
+            chats.setdefault(c.chat_key, c)
+        since = await self._daily_set_at(sorted(k for k, c in chats.items() if c.daily is not None))
+        return [_schedule(c, since.get(key)) for key, c in sorted(chats.items())]
+
+    async def digest_on(self, chat_key: str) -> bool:
+        return (await self._repo.get(chat_key)).digest
+
+    async def daily_off(self, chat_key: str, reason: str) -> None:
+        await self._repo.change(chat_key, "daily", None, account=SYSTEM_ACCOUNT)
+        await self._repo.change(chat_key, "digest", False, account=SYSTEM_ACCOUNT)
+
+    async def _daily_set_at(self, keys: list[str]) -> dict[str, datetime]:
+        if not keys:
+            return {}
+        query = (
+            select(ChatSettingChange.chat_key, func.max(ChatSettingChange.created_at))
+            .where(col(ChatSettingChange.field) == "daily", col(ChatSettingChange.chat_key).in_(keys))
+            .group_by(col(ChatSettingChange.chat_key))
+        )
+
+        def run(s: Session) -> dict[str, datetime]:
+            return {key: _aware(at) for key, at in s.exec(query) if at is not None}
+
+        return await self._run(run)
+
+
+def _aware(at: datetime) -> datetime:
+    return at if at.tzinfo else at.replace(tzinfo=UTC)
+
+
+def _schedule(c: ChatSettings, since: datetime | None) -> ChatSchedule:
+    return ChatSchedule(
+        chat_key=c.chat_key,
+        daily_at=c.daily.at if c.daily else None,
+        zone=c.daily.zone if c.daily else "Asia/Shanghai",
+        script=c.script or "simplified",
+        skill=c.skill,
+        digest=c.digest,
+        is_group=c.is_group,
+        daily_since=since,
+    )
