@@ -27,15 +27,15 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
-from adapters.discord.quotes import quotes_of
 from adapters.discord.poster import DiscordPoster
+from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
-from core.seen import InMemorySeen, Seen
 from core.schedule.ports import Posters
+from core.seen import InMemorySeen, Seen
 from core.texts import say
 from core.types import Incoming, new_trace_id
 
