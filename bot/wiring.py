@@ -199,6 +199,7 @@ def compose_service(
     degrade_after_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
+    reply_lease_s: float = 30.0,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -207,7 +208,7 @@ def compose_service(
     own limits); `l2_passages` is how many passages a retrieval-only answer quotes; a reply whose
     model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
-    gives the Redis one).
+    gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process.
     """
     ladder = FallbackLadder(
         agent=agent,
@@ -230,6 +231,7 @@ def compose_service(
         admission=Admission(running, guard),
         admins=admins,
         max_input_chars=max_input_chars,
+        reply_lease_s=reply_lease_s,
         clock=clock,
     )
 
@@ -327,9 +329,12 @@ async def open_runtime(
             reply_deadline_s=settings.engine.reply_deadline_s,
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
+            reply_lease_s=settings.redis.reply_lease_s,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         await service.close_interrupted(_interrupted_before(settings))
+        service.watch.start()  # heartbeats for our replies, repair of dead processes' ones
+        stack.push_async_callback(service.watch.aclose)
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()

@@ -212,10 +212,25 @@ async def run_telegram(
     pace: SharedPace | None = None,
     status: PlatformStatus | None = None,
 ) -> None:
-    """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot."""
+    """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot.
+
+    Replies that died with another process are closed by the engine's repair sweep while this one
+    runs; every REPAIR_EVERY_S their frozen messages here are corrected.
+    """
     app = build_application(settings, engine, recorder=recorder, seen=seen, pace=pace)
     await start(app, settings, status)
+    repair = asyncio.create_task(_keep_repairing(app, engine), name="telegram-repair")
     try:
         await (stop_event or asyncio.Event()).wait()
     finally:
+        repair.cancel()
         await stop(app)
+
+
+REPAIR_EVERY_S = 2.0
+
+
+async def _keep_repairing(app: Application, engine: Engine) -> None:
+    while True:
+        await asyncio.sleep(REPAIR_EVERY_S)
+        await close_interrupted(app, engine)
