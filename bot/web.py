@@ -10,6 +10,7 @@ import asyncio
 import contextlib
 import ipaddress
 import signal
+import time
 
 import structlog
 import uvicorn
@@ -50,18 +51,32 @@ def authenticator(settings: Settings, host: str) -> Authenticator:
     return LocalAuth(settings.web.local_user)
 
 
-def readiness(runtime: Runtime, platforms: PlatformStatus | None = None) -> Readiness:
+STORAGE_UNREADY_AFTER_S = 15.0
+"""Storage failing every check for this long makes /readyz 503; shorter blips are "degraded": a
+load balancer should not take every replica out of service for a database hiccup they all share."""
+
+
+def readiness(runtime: Runtime, platforms: PlatformStatus | None = None, clock=time.monotonic) -> Readiness:
     """Storage answers a query, the passage index is loaded and non-empty; the LLM breaker's state;
-    each chat platform's connection ("ok" once reached; "connecting"/"unreachable" make it not ready)."""
+    each chat platform's connection ("ok" once reached; "connecting"/"unreachable" make it not ready).
+
+    What makes the process useless is "error" (/readyz 503): no index, storage failing for
+    STORAGE_UNREADY_AFTER_S. Redis is "degraded" when down (limits, leases and the breaker fail open,
+    docs/deploy.md), as is storage during its first seconds of failure.
+    """
+    failing_since: list[float] = []
 
     async def check() -> dict[str, str]:
-        checks = {
-            "storage": await _storage_state(runtime),
-            "index": _index_state(runtime),
-            "llm": _breaker_state(runtime),
-        }
-        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis
-            checks["redis"] = await _redis_state(runtime)
+        storage = await _storage_state(runtime)
+        if storage == "ok":
+            failing_since.clear()
+        elif not failing_since:
+            failing_since.append(clock())
+        if storage != "ok" and clock() - failing_since[0] < STORAGE_UNREADY_AFTER_S:
+            storage = "degraded"
+        checks = {"storage": storage, "index": _index_state(runtime), "llm": _breaker_state(runtime)}
+        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis, failing open
+            checks["redis"] = "ok" if await _redis_state(runtime) == "ok" else "degraded"
         return checks | (dict(platforms.states) if platforms is not None else {})
 
     return check

@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
+from urllib.parse import unquote, urlsplit
 
 import structlog
 
@@ -69,8 +70,19 @@ def secret_redactor(settings: Settings) -> SecretRedactor:
         settings.discord.bot_token,
         settings.web_search.tavily_api_key,
         settings.web.jwt_secret,
+        settings.telegram.webhook_secret,
     ]
-    return SecretRedactor(s.get_secret_value() for s in secrets if s is not None)
+    passwords = [url_password(url) for url in (settings.database_url, settings.redis.url)]
+    return SecretRedactor([*(s.get_secret_value() for s in secrets if s is not None), *passwords])
+
+
+def url_password(url: str | None) -> str | None:
+    """The password in a database or Redis URL (percent-decoded), or None."""
+    try:
+        password = urlsplit(url).password if url else None
+    except ValueError:  # not a URL: nothing to find
+        return None
+    return unquote(password) if password else None
 
 
 def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:

@@ -35,6 +35,7 @@ from adapters.common.startup import PlatformRejected, PlatformStatus, connect_wi
 from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.webhook import install as install_strict_webhook
 from core.ports import Engine
 from core.seen import InMemorySeen, Seen
 from core.texts import say
@@ -152,6 +153,7 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
         await app.post_init(app)
     await app.start()
     if settings.mode == "webhook":
+        install_strict_webhook()  # bodies that are not updates: 400 and one line, not 500 / CRITICAL
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
         await app.updater.start_webhook(
             listen=settings.webhook_listen,
