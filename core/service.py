@@ -32,7 +32,7 @@ import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import replace
-from datetime import datetime
+from typing import Any
 
 import structlog
 
@@ -44,6 +44,7 @@ from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
+from core.reply_records import ReplyRecords
 from core.reply_watch import ReplyWatch
 from core.skills import Skill, SkillRegistry
 from core.storage.replies import STREAMING, Interrupted
@@ -73,7 +74,7 @@ class _Turned(Exception):
         self.status = status
 
 
-class ChatService:
+class ChatService(ReplyRecords):
     """The chat engine (the `Engine` port of core/ports.py). Everything long-lived is passed in.
 
     Args:
@@ -146,36 +147,6 @@ class ChatService:
                     "error",
                     incoming.trace_id,
                 )
-
-    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
-        """The adapter's word on whether a reply's final text reached the chat after its retries.
-
-        A delivered reply keeps its status; an undelivered one becomes "undelivered" (it stays
-        stored, so nothing is lost, but the record no longer claims the person saw it).
-        """
-        if not delivered:
-            changed = await self._storage.messages.set_status(trace_id, "assistant", "undelivered", only_if="ok")
-            changed += await self._storage.messages.set_status(
-                trace_id, "assistant", "undelivered", only_if=STREAMING
-            )  # stopped at the final, never confirmed
-            log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
-
-    async def record_shown(self, trace_id: str, where: str) -> None:
-        """The adapter's note of where a running reply is shown (``telegram:<chat>:<message>``)."""
-        await self._storage.replies.shown_in(trace_id, where)
-
-    async def close_interrupted(self, started_before: datetime | None = None) -> None:
-        """At start: close the replies a crash cut short (core/storage/replies.py); adapters then
-        take theirs with `take_interrupted` and correct the frozen messages."""
-        self._interrupted.extend(await self._storage.replies.close_interrupted(started_before))
-        if self._interrupted:
-            log.warning("replies_interrupted", count=len(self._interrupted))
-
-    def take_interrupted(self, platform: str) -> list[str]:
-        """Where the interrupted replies of `platform` are shown (once: later calls get nothing)."""
-        mine = [r for r in self._interrupted if r.shown_in.startswith(f"{platform}:")]
-        self._interrupted = [r for r in self._interrupted if r not in mine]
-        return [r.shown_in for r in mine]
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
@@ -426,7 +397,7 @@ class ChatService:
         task.add_done_callback(self._background.discard)
 
 
-async def _next(queue: asyncio.Queue, task: asyncio.Task) -> object:
+async def _next(queue: asyncio.Queue, task: asyncio.Task) -> Any:
     """The producer's next event; _END once it ended, even when it never got to put _END (a task
     cancelled before its first step runs no `finally`)."""
     while not task.done():

@@ -57,6 +57,8 @@ def test_the_redactor_masks_every_configured_secret():
     line = f"pgpass! rdpass9 hook-secret-1 {'jwt-secret-2' * 3} pgpass%21"
     assert redactor.redact(line) == " ".join([MASK] * 5)
     # wherever a URL is printed (a driver's error, a settings dump), its password goes, however short
-    assert redactor.redact("could not connect: postgresql://u:pw@h/db") == f"could not connect: postgresql://u:{MASK}@h/db"
+    assert (
+        redactor.redact("could not connect: postgresql://u:pw@h/db") == f"could not connect: postgresql://u:{MASK}@h/db"
+    )
     assert redactor.redact("redis://:x@h:6379") == f"redis://:{MASK}@h:6379"
     assert redactor.redact("see https://example.org/a@b") == "see https://example.org/a@b"

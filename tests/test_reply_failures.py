@@ -81,10 +81,11 @@ async def test_storage_failing_ends_the_stream_tells_the_person_and_frees_them(t
 
 async def test_cancel_while_storage_is_down_still_ends(tmp_path):
     storage = sqlite_storage(tmp_path)
-    gate = asyncio.Event()
+    gate, entered = asyncio.Event(), asyncio.Event()
 
     class Slow:
         async def search(self, query, *, k=3, corpus="all"):
+            entered.set()
             await gate.wait()
             from types import SimpleNamespace
 
@@ -99,7 +100,7 @@ async def test_cancel_while_storage_is_down_still_ends(tmp_path):
             got.append(event)
 
     task = asyncio.create_task(ask())
-    await asyncio.sleep(0.3)
+    await asyncio.wait_for(entered.wait(), 20)  # the reply is running
     replies.failing.update({"finish", "discard"})
     person = await storage.identities.resolve("console", "alice", "alice")
     assert await service.admission.running.cancel(person)
@@ -136,8 +137,11 @@ async def test_lease_renewal_failing_while_storage_is_down_releases_the_person(t
     service = make_service(storage, retriever=Slow(), running=running)
     replies = _fail(storage)
     try:
-        task = asyncio.create_task(_events(service, incoming("学而时习之")))
-        await asyncio.sleep(0.5)  # several renewals fail meanwhile
+        task = asyncio.create_task(_events(service, incoming("学而时习之"), timeout_s=30))
+        for _ in range(200):  # several renewals fail meanwhile
+            await asyncio.sleep(0.1)
+            if renewals >= 2:
+                break
         replies.failing.update({"finish", "discard"})
         gate.set()
         events = await task

@@ -18,9 +18,10 @@ pytestmark = pytest.mark.timeout(60)
 
 class _GatedSearch:
     def __init__(self) -> None:
-        self.gate = asyncio.Event()
+        self.gate, self.entered = asyncio.Event(), asyncio.Event()
 
     async def search(self, query: str, *, k: int = 3, corpus: str = "all"):
+        self.entered.set()
         await self.gate.wait()
         return SimpleNamespace(results=[])
 
@@ -37,8 +38,9 @@ async def test_a_dead_process_reply_is_repaired_by_a_live_one_within_the_lease(t
     await storage.replies.shown_in("dead", "telegram:7:1001")
     retriever = _GatedSearch()
     live = make_service(storage, retriever=retriever, reply_lease_s=0.6)  # the replica still alive
+    assert live.take_interrupted("telegram") == []  # as the adapter does at start, before any sweep
     task = asyncio.create_task(_drain(live))  # a reply of its own runs all along, past the lease
-    await asyncio.sleep(0.1)
+    await asyncio.wait_for(retriever.entered.wait(), 20)
     assert await live.watch.tick() == []  # younger than the lease: left alone
     await asyncio.sleep(0.7)
     await live.watch.tick()  # renews its own reply, closes the dead one

@@ -5,7 +5,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import os
 import signal
+import sys
+import threading
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -34,10 +37,12 @@ def _run(args: argparse.Namespace) -> int:
         first_build = await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
         platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
+        started: list = []  # the runtime, once built: /readyz answers 503 "starting" until then
         async with (
-            open_runtime(settings, metrics, first_build=first_build) as runtime,
-            _ops_port(settings, runtime, metrics, platforms),
+            _ops_port(settings, lambda: started[0] if started else None, metrics, platforms),
+            open_runtime(settings, metrics, first_build=first_build, status=platforms) as runtime,
         ):
+            started.append(runtime)
             engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             # update ids handled already and the bot-wide send schedule: shared in Redis between replicas
             telegram = {"seen": build_seen(settings), "pace": build_pace(settings), "status": platforms}
@@ -76,11 +81,33 @@ async def _ops_port(settings, runtime, metrics, platforms):
         await asyncio.wait({task}, timeout=10)
 
 
-def _stop_on_signals(task: asyncio.Future) -> None:
-    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly."""
+SHUTDOWN_GRACE_S = 9.0
+"""After SIGTERM the process is gone within this time, whatever storage or a platform does: under
+the 10 s a process manager usually waits before SIGKILL (Kubernetes 30 s, Heroku 30 s, Docker 10 s)."""
+
+
+def _stop_on_signals(task: asyncio.Future, grace_s: float = SHUTDOWN_GRACE_S) -> None:
+    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly; a watchdog thread
+    ends the process after `grace_s` if the clean stop hangs (a database that does not answer, a
+    worker thread stuck in a driver call, which also keeps `asyncio.run` from returning)."""
     loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        task.cancel()
+        watchdog = threading.Timer(grace_s, _force_exit, args=(grace_s,))
+        watchdog.daemon = True
+        watchdog.start()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
+        loop.add_signal_handler(sig, stop)
+
+
+def _force_exit(grace_s: float) -> None:
+    import structlog
+
+    structlog.get_logger(__name__).error("shutdown_forced", after_s=grace_s)
+    sys.stderr.flush()
+    os._exit(1)
 
 
 def _runner(name: str):

@@ -15,8 +15,9 @@ from __future__ import annotations
 from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import CursorResult, delete, func, update
 from sqlmodel import Session, col, select
 
 from core.storage.models import Message, utcnow
@@ -87,15 +88,16 @@ class ReplyRepo(_Repo):
             return 0
 
         def beat(s: Session) -> int:
-            count = s.execute(
+            count = _rows(
+                s,
                 update(Message)
                 .where(
                     col(Message.trace_id).in_(list(trace_ids)),
                     col(Message.role) == "assistant",
                     col(Message.status) == STREAMING,
                 )
-                .values(heartbeat_at=utcnow())
-            ).rowcount
+                .values(heartbeat_at=utcnow()),
+            )
             s.commit()
             return count
 
@@ -105,15 +107,16 @@ class ReplyRepo(_Repo):
         """The final text reached the person: the finished row gets its final status ("ok", "blocked")."""
 
         def change(s: Session) -> int:
-            count = s.execute(
+            count = _rows(
+                s,
                 update(Message)
                 .where(
                     col(Message.trace_id) == trace_id,
                     col(Message.role) == "assistant",
                     col(Message.status).in_([STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
                 )
-                .values(status=status)
-            ).rowcount
+                .values(status=status),
+            )
             s.commit()
             return count
 
@@ -183,10 +186,13 @@ class ReplyRepo(_Repo):
 
 def _claim(s: Session, row_id: int | None) -> bool:
     """Mark one stale row interrupted unless another process got there first."""
-    claimed = s.execute(
-        update(Message).where(col(Message.id) == row_id, col(Message.status) == STREAMING).values(status=INTERRUPTED)
-    )
-    return claimed.rowcount == 1
+    stale = col(Message.status) == STREAMING
+    return _rows(s, update(Message).where(col(Message.id) == row_id, stale).values(status=INTERRUPTED)) == 1
+
+
+def _rows(s: Session, statement: Any) -> int:
+    """Run an UPDATE; how many rows it changed."""
+    return cast(CursorResult, s.execute(statement)).rowcount
 
 
 def _close_questions(s: Session, traces: list[str]) -> None:
