@@ -9,14 +9,16 @@ OpenAI server (a 24-character answer streamed over ~2 s). Scenarios, each on fre
 
 - `postgres_down`: the proxy cut for `--outage` s (connections reset, new ones refused);
 - `redis_down`: the Redis server killed for `--outage` s, then started again on the same port;
-- `replica_killed`: replica A killed with SIGKILL (restarted after the scenario);
+- `replica_killed`: replica A killed with SIGKILL (restarted after the scenario); its people's
+  frozen replies are repaired by replica B (a new "interrupted" message where nothing was shown);
 - `llm_hung`: the model accepts requests and never answers, for `--outage` s.
 
 Each person asks once just before the fault (1 s before it: replies are streaming when it hits),
 once during it, and again from the moment it ends (every second while told "busy"). Reported per
 scenario: rounds 1-2 answered (a bot message that is not a notice), told (a one-line notice: error,
 busy, interrupted), lost (no bot message at all); stuck = people still "busy" 5 s after the fault
-ended; reply rows left "streaming" at the end; /readyz of both replicas during the fault; time
+ended (a reply still legitimately running counts here), stuck = still "busy" 30 s after it ended;
+reply rows left "streaming" at the end; /readyz of both replicas during the fault; time
 to recover = from the end of the fault until every person's new question was answered.
 """
 
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import logging
 import os
 import subprocess
 import sys
@@ -134,7 +137,8 @@ class Bench:
             "answered": shown - told,
             "told": told,
             "lost": 2 * len(chats) - shown,
-            "stuck_5s_after": stuck,
+            "busy_5s_after": stuck,
+            "stuck_30s_after": self.stuck_30,
             "rows_streaming": self.streaming_rows(),
             "readyz": " ".join(f"{s}/{b.get('status', '-')}" for s, b in ready),
             "recover_s": round(recovered, 1) if recovered is not None else None,
@@ -143,7 +147,7 @@ class Bench:
     async def recover(self, session, chats: list[int], ended: float) -> tuple[float | None, int]:
         """Each person asks again from the end of the fault (again every second while 'busy')."""
         self.snapshot = {c: len(self.tg.messages_in(c)) for c in chats}
-        pending, asked_at, stuck = set(chats), {}, None
+        pending, asked_at, stuck, stuck_30 = set(chats), {}, None, 0
         deadline = ended + 120
         while pending and time.monotonic() < deadline:
             for c in list(pending):
@@ -153,10 +157,17 @@ class Bench:
                 elif c not in asked_at or (texts and BUSY in texts[-1] and time.monotonic() - asked_at[c] > 1):
                     asked_at[c] = time.monotonic()
                     await self.ask(session, c, f"温故而知新{c}")
-            if stuck is None and time.monotonic() - ended >= 5:
-                stuck = sum(1 for c in pending if any(BUSY in t for t in self.bot_texts(c)[self.snapshot[c] :]))
+            since = time.monotonic() - ended
+            if stuck is None and since >= 5:
+                stuck = self._busy(pending)
+            if since >= 30 and not stuck_30:
+                stuck_30 = self._busy(pending) or -1
             await asyncio.sleep(0.3)
+        self.stuck_30 = max(stuck_30, 0)
         return (None if pending else time.monotonic() - ended), stuck or 0
+
+    def _busy(self, chats: set[int]) -> int:
+        return sum(1 for c in chats if any(BUSY in t for t in self.bot_texts(c)[self.snapshot[c] :]))
 
     def streaming_rows(self) -> int:
         engine = create_engine(self.direct)
@@ -178,6 +189,7 @@ def _l2(texts: list[str]) -> bool:
 
 
 async def main(args: argparse.Namespace) -> None:
+    logging.getLogger("aiohttp.server").setLevel(logging.CRITICAL)  # the fake model's writes to killed peers
     load = os.getloadavg()
     with tempfile.TemporaryDirectory(prefix="fuzi-faults-") as work:
         llm = await FakeOpenAI().start()
@@ -206,7 +218,5 @@ if __name__ == "__main__":
     parser.add_argument("--people", type=int, default=20)
     parser.add_argument("--outage", type=float, default=10.0)
     parser.add_argument("--lease", type=float, default=10.0)
-    parser.add_argument(
-        "--scenarios", nargs="+", default=["postgres_down", "redis_down", "replica_killed", "llm_hung"]
-    )
+    parser.add_argument("--scenarios", nargs="+", default=["postgres_down", "redis_down", "replica_killed", "llm_hung"])
     asyncio.run(main(parser.parse_args()))

@@ -50,7 +50,14 @@ class ReplyRecords:
             log.warning("replies_interrupted", count=len(self._interrupted))
 
     def take_interrupted(self, platform: str) -> list[str]:
-        """Where the interrupted replies of `platform` are shown (once: later calls get nothing)."""
-        mine = [r for r in self._interrupted if r.shown_in.startswith(f"{platform}:")]
+        """Where the interrupted replies of `platform` are shown, ``<platform>:<chat>:<message>``, or
+        ``<platform>:<chat>:`` when nothing was shown yet (once: later calls get nothing)."""
+        mine = [r for r in self._interrupted if _where(r).startswith(f"{platform}:")]
         self._interrupted[:] = [r for r in self._interrupted if r not in mine]  # the watch extends this list
-        return [r.shown_in for r in mine]
+        return [_where(r) for r in mine]
+
+
+def _where(reply: Interrupted) -> str:
+    """Where the reply is shown; a reply cut before anything was shown is ``<chat_key>:`` (no message
+    id): the adapter then tells the chat in a new message, so the person is never left with nothing."""
+    return reply.shown_in or f"{reply.chat_key}:"

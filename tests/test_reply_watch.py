@@ -113,3 +113,15 @@ async def test_a_confirmation_storage_missed_is_written_later_and_keeps_the_row_
 
 async def _raises(*args, **kwargs):
     raise ConnectionRefusedError("down")
+
+
+async def test_a_reply_cut_before_anything_was_shown_is_handed_out_by_its_chat(tmp_path):
+    storage = sqlite_storage(tmp_path)
+    await storage.messages.add("telegram:8/77", "user", "问", status="ok", trace_id="early")
+    await storage.replies.start("telegram:8/77", "early")  # killed before its first message existed
+    service = make_service(storage, reply_lease_s=0.2)
+    await asyncio.sleep(0.3)
+    service.watch._healthy_since = -1e9
+    await service.watch.tick()
+    assert service.take_interrupted("discord") == []
+    assert service.take_interrupted("telegram") == ["telegram:8/77:"]  # the adapter tells the chat anew

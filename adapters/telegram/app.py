@@ -175,7 +175,14 @@ async def close_interrupted(app: Application, engine: Engine) -> None:
     for where in engine.take_interrupted("telegram"):
         _, chat_id, message_id = where.split(":", 2)
         try:
-            await app.bot.edit_message_text(say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id))
+            if message_id:
+                await app.bot.edit_message_text(
+                    say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id)
+                )
+            else:  # cut before anything was shown: say so in a new message (chat id [/ forum topic])
+                chat, _, topic = chat_id.partition("/")
+                thread = int(topic) if topic else None
+                await app.bot.send_message(int(chat), say("INTERRUPTED", None), message_thread_id=thread)
         except (TelegramError, ValueError) as exc:  # deleted, too old to edit, malformed: nothing to correct
             log.info("telegram_interrupted_not_edited", chat=chat_id, message=message_id, error=type(exc).__name__)
         else:
