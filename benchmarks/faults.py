@@ -127,10 +127,15 @@ class Bench:
             ended = time.monotonic()
             recovered, stuck = await self.recover(session, chats, ended)
             await asyncio.sleep(self.args.lease + 5)  # the sweep repairs what a dead replica left
-        before = {c: self.snapshot[c] for c in chats}
-        rounds = [self.bot_texts(c)[: before[c]] for c in chats]
-        told = sum(1 for texts in rounds for t in texts if any(n in t for n in NOTICES))
-        shown = sum(len(texts) for texts in rounds)
+        rounds = [self.bot_texts(c)[: self.snapshot[c]] for c in chats]
+        # a reply killed before anything was shown is told later, in a new message (after the snapshot)
+        late = sum(1 for c in chats for t in self.bot_texts(c)[self.snapshot[c] :] if NOTICES[2] in t)
+        told = sum(1 for texts in rounds for t in texts if any(n in t for n in NOTICES)) + late
+        shown = sum(len(texts) for texts in rounds) + late
+        if self.args.dump:
+            with open(self.args.dump, "a") as out:
+                for c in chats:
+                    print(name, c, self.snapshot[c], self.bot_texts(c), file=out)
         return {
             "scenario": name,
             "asked": 2 * len(chats),
@@ -218,5 +223,6 @@ if __name__ == "__main__":
     parser.add_argument("--people", type=int, default=20)
     parser.add_argument("--outage", type=float, default=10.0)
     parser.add_argument("--lease", type=float, default=10.0)
+    parser.add_argument("--dump", help="append every chat's bot messages to this file")
     parser.add_argument("--scenarios", nargs="+", default=["postgres_down", "redis_down", "replica_killed", "llm_hung"])
     asyncio.run(main(parser.parse_args()))

@@ -35,6 +35,7 @@ from dataclasses import replace
 from typing import Any
 
 import structlog
+from sqlalchemy.exc import DBAPIError
 
 from core.admission import Admission, NotAdmitted
 from core.commands import CommandRouter
@@ -138,15 +139,24 @@ class ChatService(ReplyRecords):
                         if isinstance(event, TextDelta | TextReset):
                             shown = isinstance(event, TextDelta)
                         yield event
+            except DBAPIError as exc:  # the database is unreachable: one line, not a traceback per message
+                detail = (str(exc.orig or exc).strip().splitlines() or [""])[0][:200]
+                log.error(
+                    "reply_failed", reason="storage_unavailable", error=type(exc.orig or exc).__name__, detail=detail
+                )
+                if shown:
+                    yield TextReset("error")
+                yield self._error_notice(incoming)
             except Exception:
                 log.exception("reply_failed")
                 if shown:
                     yield TextReset("error")
-                yield Notice(
-                    say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id),
-                    "error",
-                    incoming.trace_id,
-                )
+                yield self._error_notice(incoming)
+
+    def _error_notice(self, incoming: Incoming) -> Notice:
+        return Notice(
+            say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id), "error", incoming.trace_id
+        )
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
