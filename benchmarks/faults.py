@@ -79,10 +79,10 @@ class Bench:
             subprocess.run, [sys.executable, "-m", "bot", "index"], cwd=home, env=self.env, capture_output=True
         )
         assert release.returncode == 0, release.stderr[-2000:]
-        self.replicas = [Replica(self.env, self.work / f"replica{i}.log") for i in range(2)]
+        self.replicas = []
         async with aiohttp.ClientSession() as session:
-            for r in self.replicas:
-                await r.ready(session)
+            for i in range(2):
+                self.replicas.append(await Replica.started(self.env, self.work / f"replica{i}.log", session))
 
     async def teardown(self) -> None:
         for r in self.replicas:

@@ -163,6 +163,21 @@ class Replica:
             stderr=subprocess.STDOUT,
         )
 
+    @classmethod
+    async def started(cls, env: dict, log: Path, session: aiohttp.ClientSession, tries: int = 3) -> Replica:
+        """A ready replica; started again on new ports when another process took its free port first
+        (a free port is only free until someone binds it: the machine runs other tests meanwhile)."""
+        for attempt in range(tries):
+            replica = cls(env, log.with_suffix(f".{attempt}.log") if attempt else log)
+            try:
+                await replica.ready(session)
+                return replica
+            except AssertionError:
+                replica.stop()
+                if "Address already in use" not in replica.tail(20_000) or attempt == tries - 1:
+                    raise
+        raise AssertionError("unreachable")
+
     def tail(self, n: int = 3000) -> str:
         return self.log_path.read_text(errors="replace")[-n:]
 

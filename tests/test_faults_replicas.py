@@ -47,11 +47,11 @@ async def cluster(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811
         subprocess.run, [sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, timeout=300
     )
     assert release.returncode == 0, release.stderr[-3000:]
-    replicas = [Replica(env, tmp_path / f"replica{i}.log") for i in range(2)]
+    replicas: list[Replica] = []
     try:
         async with aiohttp.ClientSession() as session:
-            for r in replicas:
-                await r.ready(session)
+            for i in range(2):
+                replicas.append(await Replica.started(env, tmp_path / f"replica{i}.log", session))
         yield replicas, proxy, redis, postgres_url
     finally:
         for r in replicas:
