@@ -183,9 +183,15 @@ def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
 
 async def serve_until_signalled(server: uvicorn.Server) -> None:
     """Run ``server`` until SIGTERM or SIGINT, then let it finish the replies in flight (bounded)."""
+    from bot.shutdown import arm_watchdog
+
+    def stop() -> None:
+        server.should_exit = True
+        arm_watchdog()  # gone within the grace even if the drain or storage hangs
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+        loop.add_signal_handler(sig, stop)
     try:
         await server.serve()
     finally:

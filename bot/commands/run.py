@@ -5,10 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
-import os
 import signal
-import sys
-import threading
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,33 +78,19 @@ async def _ops_port(settings, runtime, metrics, platforms):
         await asyncio.wait({task}, timeout=10)
 
 
-SHUTDOWN_GRACE_S = 9.0
-"""After SIGTERM the process is gone within this time, whatever storage or a platform does: under
-the 10 s a process manager usually waits before SIGKILL (Kubernetes 30 s, Heroku 30 s, Docker 10 s)."""
+def _stop_on_signals(task: asyncio.Future) -> None:
+    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly; if that hangs, the
+    process ends SHUTDOWN_GRACE_S after the signal all the same (bot/shutdown.py)."""
+    from bot.shutdown import arm_watchdog
 
-
-def _stop_on_signals(task: asyncio.Future, grace_s: float = SHUTDOWN_GRACE_S) -> None:
-    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly; a watchdog thread
-    ends the process after `grace_s` if the clean stop hangs (a database that does not answer, a
-    worker thread stuck in a driver call, which also keeps `asyncio.run` from returning)."""
     loop = asyncio.get_running_loop()
 
     def stop() -> None:
         task.cancel()
-        watchdog = threading.Timer(grace_s, _force_exit, args=(grace_s,))
-        watchdog.daemon = True
-        watchdog.start()
+        arm_watchdog()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop)
-
-
-def _force_exit(grace_s: float) -> None:
-    import structlog
-
-    structlog.get_logger(__name__).error("shutdown_forced", after_s=grace_s)
-    sys.stderr.flush()
-    os._exit(1)
 
 
 def _runner(name: str):
