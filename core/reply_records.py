@@ -52,6 +52,7 @@ class ReplyRecords:
     def take_interrupted(self, platform: str) -> list[str]:
         """Where the interrupted replies of `platform` are shown, ``<platform>:<chat>:<message>``, or
         ``<platform>:<chat>:`` when nothing was shown yet (once: later calls get nothing)."""
+        self.watch.platforms.add(platform)  # from now on the repair sweep claims this platform's replies
         mine = [r for r in self._interrupted if _where(r).startswith(f"{platform}:")]
         self._interrupted[:] = [r for r in self._interrupted if r not in mine]  # the watch extends this list
         return [_where(r) for r in mine]

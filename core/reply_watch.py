@@ -9,7 +9,9 @@ Every `lease_s / 3` the watch (one per process):
 3. sweeps: a "streaming" row whose heartbeat (or creation) is older than `lease_s` belongs to a
    process that died; the first live process to see it closes it (and its question) as
    "interrupted" and hands it to the adapters (`on_interrupted`), which edit the frozen message into
-   "interrupted, please ask again". So a crash is repaired within about `lease_s + lease_s / 3`
+   "interrupted, please ask again". Only replies on the platforms whose adapters run here (they
+   announce themselves by asking, `take_interrupted`) are claimed: a Telegram process never closes
+   a Discord reply it could not correct. So a crash is repaired within about `lease_s + lease_s / 3`
    by any replica that is still alive, not only by a later restart.
 
 After the database was unreachable the watch waits `lease_s` of renewed heartbeats before it
@@ -55,6 +57,7 @@ class ReplyWatch:
         self._on_interrupted = on_interrupted
         self._clock = clock
         self.live: set[str] = set()
+        self.platforms: set[str] = set()  # the sweep claims only replies this process can correct
         self._unconfirmed: dict[str, str] = {}
         self._healthy_since: float | None = clock()
         self._task: asyncio.Task | None = None
@@ -103,7 +106,8 @@ class ReplyWatch:
                 self._healthy_since = self._clock()
             if self._clock() - self._healthy_since < self.lease_s:
                 return []
-            closed = await self._replies.close_stale(datetime.now(UTC) - timedelta(seconds=self.lease_s))
+            silent_since = datetime.now(UTC) - timedelta(seconds=self.lease_s)
+            closed = await self._replies.close_stale(silent_since, self.platforms)
         except Exception as exc:
             if self._healthy_since is not None:
                 log.warning("reply_watch_storage_down", error=type(exc).__name__)

@@ -63,11 +63,15 @@ async def test_two_processes_sweeping_together_close_each_row_once(tmp_path):
         await storage.replies.start("telegram:7", f"t{n}")
         await storage.replies.shown_in(f"t{n}", f"telegram:7:{n}")
     a, b = (make_service(storage, reply_lease_s=0.2) for _ in range(2))
+    await storage.replies.start("discord:9", "d0")  # no Discord adapter here: left to a process that has one
+    for service in (a, b):
+        service.take_interrupted("telegram")
     await asyncio.sleep(0.3)
     for watch in (a.watch, b.watch):
         watch._healthy_since = -1e9  # both have seen storage healthy for longer than the lease
     closed = await asyncio.gather(a.watch.tick(), b.watch.tick())
     assert sorted(r.trace_id for rows in closed for r in rows) == ["t0", "t1", "t2"]
+    assert ("assistant", "streaming") in await _statuses(storage, "discord:9")
 
 
 async def test_a_final_the_adapter_never_took_is_not_recorded_ok(tmp_path):
@@ -86,6 +90,7 @@ async def test_a_final_the_adapter_never_took_is_not_recorded_ok(tmp_path):
 async def test_an_adapter_that_died_at_the_final_leaves_it_for_the_sweep(tmp_path):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage, reply_lease_s=0.3)
+    service.take_interrupted("console")
     async with contextlib.aclosing(service.handle(incoming("学而时习之"))) as events:
         async for event in events:
             if isinstance(event, FinalReply):
@@ -120,6 +125,7 @@ async def test_a_reply_cut_before_anything_was_shown_is_handed_out_by_its_chat(t
     await storage.messages.add("telegram:8/77", "user", "问", status="ok", trace_id="early")
     await storage.replies.start("telegram:8/77", "early")  # killed before its first message existed
     service = make_service(storage, reply_lease_s=0.2)
+    assert service.take_interrupted("telegram") == [] and service.take_interrupted("discord") == []
     await asyncio.sleep(0.3)
     service.watch._healthy_since = -1e9
     await service.watch.tick()

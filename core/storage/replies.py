@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, func, update
+from sqlalchemy import CursorResult, delete, func, or_, update
 from sqlmodel import Session, col, select
 
 from core.storage.models import Message, utcnow
@@ -122,19 +122,19 @@ class ReplyRepo(_Repo):
 
         return await self._run(change)
 
-    async def close_stale(self, silent_since: datetime) -> list[Interrupted]:
-        """Close the replies whose owner stopped renewing them before `silent_since` (it died): each
-        row is claimed by one process only (a conditional UPDATE), with its question."""
+    async def close_stale(self, silent_since: datetime, platforms: Collection[str]) -> list[Interrupted]:
+        """Close the replies on `platforms` whose owner stopped renewing them before `silent_since`
+        (it died): each row is claimed by one process only (a conditional UPDATE), with its question."""
+        if not platforms:
+            return []
 
         def close(s: Session) -> list[Interrupted]:
             last_seen = func.coalesce(Message.heartbeat_at, Message.created_at)
-            rows = list(
-                s.exec(
-                    select(Message).where(
-                        col(Message.role) == "assistant", col(Message.status) == STREAMING, last_seen < silent_since
-                    )
-                )
+            on_platforms = or_(*(col(Message.chat_key).startswith(f"{p}:") for p in platforms))
+            stale = select(Message).where(
+                col(Message.role) == "assistant", col(Message.status) == STREAMING, last_seen < silent_since
             )
+            rows = list(s.exec(stale.where(on_platforms)))
             claimed = [r for r in rows if _claim(s, r.id)]
             _close_questions(s, [r.trace_id for r in claimed if r.trace_id])
             s.commit()
