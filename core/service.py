@@ -9,8 +9,9 @@ Stored statuses. User messages: "ok" (answered), "too_long", the input guard's r
 messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard replaced it),
 "cancelled" (the partial text shown before /cancel or before the adapter stopped reading),
 "undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`),
-"streaming" while it runs (the row is written when the reply starts) and "interrupted" when a crash
-cut it short (closed at the next start, with its question: `close_interrupted`).
+"streaming" while it runs (the row is written when the reply starts) and until the adapter took its
+final text, and "interrupted" when a crash cut it short (closed with its question by any live
+process's repair sweep, core/reply_watch.py, or at the next start: `close_interrupted`).
 Blank messages say nothing and are not stored; commands are not stored.
 
 Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
@@ -35,7 +36,7 @@ from dataclasses import replace
 from typing import Any
 
 import structlog
-from sqlalchemy.exc import DBAPIError
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from core.admission import Admission, NotAdmitted
 from core.commands import CommandRouter
@@ -139,7 +140,7 @@ class ChatService(ReplyRecords):
                         if isinstance(event, TextDelta | TextReset):
                             shown = isinstance(event, TextDelta)
                         yield event
-            except DBAPIError as exc:  # the database is unreachable: one line, not a traceback per message
+            except (OperationalError, InterfaceError) as exc:  # database unreachable: one line, no traceback
                 detail = (str(exc.orig or exc).strip().splitlines() or [""])[0][:200]
                 log.error(
                     "reply_failed", reason="storage_unavailable", error=type(exc.orig or exc).__name__, detail=detail
