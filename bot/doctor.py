@@ -14,6 +14,7 @@ import base64
 import re
 from dataclasses import dataclass
 from typing import Literal
+from urllib.parse import urlsplit
 
 from bot.settings import Settings
 
@@ -39,7 +40,10 @@ async def run_checks(settings: Settings, *, timeout_s: float = 5.0) -> list[Chec
     """Every check after settings (which the caller loaded); network checks run concurrently."""
     local = [await asyncio.to_thread(f, settings) for f in (check_corpus, check_index, check_database)]
     online = await asyncio.gather(
-        check_llm(settings, timeout_s), check_telegram(settings, timeout_s), check_discord(settings, timeout_s)
+        check_redis(settings, timeout_s),
+        check_llm(settings, timeout_s),
+        check_telegram(settings, timeout_s),
+        check_discord(settings, timeout_s),
     )
     return [*local, *online]
 
@@ -96,6 +100,28 @@ def check_database(settings: Settings) -> Check:
     except Exception as exc:  # noqa: BLE001 - any driver's error is a failed check, not a crash
         return Check("database", "fail", f"cannot connect: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
     return Check("database", "ok", shown)
+
+
+async def check_redis(settings: Settings, timeout_s: float) -> Check:
+    """FUZI_REDIS_URL answers PING (limits, leases, /cancel and the breaker are shared through it)."""
+    from redis.asyncio import Redis
+    from redis.exceptions import RedisError
+
+    url = settings.redis.url
+    if not url:
+        return Check("redis", "skip", "no FUZI_REDIS_URL: one process, limits and leases in memory")
+    password = urlsplit(url).password
+    shown = _hide(url, password) if password else url
+    client = Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    try:
+        await asyncio.wait_for(client.ping(), timeout_s)
+    except (RedisError, OSError, TimeoutError) as exc:
+        return Check(
+            "redis", "warn", f"{shown} unreachable ({type(exc).__name__}): Fuzi runs, failing open (docs/deploy.md)"
+        )
+    finally:
+        await client.aclose()
+    return Check("redis", "ok", f"{shown} answered PING")
 
 
 async def check_llm(settings: Settings, timeout_s: float) -> Check:

@@ -10,6 +10,8 @@ import asyncio
 import contextlib
 import ipaddress
 import signal
+import time
+from collections.abc import Callable
 
 import structlog
 import uvicorn
@@ -59,19 +61,44 @@ def authenticator(settings: Settings, host: str, revocations: Revocations | None
     return LocalAuth(settings.web.local_user)
 
 
-def readiness(runtime: Runtime, platforms: PlatformStatus | None = None) -> Readiness:
+STORAGE_UNREADY_AFTER_S = 15.0
+"""Storage failing every check for this long makes /readyz 503; shorter blips are "degraded": a
+load balancer should not take every replica out of service for a database hiccup they all share."""
+
+
+def readiness(
+    runtime: Runtime | Callable[[], Runtime | None], platforms: PlatformStatus | None = None, clock=time.monotonic
+) -> Readiness:
     """Storage answers a query, the passage index is loaded and non-empty; the LLM breaker's state;
-    each chat platform's connection ("ok" once reached; "connecting"/"unreachable" make it not ready)."""
+    each chat platform's connection ("ok" once reached; "connecting"/"unreachable" make it not ready).
+
+    What makes the process useless is "error" (/readyz 503): no index, storage failing for
+    STORAGE_UNREADY_AFTER_S. Redis is "degraded" when down (limits, leases and the breaker fail open,
+    docs/deploy.md), as is storage during its first seconds of failure. `runtime` may be a function
+    that gives None while the process is still starting (the ops port of `fuzi run` serves from
+    the first second): then "startup" is "starting" (503), beside "storage" while it is retried.
+    """
+    failing_since: list[float] = []
 
     async def check() -> dict[str, str]:
-        checks = {
-            "storage": await _storage_state(runtime),
-            "index": _index_state(runtime),
-            "llm": _breaker_state(runtime),
-        }
-        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis
-            checks["redis"] = await _redis_state(runtime)
-        return checks | (dict(platforms.states) if platforms is not None else {})
+        platform_states = dict(platforms.states) if platforms is not None else {}
+        current = runtime() if callable(runtime) else runtime
+        if current is None:
+            return {"startup": "starting"} | platform_states
+        return platform_states | await _checks(current)
+
+    async def _checks(runtime: Runtime) -> dict[str, str]:
+        storage = await _storage_state(runtime)
+        if storage == "ok":
+            failing_since.clear()
+        elif not failing_since:
+            failing_since.append(clock())
+        if storage != "ok" and clock() - failing_since[0] < STORAGE_UNREADY_AFTER_S:
+            storage = "degraded"
+        checks = {"storage": storage, "index": _index_state(runtime), "llm": _breaker_state(runtime)}
+        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis, failing open
+            checks["redis"] = "ok" if await _redis_state(runtime) == "ok" else "degraded"
+        return checks
 
     return check
 
@@ -134,7 +161,9 @@ def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, ho
     )
 
 
-def build_ops_app(runtime: Runtime, metrics: FuziMetrics, platforms: PlatformStatus | None = None) -> FastAPI:
+def build_ops_app(
+    runtime: Runtime | Callable[[], Runtime | None], metrics: FuziMetrics, platforms: PlatformStatus | None = None
+) -> FastAPI:
     """Only /healthz, /readyz and /metrics: the ops port of the Telegram and Discord processes."""
     app = FastAPI(title="Fuzi ops", docs_url=None, redoc_url=None, openapi_url=None)
     add_ops_routes(app, readiness(runtime, platforms), metrics)
@@ -168,9 +197,15 @@ def uvicorn_server(app: FastAPI, host: str, port: int) -> uvicorn.Server:
 
 async def serve_until_signalled(server: uvicorn.Server) -> None:
     """Run ``server`` until SIGTERM or SIGINT, then let it finish the replies in flight (bounded)."""
+    from bot.shutdown import arm_watchdog
+
+    def stop() -> None:
+        server.should_exit = True
+        arm_watchdog()  # gone within the grace even if the drain or storage hangs
+
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: setattr(server, "should_exit", True))
+        loop.add_signal_handler(sig, stop)
     try:
         await server.serve()
     finally:

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
@@ -13,12 +14,15 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, cast
+from urllib.parse import unquote, urlsplit
 
 import structlog
+from sqlalchemy.exc import OperationalError
 
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.pace import RedisPace
+from adapters.common.startup import PlatformStatus
 from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
 from bot.logging import configure_logging
@@ -76,8 +80,19 @@ def secret_redactor(settings: Settings) -> SecretRedactor:
         settings.discord.bot_token,
         settings.web_search.tavily_api_key,
         settings.web.jwt_secret,
+        settings.telegram.webhook_secret,
     ]
-    return SecretRedactor(s.get_secret_value() for s in secrets if s is not None)
+    passwords = [url_password(url) for url in (settings.database_url, settings.redis.url)]
+    return SecretRedactor([*(s.get_secret_value() for s in secrets if s is not None), *passwords])
+
+
+def url_password(url: str | None) -> str | None:
+    """The password in a database or Redis URL (percent-decoded), or None."""
+    try:
+        password = urlsplit(url).password if url else None
+    except ValueError:  # not a URL: nothing to find
+        return None
+    return unquote(password) if password else None
 
 
 def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
@@ -142,6 +157,43 @@ def database_engine(settings: Settings, *, migrate: bool | None = None):
         size=d.pool_size, max_overflow=d.max_overflow, timeout_s=d.pool_timeout_s, recycle_s=d.pool_recycle_s
     )
     return open_database(settings.db_url, pool=pool, migrate=d.migrate_on_start if migrate is None else migrate)
+
+
+STORAGE_RETRY_MAX_S = 30.0
+"""The longest wait between two attempts to reach a database server that is down at start."""
+
+
+async def open_storage(settings: Settings, status: PlatformStatus | None = None, sleep=asyncio.sleep):
+    """`database_engine` for a process that starts: a database server that cannot be reached is one
+    log line per attempt (no traceback), retried with backoff (1 s doubling to 30 s) until it answers;
+    ``status`` says "storage": "unreachable" meanwhile (/readyz 503). A SQLite file that cannot be
+    opened is a configuration error: one line, and the process stops."""
+    wait, attempt = 1.0, 0
+    while True:
+        attempt += 1
+        try:
+            sql = await asyncio.to_thread(database_engine, settings)
+        except OperationalError as exc:
+            detail = (str(exc.orig or exc).strip().splitlines() or [""])[0][:200]
+            if settings.db_url.startswith("sqlite"):
+                raise StartupError(f"cannot open the database FUZI_DATABASE_URL: {detail}") from None
+            if status is not None:
+                status.set("storage", "unreachable")
+            log.warning(
+                "storage_unreachable",
+                attempt=attempt,
+                error=type(exc.orig or exc).__name__,
+                detail=detail,
+                retry_in_s=wait,
+            )
+            await sleep(wait)
+            wait = min(wait * 2, STORAGE_RETRY_MAX_S)
+            continue
+        if status is not None:
+            status.set("storage", "ok")
+        if attempt > 1:
+            log.info("storage_reached", attempts=attempt)
+        return sql
 
 
 def _quota(settings: Settings) -> Quota:
@@ -223,6 +275,7 @@ def compose_service(
     running: RunningReplies | None = None,
     scripts: ScriptConverter | None = None,
     lookup_limits: str = "memory://",
+    reply_lease_s: float = 30.0,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -231,7 +284,7 @@ def compose_service(
     own limits); `l2_passages` is how many passages a retrieval-only answer quotes; a reply whose
     model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
-    gives the Redis one).
+    gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process.
     """
     scripts = scripts or ScriptConverter()
     ladder = FallbackLadder(
@@ -257,6 +310,7 @@ def compose_service(
         admission=Admission(running, guard),
         admins=admins,
         max_input_chars=max_input_chars,
+        reply_lease_s=reply_lease_s,
         clock=clock,
         settings=settings,
         scripts=scripts,
@@ -286,7 +340,11 @@ async def open_engine(settings: Settings, first_build: IndexBuild | None = None)
 
 @asynccontextmanager
 async def open_runtime(
-    settings: Settings, metrics: FuziMetrics | None = None, *, first_build: IndexBuild | None = None
+    settings: Settings,
+    metrics: FuziMetrics | None = None,
+    *,
+    first_build: IndexBuild | None = None,
+    status: PlatformStatus | None = None,
 ) -> AsyncIterator[Runtime]:
     """Build the engine and its parts; with `metrics`, LLM and retrieval latency are recorded.
 
@@ -302,7 +360,7 @@ async def open_runtime(
         if metrics is not None and llm is not None:
             metrics.watch_breaker(lambda: llm.state)
             llm = TimedLLM(llm, metrics)
-        sql = database_engine(settings)
+        sql = await open_storage(settings, status)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
         if first_build is not None:
@@ -365,11 +423,14 @@ async def open_runtime(
             degrade_after_s=settings.engine.degrade_after_s,
             scripts=scripts,
             lookup_limits=settings.redis.url or "memory://",
+            reply_lease_s=settings.redis.reply_lease_s,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         digest = build_digest(storage, llm, guard, SkillRegistry(default=settings.engine.default_skill), scripts)
         service.add_settings_listener(digest)  # digest on: say what is kept; off: delete it at once
         await service.close_interrupted(_interrupted_before(settings))
+        service.watch.start()  # heartbeats for our replies, repair of dead processes' ones
+        stack.push_async_callback(service.watch.aclose)
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()

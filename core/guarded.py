@@ -58,6 +58,7 @@ class ReplyProgress:
         self.text = ""
         self.level: int | None = None
         self.finished = False
+        self.status: str | None = None  # the stored reply's final status, written once it is delivered
 
     def see(self, event: object) -> None:
         if isinstance(event, TextDelta):

@@ -104,7 +104,7 @@ class RedisRunningReplies(RunningReplies):
                 if not await self._renew(keys=[self._key(person_id)], args=[token, self._lease_ms]):
                     log.warning("reply_lease_lost", person=person_id)  # expired during a stall
                     return
-            except RedisError as exc:
+            except (TimeoutError, RedisError, OSError) as exc:  # keep trying: the reply still runs
                 self._mark_down(exc, "renew")
 
     async def _give_back(self, person_id: int, token: str | None) -> None:
@@ -116,7 +116,7 @@ class RedisRunningReplies(RunningReplies):
             return
         try:
             await self._release(keys=[self._key(person_id)], args=[token])
-        except RedisError as exc:  # the lease expires by itself after lease_s
+        except (TimeoutError, RedisError, OSError) as exc:  # the lease expires by itself after lease_s
             self._mark_down(exc, "release")
 
     async def cancel(self, person_id: int) -> bool:

@@ -9,8 +9,9 @@ Stored statuses. User messages: "ok" (answered), "too_long", the input guard's r
 messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard replaced it),
 "cancelled" (the partial text shown before /cancel or before the adapter stopped reading),
 "undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`),
-"streaming" while it runs (the row is written when the reply starts) and "interrupted" when a crash
-cut it short (closed at the next start, with its question: `close_interrupted`).
+"streaming" while it runs (the row is written when the reply starts) and until the adapter took its
+final text, and "interrupted" when a crash cut it short (closed with its question by any live
+process's repair sweep, core/reply_watch.py, or at the next start: `close_interrupted`).
 Blank messages say nothing and are not stored; commands are not stored.
 
 Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
@@ -29,12 +30,13 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import replace
-from datetime import datetime
+from typing import Any
 
 import structlog
+from sqlalchemy.exc import InterfaceError, OperationalError
 
 from core.admission import Admission, NotAdmitted
 from core.chatsettings.admins import AdminCheck
@@ -48,9 +50,11 @@ from core.logging import bind_trace, current_trace_id
 from core.lookup import NOTHING, LookupResult, PassageLookup
 from core.ports import ContextBuilder, Guard, Turn
 from core.quotes import screen_quotes
+from core.reply_records import ReplyRecords
+from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
 from core.skills import Skill, SkillRegistry
-from core.storage.replies import Interrupted
+from core.storage.replies import STREAMING, Interrupted
 from core.storage.repos import Storage
 from core.text import reply_language
 from core.texts import say
@@ -60,6 +64,9 @@ from core.types import Incoming
 log = structlog.get_logger(__name__)
 
 _END = object()
+CLEANUP_TIMEOUT_S = 5.0
+"""The longest a reply's clean-up write (store the cancelled text, drop the started row) may hold
+the end of its stream when the database does not answer."""
 # NUL (PostgreSQL text rejects it) and lone surrogates (undecodable bytes via surrogateescape, broken
 # JSON escapes; no UTF-8 encoder takes them): replaced by U+FFFD so the message can always be stored.
 _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
@@ -74,7 +81,7 @@ class _Turned(Exception):
         self.status = status
 
 
-class ChatService:
+class ChatService(ReplyRecords):
     """The chat engine (the `Engine` port of core/ports.py). Everything long-lived is passed in.
 
     Args:
@@ -89,6 +96,8 @@ class ChatService:
         admins: `platform:user_id` accounts marked `is_admin` in turns.
         max_input_chars: the one input length limit (messages and command arguments); longer
             messages are stored (status "too_long") but not answered.
+        reply_lease_s: a reply row not renewed for this long belongs to a dead process and is
+            repaired by `watch` (core/reply_watch.py; `watch.start()` runs it).
         clock: monotonic clock for latency figures.
         settings: the /settings command (already on `router`): adapters register their admin check
             on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
@@ -108,6 +117,7 @@ class ChatService:
         admission: Admission,
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
+        reply_lease_s: float = 30.0,
         clock: Callable[[], float] = time.monotonic,
         settings: SettingsCommand | None = None,
         scripts: ScriptConverter | None = None,
@@ -128,6 +138,7 @@ class ChatService:
         self._clock = clock
         self._background: set[asyncio.Task] = set()
         self._interrupted: list[Interrupted] = []
+        self.watch = ReplyWatch(storage.replies, lease_s=reply_lease_s, on_interrupted=self._interrupted.extend)
 
     # ------------------------------------------------------------------ entry point
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
@@ -144,42 +155,24 @@ class ChatService:
                         if isinstance(event, TextDelta | TextReset):
                             shown = isinstance(event, TextDelta)
                         yield event
+            except (OperationalError, InterfaceError) as exc:  # database unreachable: one line, no traceback
+                detail = (str(exc.orig or exc).strip().splitlines() or [""])[0][:200]
+                log.error(
+                    "reply_failed", reason="storage_unavailable", error=type(exc.orig or exc).__name__, detail=detail
+                )
+                if shown:
+                    yield TextReset("error")
+                yield self._error_notice(incoming)
             except Exception:
                 log.exception("reply_failed")
                 if shown:
                     yield TextReset("error")
-                yield Notice(
-                    say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id),
-                    "error",
-                    incoming.trace_id,
-                )
+                yield self._error_notice(incoming)
 
-    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
-        """The adapter's word on whether a reply's final text reached the chat after its retries.
-
-        A delivered reply keeps its status; an undelivered one becomes "undelivered" (it stays
-        stored, so nothing is lost, but the record no longer claims the person saw it).
-        """
-        if not delivered:
-            changed = await self._storage.messages.set_status(trace_id, "assistant", "undelivered", only_if="ok")
-            log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
-
-    async def record_shown(self, trace_id: str, where: str) -> None:
-        """The adapter's note of where a running reply is shown (``telegram:<chat>:<message>``)."""
-        await self._storage.replies.shown_in(trace_id, where)
-
-    async def close_interrupted(self, started_before: datetime | None = None) -> None:
-        """At start: close the replies a crash cut short (core/storage/replies.py); adapters then
-        take theirs with `take_interrupted` and correct the frozen messages."""
-        self._interrupted.extend(await self._storage.replies.close_interrupted(started_before))
-        if self._interrupted:
-            log.warning("replies_interrupted", count=len(self._interrupted))
-
-    def take_interrupted(self, platform: str) -> list[str]:
-        """Where the interrupted replies of `platform` are shown (once: later calls get nothing)."""
-        mine = [r for r in self._interrupted if r.shown_in.startswith(f"{platform}:")]
-        self._interrupted = [r for r in self._interrupted if r not in mine]
-        return [r.shown_in for r in mine]
+    def _error_notice(self, incoming: Incoming) -> Notice:
+        return Notice(
+            say("ERROR", reply_language(incoming.text[:500]), trace=incoming.trace_id), "error", incoming.trace_id
+        )
 
     def register_admin_check(self, platform: str, check: AdminCheck) -> None:
         """The adapter of `platform` answers "is this user a group admin?" (settings changes)."""
@@ -304,22 +297,32 @@ class ChatService:
         A cancelled reply yields nothing more; the consumer leaving early cancels the task too.
         """
         queue: asyncio.Queue = asyncio.Queue()
-        task = asyncio.create_task(self._produce(turn, skill, queue))
+        progress = ReplyProgress()
+        trace_id = turn.incoming.trace_id
+        task = asyncio.create_task(self._produce(turn, skill, queue, progress))
         self.admission.running.attach(turn.person_id, task)
+        self.watch.begin(trace_id)
         try:
-            while (event := await queue.get()) is not _END and not task.cancelling():
+            while (event := await _next(queue, task)) is not _END and not task.cancelling():
                 yield event
+                if isinstance(event, FinalReply) and progress.status is not None:
+                    await self.watch.confirm(trace_id, progress.status)  # it was delivered: now it is "ok"
             await asyncio.wait({task})
         finally:
+            self.watch.end(trace_id)
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})
         if not task.cancelled() and task.exception() is not None:
             raise task.exception()
 
-    async def _produce(self, turn: Turn, skill: Skill, queue: asyncio.Queue) -> None:
-        """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END."""
-        progress = ReplyProgress()
+    async def _produce(self, turn: Turn, skill: Skill, queue: asyncio.Queue, progress: ReplyProgress) -> None:
+        """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END.
+
+        The final text is stored while its row is still "streaming" (pending delivery): the row gets
+        its final status (`progress.status`) only once the consumer took the FinalReply and asked for
+        more (`_in_task`), so a final text that never reached the person is never recorded "ok".
+        """
 
         def emit(event: ReplyEvent | LevelStart) -> None:
             progress.see(event)
@@ -335,7 +338,7 @@ class ChatService:
             request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn), deadline)
             outcome = await self._run_ladder(request, progress, emit)
             if outcome is not None:
-                await self._finish(turn, outcome, started)
+                await self._finish(turn, outcome, started, progress)
                 progress.finished = True
                 answer = outcome.answer
                 emit(FinalReply(answer.text, answer.citations, answer.level, turn.incoming.trace_id))
@@ -343,12 +346,29 @@ class ChatService:
             if not progress.finished:
                 log.info("reply_cancelled", fallback_level=progress.level, chars=len(progress.text))
                 if progress.text:
-                    await asyncio.shield(self._store_reply(turn, progress.text, progress.level, "cancelled"))
+                    progress.finished = await self._cleanup(
+                        "cancelled", self._store_reply(turn, progress.text, progress.level, "cancelled")
+                    )
             raise
         finally:
-            if not progress.finished:  # no answer stored: drop the started row (a cancel stored its own)
-                await asyncio.shield(self._storage.replies.discard(turn.incoming.trace_id))
-            queue.put_nowait(_END)
+            try:
+                if not progress.finished:  # no answer stored: drop the started row (a cancel stored its own)
+                    await self._cleanup("discard", self._storage.replies.discard(turn.incoming.trace_id))
+            finally:  # whatever storage did: the consumer ends, the person is released
+                queue.put_nowait(_END)
+
+    async def _cleanup(self, what: str, write: Awaitable[object]) -> bool:
+        """A clean-up write at the end of a reply, bounded and never raising (storage may be down).
+
+        True when it was written. A failure leaves the row "streaming": once this process stops
+        renewing it, the repair sweep closes it as "interrupted" (core/reply_watch.py).
+        """
+        try:
+            await asyncio.wait_for(asyncio.shield(write), CLEANUP_TIMEOUT_S)
+            return True
+        except Exception as exc:
+            log.warning("reply_cleanup_failed", step=what, error=type(exc).__name__)
+            return False
 
     async def _run_ladder(self, request: LadderRequest, progress: ReplyProgress, emit) -> Outcome | None:
         """The guarded ladder's events to `emit`; its Outcome, or None after a config-error notice."""
@@ -372,9 +392,10 @@ class ChatService:
             return None
         return outcome
 
-    async def _finish(self, turn: Turn, outcome: Outcome, started: float) -> None:
+    async def _finish(self, turn: Turn, outcome: Outcome, started: float, progress: ReplyProgress) -> None:
         answer = outcome.answer
-        await self._store_reply(turn, answer.text, answer.level, outcome.status)
+        await self._store_reply(turn, answer.text, answer.level, STREAMING)  # confirmed once delivered
+        progress.status = outcome.status
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
@@ -425,6 +446,21 @@ class ChatService:
         task = asyncio.create_task(coro)
         self._background.add(task)
         task.add_done_callback(self._background.discard)
+
+
+async def _next(queue: asyncio.Queue, task: asyncio.Task) -> Any:
+    """The producer's next event; _END once it ended, even when it never got to put _END (a task
+    cancelled before its first step runs no `finally`)."""
+    while not task.done():
+        getter = asyncio.ensure_future(queue.get())
+        try:
+            await asyncio.wait({getter, task}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            if not getter.done():
+                getter.cancel()  # Queue.get leaves an item it did not take in the queue
+        if getter.done() and not getter.cancelled():
+            return getter.result()
+    return queue.get_nowait() if not queue.empty() else _END
 
 
 def _storable(incoming: Incoming) -> Incoming:

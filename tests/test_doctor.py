@@ -71,6 +71,7 @@ async def test_everything_configured_and_reachable_passes(tmp_path, corpus_dir, 
         "corpus": "ok",
         "index": "warn",
         "database": "ok",
+        "redis": "skip",
         "llm": "ok",
         "telegram": "ok",
         "discord": "ok",
@@ -135,3 +136,18 @@ async def test_a_malformed_setting_fails_first(tmp_path):
     code, out = await doctor(tmp_path, FUZI_LOG_LEVEL="LOUD")
     assert code == 1 and lines(out) == {"settings": "fail"}, out
     assert "FUZI_LOG_LEVEL" in out
+
+
+async def test_redis_is_checked_without_printing_its_password(tmp_path, corpus_dir):
+    from tests.helpers_db import REDIS_URL
+
+    port = closed_port()
+    code, out = await doctor(
+        tmp_path, FUZI_CORPUS_DIR=str(corpus_dir), FUZI_REDIS_URL=f"redis://:hunter2pw@127.0.0.1:{port}/0"
+    )
+    status = lines(out)
+    assert status["redis"] == "warn" and "unreachable" in out and "hunter2pw" not in out, out
+    code, out = await doctor(tmp_path, FUZI_CORPUS_DIR=str(corpus_dir), FUZI_REDIS_URL=REDIS_URL)
+    assert lines(out)["redis"] == "ok" and "PING" in out, out
+    code, out = await doctor(tmp_path, FUZI_CORPUS_DIR=str(corpus_dir))
+    assert lines(out)["redis"] == "skip", out

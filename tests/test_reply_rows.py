@@ -63,6 +63,7 @@ async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_onc
     assert await storage.replies.close_interrupted(future) == []  # too young: another process may own them
     await service.close_interrupted()
     assert service.take_interrupted("telegram") == ["telegram:7:1001"]
+    assert service.take_interrupted("discord") == ["discord:9:"]  # nothing shown: the chat is told anew
     assert service.take_interrupted("telegram") == [] and service.take_interrupted("discord") == []
     rows = await storage.messages.recent("telegram:7", 5) + await storage.messages.recent("discord:9", 5)
     assert {(r.role, r.status) for r in rows} == {("user", "interrupted"), ("assistant", "interrupted")}

@@ -213,12 +213,18 @@ async def test_health_ready_and_metrics(tmp_path, fake_llm, retriever):
     assert 'fuzi_llm_seconds_count{call="stream",ok="true"}' in text
 
 
-async def test_not_ready_when_storage_fails(tmp_path, fake_llm, retriever):
+async def test_not_ready_when_storage_fails_past_the_grace(tmp_path, fake_llm, retriever, monkeypatch):
+    import bot.web
+
     async with web_app(tmp_path, fake_llm, retriever) as (base, runtime, _), httpx.AsyncClient(timeout=20) as client:
         runtime.storage.engine.dispose()
         (tmp_path / "fuzi.sqlite3").unlink()
         (tmp_path / "fuzi.sqlite3").mkdir()  # the database path is now a directory: unusable
+        blip = await client.get(f"{base}/readyz")  # a blip: every replica shares it, none is taken out
+        monkeypatch.setattr(bot.web, "STORAGE_UNREADY_AFTER_S", 0.0)  # ... but it lasted
         ready = await client.get(f"{base}/readyz")
+    assert blip.status_code == 200 and blip.json()["status"] == "degraded"
+    assert blip.json()["checks"]["storage"] == "degraded"
     assert ready.status_code == 503 and ready.json()["checks"]["storage"] == "error"
 
 

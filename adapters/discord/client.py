@@ -10,6 +10,7 @@ stays on).
 
 from __future__ import annotations
 
+import asyncio
 import inspect
 import time
 from collections.abc import Callable
@@ -40,6 +41,7 @@ from core.texts import say
 from core.types import Incoming, new_trace_id
 
 log = structlog.get_logger(__name__)
+REPAIR_EVERY_S = 2.0  # how often frozen messages the engine's repair sweep closed are corrected
 
 THREAD_NAME_LIMIT = 90
 
@@ -86,6 +88,7 @@ class FuziDiscordClient(discord.Client):
         self.tree = app_commands.CommandTree(self)
         self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
         self.synced: list[app_commands.AppCommand] = []
+        self._repair: asyncio.Task | None = None
 
     # ------------------------------------------------------------------ lifecycle
 
@@ -109,6 +112,18 @@ class FuziDiscordClient(discord.Client):
     async def on_ready(self) -> None:
         log.info("discord_ready", user=str(self.user.id) if self.user else "", guilds=len(self.guilds))
         await self.close_interrupted()
+        if self._repair is None:  # replies of a process that died are swept by the engine meanwhile
+            self._repair = asyncio.create_task(self._keep_repairing(), name="discord-repair")
+
+    async def _keep_repairing(self) -> None:
+        while True:
+            await asyncio.sleep(REPAIR_EVERY_S)
+            await self.close_interrupted()
+
+    async def close(self) -> None:
+        if self._repair is not None:
+            self._repair.cancel()
+        await super().close()
 
     async def close_interrupted(self) -> None:
         """Edit each channel message a crash froze half-way into "interrupted, please ask again".
@@ -119,8 +134,11 @@ class FuziDiscordClient(discord.Client):
         for where in self.engine.take_interrupted("discord"):
             _, channel_id, message_id = where.split(":", 2)
             try:
-                partial = self.get_partial_messageable(int(channel_id)).get_partial_message(int(message_id))
-                await partial.edit(content=say("INTERRUPTED", None))
+                channel = self.get_partial_messageable(int(channel_id))
+                if message_id:
+                    await channel.get_partial_message(int(message_id)).edit(content=say("INTERRUPTED", None))
+                else:  # cut before a channel message was noted (or a slash command's): say so anew
+                    await channel.send(say("INTERRUPTED", None))
             except (discord.HTTPException, ValueError) as exc:  # deleted, no access, malformed
                 log.info(
                     "discord_interrupted_not_edited", channel=channel_id, message=message_id, error=type(exc).__name__

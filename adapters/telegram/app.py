@@ -38,6 +38,7 @@ from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.webhook import install as install_strict_webhook
 from core.ports import Engine
 from core.schedule.ports import Posters
 from core.seen import InMemorySeen, Seen
@@ -158,6 +159,7 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
         await app.post_init(app)
     await app.start()
     if settings.mode == "webhook":
+        install_strict_webhook()  # bodies that are not updates: 400 and one line, not 500 / CRITICAL
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
         await app.updater.start_webhook(
             listen=settings.webhook_listen,
@@ -179,7 +181,14 @@ async def close_interrupted(app: Application, engine: Engine) -> None:
     for where in engine.take_interrupted("telegram"):
         _, chat_id, message_id = where.split(":", 2)
         try:
-            await app.bot.edit_message_text(say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id))
+            if message_id:
+                await app.bot.edit_message_text(
+                    say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id)
+                )
+            else:  # cut before anything was shown: say so in a new message (chat id [/ forum topic])
+                chat, _, topic = chat_id.partition("/")
+                thread = int(topic) if topic else None
+                await app.bot.send_message(int(chat), say("INTERRUPTED", None), message_thread_id=thread)
         except (TelegramError, ValueError) as exc:  # deleted, too old to edit, malformed: nothing to correct
             log.info("telegram_interrupted_not_edited", chat=chat_id, message=message_id, error=type(exc).__name__)
         else:
@@ -223,17 +232,30 @@ async def run_telegram(
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot.
 
     With ``posters``, the scheduler (core/schedule) may post into Telegram chats while the bot runs.
+    Replies that died with another process are closed by the engine's repair sweep while this one
+    runs; every REPAIR_EVERY_S their frozen messages here are corrected.
     """
     app = build_application(settings, engine, budgets=budgets, recorder=recorder, seen=seen, pace=pace)
     await start(app, settings, status)
     if posters is not None:
         posters.register("telegram", scheduled_poster(app, settings))
+    repair = asyncio.create_task(_keep_repairing(app, engine), name="telegram-repair")
     try:
         await (stop_event or asyncio.Event()).wait()
     finally:
+        repair.cancel()
         if posters is not None:
             posters.unregister("telegram")
         await stop(app)
+
+
+REPAIR_EVERY_S = 2.0
+
+
+async def _keep_repairing(app: Application, engine: Engine) -> None:
+    while True:
+        await asyncio.sleep(REPAIR_EVERY_S)
+        await close_interrupted(app, engine)
 
 
 def scheduled_poster(app: Application, settings: TelegramSettings) -> TelegramPoster:

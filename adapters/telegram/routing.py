@@ -5,7 +5,8 @@ Private chats: every message. Groups and supergroups: only when the bot is menti
 messages, or on a command (``/cmd`` or ``/cmd@botname``; ``/cmd@otherbot`` is not ours).
 Other group text goes to the engine as context (``addressed=False``), with no answer; other
 group messages, channels and messages from bots are ignored — except an anonymous admin, whose
-messages Telegram sends "from" GroupAnonymousBot with the group as `sender_chat`.
+messages Telegram sends "from" GroupAnonymousBot with the group as `sender_chat`. A photo's or
+document's caption is read as the message's text (a caption that mentions the bot addresses it, as text does).
 """
 
 from __future__ import annotations
@@ -75,11 +76,12 @@ def route(message: Message, bot_id: int, username: str) -> Route | None:
         if command:
             return Route("command", strip_mention(args, username), command)
     addressed = private or _mentions_bot(message, bot_id, username) or _replies_to_bot(message, bot_id)
+    body = message.text or message.caption or ""  # a photo's or document's caption is its text
     if not addressed:
-        return Route("context", message.text) if message.text else None
-    if not message.text:
+        return Route("context", body) if body else None
+    if not body:
         return Route("non_text")
-    return Route("text", strip_mention(message.text, username))
+    return Route("text", strip_mention(body, username))
 
 
 def conversation_id(message: Message) -> str:

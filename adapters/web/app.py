@@ -215,7 +215,11 @@ def _routes(app: FastAPI, h: WebHandlers) -> None:
 
 
 def add_ops_routes(app: FastAPI, readiness: Readiness, metrics: FuziMetrics) -> None:
-    """``/healthz`` (the process answers), ``/readyz`` (storage and index usable; breaker reported), ``/metrics``."""
+    """``/healthz`` (the process answers), ``/readyz`` (storage and index usable; breaker reported), ``/metrics``.
+
+    /readyz is 503 only when a check says the process cannot work; a check that says "degraded" (a
+    dependency it fails open on, e.g. Redis) keeps it 200 with ``"status": "degraded"`` in the body.
+    """
 
     @app.get("/healthz", tags=["ops"])
     async def healthz():
@@ -224,10 +228,10 @@ def add_ops_routes(app: FastAPI, readiness: Readiness, metrics: FuziMetrics) -> 
     @app.get("/readyz", tags=["ops"])
     async def readyz():
         checks = await readiness()
-        ready = all(state == "ok" for name, state in checks.items() if name != "llm")  # the breaker is reported only
-        return JSONResponse(
-            {"status": "ready" if ready else "not_ready", "checks": checks}, status_code=200 if ready else 503
-        )
+        states = [state for name, state in checks.items() if name != "llm"]  # the breaker is reported only
+        ready = all(state in ("ok", "degraded") for state in states)  # degraded: working, fails open
+        status = "not_ready" if not ready else "degraded" if "degraded" in states else "ready"
+        return JSONResponse({"status": status, "checks": checks}, status_code=200 if ready else 503)
 
     @app.get("/metrics", tags=["ops"], response_class=Response)
     async def prometheus():

@@ -39,12 +39,14 @@ def _run(args: argparse.Namespace) -> int:
         first_build = await prepare_data(settings)
         metrics = FuziMetrics() if settings.metrics_port else None
         platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
+        started: list = []  # the runtime, once built: /readyz answers 503 "starting" until then
         posters = Posters()  # each bot adds its poster once connected; the scheduler posts through them
         async with (
-            open_runtime(settings, metrics, first_build=first_build) as runtime,
-            _ops_port(settings, runtime, metrics, platforms),
+            _ops_port(settings, lambda: started[0] if started else None, metrics, platforms),
+            open_runtime(settings, metrics, first_build=first_build, status=platforms) as runtime,
             running_scheduler(settings, runtime, posters),
         ):
+            started.append(runtime)
             engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             if runtime.digest is not None and settings.schedule.enabled:  # digest groups: messages kept for it
                 engine = DigestTap(engine, runtime.digest)
@@ -93,10 +95,18 @@ async def _ops_port(settings, runtime, metrics, platforms):
 
 
 def _stop_on_signals(task: asyncio.Future) -> None:
-    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly."""
+    """SIGTERM (what a process manager sends) and SIGINT stop the bots cleanly; if that hangs, the
+    process ends SHUTDOWN_GRACE_S after the signal all the same (bot/shutdown.py)."""
+    from bot.shutdown import arm_watchdog
+
     loop = asyncio.get_running_loop()
+
+    def stop() -> None:
+        task.cancel()
+        arm_watchdog()
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, task.cancel)
+        loop.add_signal_handler(sig, stop)
 
 
 def _runner(name: str):

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import quote
 
 MASK = "[REDACTED]"
+MIN_SECRET_CHARS = 6
 
 # Names a secret goes by in query strings, assignments and JSON/dict fields. The first group may
 # carry a prefix (``refresh_token``, ``client_secret``, ``x-api-key``); the second stands alone.
@@ -54,6 +55,8 @@ DEFAULT_PATTERNS: tuple[tuple[re.Pattern[str], str], ...] = (
         re.compile(r"""(?i)(?<![A-Za-z0-9_-])(""" + _SECRET_NAME + r"""\s*=\s*["']?)[^&\s#"',;]{6,}"""),
         rf"\1{MASK}",
     ),
+    # the password of a URL, whatever its length: postgresql://user:pw@host, redis://:pw@host
+    (re.compile(r"(?<=://)([^:/@\s]*):[^@/\s]+@"), rf"\1:{MASK}@"),
     # "token: <value>" in free text only when the value looks like a credential, so that
     # "first token: connection error" stays readable
     (
@@ -67,8 +70,9 @@ class SecretRedactor:
     """structlog processor: replaces known secrets and secret-shaped strings with ``[REDACTED]``.
 
     Args:
-        secrets: exact secrets to remove (bot tokens, API keys from settings); values shorter than
-            8 characters are ignored, as they would mask ordinary words.
+        secrets: exact secrets to remove (bot tokens, API keys, passwords from settings); values
+            shorter than MIN_SECRET_CHARS are ignored, as they would mask ordinary words (a URL's
+            password is masked by its place in the URL whatever its length).
         patterns: (regex, replacement) pairs for secret shapes; defaults cover Telegram and
             Discord bot tokens, ``sk-`` keys, Authorization headers, ``key=`` assignments and query
             parameters, JSON/dict fields named like secrets, and ``token: <opaque value>`` text.
@@ -86,7 +90,7 @@ class SecretRedactor:
 
     def add_secret(self, secret: str | None) -> None:
         """Register one more exact secret (also matched URL-encoded)."""
-        if not secret or len(secret) < 8:
+        if not secret or len(secret) < MIN_SECRET_CHARS:
             return
         for form in {secret, quote(secret, safe="")}:
             if form not in self._secrets:

@@ -56,7 +56,10 @@ class Message(SQLModel, table=True):
             ("too_long", "injection", "busy", "rate_limited" …); for replies "cancelled" or "blocked".
     """
 
-    __table_args__ = (Index("ix_message_chat_key_id", "chat_key", "id"),)
+    __table_args__ = (
+        Index("ix_message_chat_key_id", "chat_key", "id"),
+        Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     chat_key: str = Field(max_length=200)
@@ -69,6 +72,7 @@ class Message(SQLModel, table=True):
     status: str = Field(default="ok", max_length=32)
     trace_id: str = Field(default="", max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
+    heartbeat_at: datetime | None = None  # a running reply's owner renews it; stale: the owner died
 
 
 # ---- issue 23 (web): token revocations, chat titles, the citations of each reply --------------------

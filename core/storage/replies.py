@@ -12,13 +12,15 @@ user turn followed by the next one.
 
 from __future__ import annotations
 
+from collections.abc import Collection
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any, cast
 
-from sqlalchemy import delete, update
+from sqlalchemy import CursorResult, delete, func, or_, update
 from sqlmodel import Session, col, select
 
-from core.storage.models import Message
+from core.storage.models import Message, utcnow
 from core.storage.repos import _Repo
 
 STREAMING = "streaming"
@@ -80,6 +82,66 @@ class ReplyRepo(_Repo):
 
         return await self._run(store)
 
+    async def heartbeat(self, trace_ids: Collection[str]) -> int:
+        """Note that this process is still running these replies (their rows are not stale)."""
+        if not trace_ids:
+            return 0
+
+        def beat(s: Session) -> int:
+            count = _rows(
+                s,
+                update(Message)
+                .where(
+                    col(Message.trace_id).in_(list(trace_ids)),
+                    col(Message.role) == "assistant",
+                    col(Message.status) == STREAMING,
+                )
+                .values(heartbeat_at=utcnow()),
+            )
+            s.commit()
+            return count
+
+        return await self._run(beat)
+
+    async def confirm(self, trace_id: str, status: str) -> int:
+        """The final text reached the person: the finished row gets its final status ("ok", "blocked")."""
+
+        def change(s: Session) -> int:
+            count = _rows(
+                s,
+                update(Message)
+                .where(
+                    col(Message.trace_id) == trace_id,
+                    col(Message.role) == "assistant",
+                    col(Message.status).in_([STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
+                )
+                .values(status=status),
+            )
+            s.commit()
+            return count
+
+        return await self._run(change)
+
+    async def close_stale(self, silent_since: datetime, platforms: Collection[str]) -> list[Interrupted]:
+        """Close the replies on `platforms` whose owner stopped renewing them before `silent_since`
+        (it died): each row is claimed by one process only (a conditional UPDATE), with its question."""
+        if not platforms:
+            return []
+
+        def close(s: Session) -> list[Interrupted]:
+            last_seen = func.coalesce(Message.heartbeat_at, Message.created_at)
+            on_platforms = or_(*(col(Message.chat_key).startswith(f"{p}:") for p in platforms))
+            stale = select(Message).where(
+                col(Message.role) == "assistant", col(Message.status) == STREAMING, last_seen < silent_since
+            )
+            rows = list(s.exec(stale.where(on_platforms)))
+            claimed = [r for r in rows if _claim(s, r.id)]
+            _close_questions(s, [r.trace_id for r in claimed if r.trace_id])
+            s.commit()
+            return [Interrupted(r.chat_key, r.trace_id, r.account) for r in claimed]
+
+        return await self._run(close)
+
     async def discard(self, trace_id: str) -> None:
         """Remove a started row that never got an answer (a config error, an unexpected failure)."""
 
@@ -102,12 +164,7 @@ class ReplyRepo(_Repo):
             found = [Interrupted(r.chat_key, r.trace_id, r.account) for r in rows]
             if rows:
                 s.execute(update(Message).where(col(Message.id).in_([r.id for r in rows])).values(status=INTERRUPTED))
-            if traces:
-                s.execute(
-                    update(Message)
-                    .where(col(Message.role) == "user", col(Message.status) == "ok", col(Message.trace_id).in_(traces))
-                    .values(status=INTERRUPTED)
-                )
+            _close_questions(s, traces)
             s.commit()
             return found
 
@@ -125,6 +182,26 @@ class ReplyRepo(_Repo):
             s.commit()
 
         await self._run(change)
+
+
+def _claim(s: Session, row_id: int | None) -> bool:
+    """Mark one stale row interrupted unless another process got there first."""
+    stale = col(Message.status) == STREAMING
+    return _rows(s, update(Message).where(col(Message.id) == row_id, stale).values(status=INTERRUPTED)) == 1
+
+
+def _rows(s: Session, statement: Any) -> int:
+    """Run an UPDATE; how many rows it changed."""
+    return cast(CursorResult, s.execute(statement)).rowcount
+
+
+def _close_questions(s: Session, traces: list[str]) -> None:
+    if traces:
+        s.execute(
+            update(Message)
+            .where(col(Message.role) == "user", col(Message.status) == "ok", col(Message.trace_id).in_(traces))
+            .values(status=INTERRUPTED)
+        )
 
 
 def _started(trace_id: str):

@@ -1,0 +1,228 @@
+"""Faults for subprocess tests and benchmarks: a PostgreSQL the test can cut, a Redis it can stop,
+`fuzi run telegram` webhook replicas it can SIGTERM or kill -9.
+
+- `TcpProxy`: a loopback TCP proxy in front of the shared PostgreSQL; `cut()` drops every
+  connection and refuses new ones (the database is "down" for the replicas), `restore()` listens
+  again on the same port. The shared server itself is never touched.
+- `OwnRedis`: a `redis-server --port <free> --save ''` of the test's own; `stop()`/`start()`.
+- `Replica`: one `python -m bot run telegram` in webhook mode with an ops port.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import aiohttp
+
+ROOT = Path(__file__).resolve().parents[1]
+SECRET = "webhook-secret-123"
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+class TcpProxy:
+    """Forwards 127.0.0.1:<port> to (host, port) until cut; see the module docstring."""
+
+    def __init__(self, target_host: str, target_port: int) -> None:
+        self.target = (target_host, target_port)
+        self.port = free_port()
+        self._server: asyncio.Server | None = None
+        self._writers: set[asyncio.StreamWriter] = set()
+
+    async def start(self) -> TcpProxy:
+        self._server = await asyncio.start_server(self._serve, "127.0.0.1", self.port, reuse_address=True)
+        return self
+
+    async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            up_reader, up_writer = await asyncio.open_connection(*self.target)
+        except OSError:
+            writer.close()
+            return
+        self._writers |= {writer, up_writer}
+        await asyncio.gather(_pipe(reader, up_writer), _pipe(up_reader, writer), return_exceptions=True)
+        self._writers -= {writer, up_writer}
+
+    async def cut(self) -> None:
+        """Refuse new connections and reset the open ones (a database that went away)."""
+        if self._server is not None:
+            self._server.close()
+            self._server = None
+        for writer in list(self._writers):
+            with contextlib.suppress(Exception):
+                writer.transport.abort()
+        self._writers.clear()
+
+    async def restore(self) -> None:
+        await self.start()
+
+    async def aclose(self) -> None:
+        await self.cut()
+
+
+async def _pipe(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    try:
+        while data := await reader.read(65536):
+            writer.write(data)
+            await writer.drain()
+    finally:
+        with contextlib.suppress(Exception):
+            writer.close()
+
+
+class OwnRedis:
+    """A throw-away redis-server on a free port (no persistence); only this one is ever stopped."""
+
+    def __init__(self) -> None:
+        self.port = free_port()
+        self.url = f"redis://127.0.0.1:{self.port}/0"
+        self.proc: subprocess.Popen | None = None
+        self._dir = tempfile.mkdtemp(prefix="fuzi-redis-")
+
+    def start(self) -> OwnRedis:
+        binary = shutil.which("redis-server")
+        assert binary, "redis-server not installed"
+        self.proc = subprocess.Popen(
+            [binary, "--port", str(self.port), "--save", "", "--appendonly", "no", "--dir", self._dir],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+        )
+        deadline = time.monotonic() + 10
+        while time.monotonic() < deadline:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", self.port), 0.2):
+                return self
+            time.sleep(0.05)
+        raise AssertionError("own redis-server did not start")
+
+    def stop(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait(10)
+        self.proc = None
+
+    def close(self) -> None:
+        self.stop()
+        shutil.rmtree(self._dir, ignore_errors=True)
+
+
+def replica_env(home: Path, database_url: str, redis_url: str, prefix: str, telegram_base: str, llm_base: str) -> dict:
+    """The environment of a webhook replica (FUZI_* and TELEGRAM_* from the caller's env dropped)."""
+    from tests.helpers_corpus import corpus_dir
+
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
+    return env | dict(
+        PYTHONPATH=str(ROOT),
+        FUZI_HOME=str(home),
+        FUZI_CORPUS_DIR=str(corpus_dir()),
+        FUZI_RETRIEVAL_EMBEDDER="hashing",
+        FUZI_MEMORY_PROFILE_ENABLED="false",
+        HF_HUB_OFFLINE="1",
+        FUZI_DATABASE_URL=database_url,
+        FUZI_DATABASE_POOL_TIMEOUT_S="3",
+        FUZI_REDIS_URL=redis_url,
+        FUZI_REDIS_PREFIX=prefix,
+        TELEGRAM_BOT_TOKEN="123456:TEST-token",
+        TELEGRAM_API_BASE_URL=telegram_base,
+        TELEGRAM_MODE="webhook",
+        TELEGRAM_WEBHOOK_URL="https://bot.example.invalid/telegram",
+        TELEGRAM_WEBHOOK_LISTEN="127.0.0.1",
+        TELEGRAM_WEBHOOK_SECRET=SECRET,
+        TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.1",
+        FUZI_LLM_BASE_URL=llm_base,
+        FUZI_LLM_API_KEY="sk-test",
+        FUZI_REDIS_REPLY_LEASE_S="2",
+    )
+
+
+class Replica:
+    """One `fuzi run telegram` webhook process with its ops port (/readyz)."""
+
+    def __init__(self, env: dict, log: Path) -> None:
+        self.port, self.health = free_port(), free_port()
+        env = env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_METRICS_PORT": str(self.health)}
+        self.log_path = log
+        self.log = open(log, "w")  # noqa: SIM115
+        self.proc = subprocess.Popen(
+            [sys.executable, "-m", "bot", "run", "telegram"],
+            cwd=env["FUZI_HOME"],
+            env=env,
+            stdout=self.log,
+            stderr=subprocess.STDOUT,
+        )
+
+    @classmethod
+    async def started(cls, env: dict, log: Path, session: aiohttp.ClientSession, tries: int = 3) -> Replica:
+        """A ready replica; started again on new ports when another process took its free port first
+        (a free port is only free until someone binds it: the machine runs other tests meanwhile)."""
+        for attempt in range(tries):
+            replica = cls(env, log.with_suffix(f".{attempt}.log") if attempt else log)
+            try:
+                await replica.ready(session)
+                return replica
+            except AssertionError:
+                replica.stop()
+                if "Address already in use" not in replica.tail(20_000) or attempt == tries - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    def tail(self, n: int = 3000) -> str:
+        return self.log_path.read_text(errors="replace")[-n:]
+
+    async def readyz(self, session: aiohttp.ClientSession) -> tuple[int, dict]:
+        try:
+            async with session.get(f"http://127.0.0.1:{self.health}/readyz", timeout=aiohttp.ClientTimeout(5)) as r:
+                return r.status, await r.json()
+        except (aiohttp.ClientError, TimeoutError):
+            return 0, {}
+
+    async def ready(self, session: aiohttp.ClientSession, timeout: float = 180) -> None:
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            assert self.proc.poll() is None, self.tail()
+            if (await self.readyz(session))[0] == 200:
+                return
+            await asyncio.sleep(0.5)
+        raise AssertionError("replica not ready: " + self.tail())
+
+    async def deliver(self, session: aiohttp.ClientSession, update: dict) -> int:
+        try:
+            async with session.post(
+                f"http://127.0.0.1:{self.port}/telegram",
+                json=update,
+                headers={"X-Telegram-Bot-Api-Secret-Token": SECRET},
+                timeout=aiohttp.ClientTimeout(10),
+            ) as r:
+                return r.status
+        except (aiohttp.ClientError, TimeoutError):
+            return 0
+
+    def terminate(self, grace_s: float = 20.0) -> float:
+        """SIGTERM; seconds until the process was gone (killed after `grace_s`: returns inf)."""
+        started = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+                return float("inf")
+        return time.monotonic() - started
+
+    def stop(self) -> None:
+        if self.proc.poll() is None:
+            self.terminate()
+        self.log.close()
