@@ -4,7 +4,7 @@ The chat's skill stays where it was (`chat.skill`); a chat without a `chat_setti
 defaults.
 
 Revision ID: 0019_i19
-Revises: 0001
+Revises: 0018_i18
 Create Date: 2026-12-01
 """
 
@@ -14,7 +14,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0019_i19"
-down_revision = "0001"
+down_revision = "0018_i18"
 branch_labels = None
 depends_on = None
 

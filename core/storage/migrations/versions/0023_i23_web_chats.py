@@ -1,7 +1,7 @@
 """Web: token revocations, chat titles and the citations of each reply (issue 23).
 
 Revision ID: 0023_i23
-Revises: 0001
+Revises: 0020_i20
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0023_i23"
-down_revision = "0001"
+down_revision = "0020_i20"
 branch_labels = None
 depends_on = None
 
