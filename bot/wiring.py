@@ -21,6 +21,7 @@ from adapters.common.pace import RedisPace
 from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
 from bot.logging import configure_logging
+from bot.media import build_media
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.settings import Settings
 from core.admission import Admission, RunningReplies
@@ -44,6 +45,7 @@ from core.llm.breaker import CircuitBreakerLLM
 from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
+from core.media.intake import MediaIntake
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
@@ -199,6 +201,7 @@ def compose_service(
     degrade_after_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
+    media: MediaIntake | None = None,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -207,7 +210,7 @@ def compose_service(
     own limits); `l2_passages` is how many passages a retrieval-only answer quotes; a reply whose
     model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
-    gives the Redis one).
+    gives the Redis one); `media` reads photos and voice messages (`bot.media.build_media`).
     """
     ladder = FallbackLadder(
         agent=agent,
@@ -231,6 +234,7 @@ def compose_service(
         admins=admins,
         max_input_chars=max_input_chars,
         clock=clock,
+        media=media,
     )
 
 
@@ -294,6 +298,11 @@ async def open_runtime(
         if hasattr(limiter, "aclose"):
             stack.push_async_callback(limiter.aclose)
         guard = build_guard(settings, sql, llm, limiter)
+        media = build_media(settings)
+        if media.transcriber is not None:
+            stack.push_async_callback(media.transcriber.aclose)
+        if hasattr(media.limiter, "aclose"):
+            stack.push_async_callback(media.limiter.aclose)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )
@@ -327,6 +336,7 @@ async def open_runtime(
             reply_deadline_s=settings.engine.reply_deadline_s,
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
+            media=media,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         await service.close_interrupted(_interrupted_before(settings))

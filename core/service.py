@@ -43,8 +43,10 @@ from core.fallback import LadderRequest, LevelStart
 from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
+from core.media.intake import MediaIntake
 from core.ports import ContextBuilder, Guard, Turn
 from core.skills import Skill, SkillRegistry
+from core.storage.feedback import FeedbackOutcome
 from core.storage.replies import Interrupted
 from core.storage.repos import Storage
 from core.text import reply_language
@@ -85,6 +87,7 @@ class ChatService:
         max_input_chars: the one input length limit (messages and command arguments); longer
             messages are stored (status "too_long") but not answered.
         clock: monotonic clock for latency figures.
+        media: reads photos and voice messages into questions (core/media); default: none read.
     """
 
     def __init__(
@@ -100,8 +103,10 @@ class ChatService:
         admins: frozenset[str] = frozenset(),
         max_input_chars: int = 4000,
         clock: Callable[[], float] = time.monotonic,
+        media: MediaIntake | None = None,
     ):
         self._storage = storage
+        self._media = media or MediaIntake()
         self._skills = skills
         self._router = router
         self._context = context
@@ -119,7 +124,13 @@ class ChatService:
         """Answer one message: yields TextDelta/TextReset/ToolStep, then a FinalReply or a Notice.
 
         The stream always ends cleanly: an unexpected failure becomes Notice("error") with the trace id.
+        A message with media is read first (core/media/intake.py) and comes back here as text.
         """
+        if incoming.media and incoming.addressed and incoming.command is None:
+            async with aclosing(self._media.handle(incoming, self.handle)) as media_events:
+                async for event in media_events:
+                    yield event
+            return
         incoming = _storable(incoming)
         with bind_trace(incoming):
             shown = False
@@ -150,8 +161,28 @@ class ChatService:
             log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
 
     async def record_shown(self, trace_id: str, where: str) -> None:
-        """The adapter's note of where a running reply is shown (``telegram:<chat>:<message>``)."""
+        """The adapter's note of where a running reply is shown (``telegram:<chat>:<message>``); a
+        reaction on that message later finds the reply (`record_feedback`)."""
         await self._storage.replies.shown_in(trace_id, where)
+        await self._storage.feedback.shown(trace_id, where)
+
+    async def record_feedback(
+        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+    ) -> FeedbackOutcome:
+        """A reaction (👍 👎 …, or "up"/"down" from a button; anything else clears) on an answer, found
+        by the message it is shown in (`where`) or by its trace (in chat `platform:<account's id>`
+        for the web page, so nobody rates another person's answers). Not an answer: "ignored"."""
+        feedback = self._storage.feedback
+        if trace_id is not None:
+            found = trace_id if await feedback.is_answer(trace_id, _own_chat(platform, account)) else None
+        else:
+            found = await feedback.reply_at(where) if where else None
+        if found is None:
+            log.info("feedback_ignored", platform=platform, where=where)
+            return "ignored"
+        outcome = await feedback.record(found, platform, account, reaction)
+        log.info("feedback", platform=platform, outcome=outcome, reply_trace=found)
+        return outcome
 
     async def close_interrupted(self, started_before: datetime | None = None) -> None:
         """At start: close the replies a crash cut short (core/storage/replies.py); adapters then
@@ -393,6 +424,11 @@ def _storable(incoming: Incoming) -> Incoming:
     if text == incoming.text and name == incoming.user_name:
         return incoming
     return replace(incoming, text=text, user_name=name)
+
+
+def _own_chat(platform: str, account: str) -> str | None:
+    """The chat a rating by trace must be in: the web page's person rates only their own answers."""
+    return f"{account}/" if platform == "web" else None  # web chats are `web:<user>/<chat>`
 
 
 def _tool_context(turn: Turn) -> ToolContext:

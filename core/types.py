@@ -3,12 +3,45 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
+from typing import Literal
 
 
 def new_trace_id() -> str:
     """Return a short random id that ties together every log line one message causes."""
     return uuid.uuid4().hex[:16]
+
+
+MediaKind = Literal["image", "voice", "sticker", "file"]
+
+
+@dataclass(frozen=True)
+class Media:
+    """A photo, voice message, sticker or file that came with a message (core/media reads it).
+
+    The bytes are fetched only when the engine decides to read them (after the size and duration
+    checks and the sender's media limit), so a refused upload is never downloaded.
+
+    Attributes:
+        kind: "image" (a photo or image file), "voice" (voice or audio), "sticker", "file" (anything else).
+        fetch: returns the bytes (a platform download, or bytes already in hand).
+        size: bytes, as the platform declared them (None: unknown until fetched).
+        mime: the declared media type, when there is one.
+        name: the file name, when there is one.
+        duration_s: a voice message's length, as declared.
+        animated: an animated or video sticker / image.
+        quoted: it belongs to the message this one replies to.
+    """
+
+    kind: MediaKind
+    fetch: Callable[[], Awaitable[bytes]] = field(compare=False, repr=False)
+    size: int | None = None
+    mime: str = ""
+    name: str = ""
+    duration_s: float | None = None
+    animated: bool = False
+    quoted: bool = False
 
 
 @dataclass(frozen=True)
@@ -26,6 +59,7 @@ class Incoming:
         command: command name without slash and bot suffix ("help", "skill" …), None for chat text.
         message_id: the platform message id, when there is one.
         trace_id: bound into every log line this message causes.
+        media: photos, voice or files that came with the message (the text is then the caption).
     """
 
     platform: str
@@ -38,6 +72,7 @@ class Incoming:
     command: str | None = None
     message_id: str | None = None
     trace_id: str = field(default_factory=new_trace_id)
+    media: tuple[Media, ...] = ()
 
     @property
     def account(self) -> str:

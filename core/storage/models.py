@@ -56,7 +56,10 @@ class Message(SQLModel, table=True):
             ("too_long", "injection", "busy", "rate_limited" …); for replies "cancelled" or "blocked".
     """
 
-    __table_args__ = (Index("ix_message_chat_key_id", "chat_key", "id"),)
+    __table_args__ = (
+        Index("ix_message_chat_key_id", "chat_key", "id"),
+        Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
+    )
 
     id: int | None = Field(default=None, primary_key=True)
     chat_key: str = Field(max_length=200)
@@ -69,3 +72,39 @@ class Message(SQLModel, table=True):
     status: str = Field(default="ok", max_length=32)
     trace_id: str = Field(default="", max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ReplyShown(SQLModel, table=True):
+    """A platform message that shows (the start of) a reply: `telegram:<chat>:<message>` → its trace.
+
+    Written when the adapter reports where a reply is shown, so a reaction on that message finds the
+    reply it is about (core/storage/feedback.py).
+    """
+
+    __tablename__ = "reply_shown"
+
+    shown_in: str = Field(primary_key=True, max_length=200)
+    trace_id: str = Field(max_length=64, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ReplyFeedback(SQLModel, table=True):
+    """One person's verdict on one reply (a 👍/👎 reaction or the web page's buttons); the latest counts.
+
+    Attributes:
+        trace_id: the reply's trace (its assistant row and question share it).
+        account: `platform:user_id` of who reacted.
+        verdict: "up" or "down".
+        emoji: the reaction as sent ("👍", "🔥" …; "button" from the web page).
+    """
+
+    __tablename__ = "reply_feedback"
+    __table_args__ = (UniqueConstraint("trace_id", "account", name="uq_reply_feedback_trace_account"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    trace_id: str = Field(max_length=64, index=True)
+    platform: str = Field(max_length=32)
+    account: str = Field(max_length=200)
+    verdict: str = Field(max_length=8)
+    emoji: str = Field(default="", max_length=32)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
