@@ -24,6 +24,7 @@ from telegram.ext import (
     BaseRateLimiter,
     CallbackQueryHandler,
     MessageHandler,
+    MessageReactionHandler,
     TypeHandler,
     filters,
 )
@@ -41,7 +42,8 @@ from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY]
+# message_reaction: 👍/👎 on answers are feedback (Telegram sends them in groups only to admin bots).
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.MESSAGE_REACTION]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
@@ -88,6 +90,7 @@ def build_application(
     app.bot_data["handlers"] = handlers
     app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
+    app.add_handler(MessageReactionHandler(handlers.on_reaction))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app

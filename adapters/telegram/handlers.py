@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import structlog
 from telegram import Message, Update
@@ -21,7 +22,8 @@ from telegram.ext import ContextTypes
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply, report_delivery
-from adapters.telegram.routing import Route, incoming_for, route
+from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
+from adapters.telegram.routing import Route, incoming_for, route, strip_mention
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
@@ -55,6 +57,7 @@ class TelegramHandlers:
     ) -> None:
         self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
+        self.albums = AlbumGate()
 
     # ------------------------------------------------------------------ updates
 
@@ -70,7 +73,11 @@ class TelegramHandlers:
             with bind_trace(incoming):
                 await self._observe(incoming)
             return
-        if r.kind == "non_text":
+        if r.kind != "command":
+            incoming = self._with_media(message, incoming, r, context)
+            if incoming is None:
+                return
+        if r.kind == "non_text" and not incoming.media:
             with bind_trace(incoming):
                 await self._reply(
                     context,
@@ -80,6 +87,23 @@ class TelegramHandlers:
                 )
             return
         await self._answer(context, message, incoming)
+
+    def _with_media(self, message: Message, incoming: Incoming, r: Route, context) -> Incoming | None:
+        """The message's photo, voice or file (its caption as the text), else a quoted photo when the
+        message addresses Fuzi; None for the second and later items of an album (answered once)."""
+        media = media_of(message, context.bot)
+        if media:
+            if not self.albums.first(message):
+                return None
+            return replace(incoming, text=strip_mention(message.caption or "", context.bot.username), media=media)
+        if r.kind == "text" and message.reply_to_message is not None:
+            return replace(incoming, media=quoted_media(message, context.bot))
+        return incoming
+
+    async def on_reaction(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A reaction on a message: feedback when the message is one of Fuzi's answers."""
+        if update.message_reaction is not None:
+            await record_reaction(self.engine, update.message_reaction)
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query

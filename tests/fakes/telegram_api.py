@@ -194,6 +194,7 @@ class FakeTelegram:
         self._floods: list[tuple[Callable[[Call], bool], int]] = []
         self._parse_rejections = 0
         self._failures: list[tuple[str, int, Callable[[Call], bool] | None]] = []
+        self.files: dict[str, bytes] = {}  # getFile + download (tests/fakes/telegram_media.py fills it)
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -206,6 +207,7 @@ class FakeTelegram:
     async def __aenter__(self) -> FakeTelegram:
         app = web.Application()
         app.router.add_post("/bot{token}/{method}", self._dispatch)
+        app.router.add_get("/file/bot{token}/{path:.*}", self._download)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
         await self._runner.setup()
         sock = socket.socket()
@@ -451,6 +453,22 @@ class FakeTelegram:
             raise _BadRequest("message to edit not found")
         sent.reply_markup = p.get("reply_markup")
         return self._bot_message_json(sent)
+
+    async def _m_getFile(self, p: dict) -> dict:
+        data = self.files.get(str(p.get("file_id")))
+        if data is None:
+            raise _BadRequest("invalid file_id")
+        if len(data) > 20 * 1024 * 1024:  # bots may download at most 20 MB
+            raise _BadRequest("file is too big")
+        fid = str(p["file_id"])
+        return {"file_id": fid, "file_unique_id": f"u{fid}", "file_size": len(data), "file_path": f"files/{fid}"}
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """The file URL getFile's file_path points to (`/file/bot<token>/<path>`)."""
+        fid = request.match_info["path"].rsplit("/", 1)[-1]
+        self.calls.append(Call("download", {"file_id": fid}, time.monotonic()))
+        data = self.files.get(fid)
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def _m_deleteWebhook(self, p: dict) -> bool:
         return True

@@ -1,0 +1,104 @@
+"""Telegram photos, image files, stickers, voice and audio → `core.types.Media`; reactions → feedback.
+
+The bytes are fetched through the Bot API (`getFile`, then the file URL) only when the engine asks
+(after its size and quota checks): the core never sees a Telegram type. A photo comes in several
+sizes; the largest is read. A reply that addresses Fuzi and quotes a photo carries the quoted photo
+(`quoted=True`). An album (a media group: up to ten photos sent together) is answered once, for its
+first item. Reactions (👍 👎 …) on Fuzi's answers become feedback (`Engine.record_feedback`).
+"""
+
+from __future__ import annotations
+
+import time
+from collections import OrderedDict
+
+import structlog
+from telegram import Bot, Message, MessageReactionUpdated, ReactionTypeEmoji
+
+from core.ports import Engine
+from core.types import Media
+
+log = structlog.get_logger(__name__)
+
+ALBUM_TTL_S = 120.0  # an album's items arrive within a second or two; remember its id this long
+
+
+def _fetcher(bot: Bot, file_id: str):
+    async def fetch() -> bytes:
+        file = await bot.get_file(file_id)
+        return bytes(await file.download_as_bytearray())
+
+    return fetch
+
+
+def media_of(message: Message | None, bot: Bot, *, quoted: bool = False) -> tuple[Media, ...]:
+    """What `message` carries besides text, as the core sees it (empty for plain text)."""
+    if message is None:
+        return ()
+    if message.photo:
+        largest = message.photo[-1]
+        return (Media("image", _fetcher(bot, largest.file_id), largest.file_size, "image/jpeg", quoted=quoted),)
+    if message.sticker:
+        s = message.sticker
+        return (Media("sticker", _fetcher(bot, s.file_id), s.file_size, animated=s.is_animated or s.is_video),)
+    if message.animation:
+        a = message.animation
+        return (Media("image", _fetcher(bot, a.file_id), a.file_size, a.mime_type or "", animated=True),)
+    if message.voice or message.audio:
+        v = message.voice or message.audio
+        name = getattr(v, "file_name", None) or "voice.ogg"
+        return (Media("voice", _fetcher(bot, v.file_id), v.file_size, v.mime_type or "", name, v.duration),)
+    if message.document:
+        d = message.document
+        kind = "image" if (d.mime_type or "").startswith("image/") else "file"
+        return (Media(kind, _fetcher(bot, d.file_id), d.file_size, d.mime_type or "", d.file_name or ""),)
+    if message.video or message.video_note:
+        v = message.video or message.video_note
+        return (Media("file", _fetcher(bot, v.file_id), v.file_size),)
+    return ()
+
+
+def quoted_media(message: Message, bot: Bot) -> tuple[Media, ...]:
+    """The photo (or voice) of the message `message` replies to, when Telegram included it."""
+    return tuple(m for m in media_of(message.reply_to_message, bot, quoted=True) if m.kind in ("image", "voice"))
+
+
+class AlbumGate:
+    """Lets the first item of each album through; the other items of the same album are dropped."""
+
+    def __init__(self, ttl_s: float = ALBUM_TTL_S, size: int = 4096) -> None:
+        self._seen: OrderedDict[str, float] = OrderedDict()
+        self._ttl_s, self._size = ttl_s, size
+
+    def first(self, message: Message) -> bool:
+        group = message.media_group_id
+        if not group:
+            return True
+        now, key = time.monotonic(), f"{message.chat.id}:{group}"
+        while self._seen and (len(self._seen) > self._size or next(iter(self._seen.values())) < now - self._ttl_s):
+            self._seen.popitem(last=False)
+        if key in self._seen:
+            log.info("telegram_album_item_skipped", chat=message.chat.id, media_group=group)
+            return False
+        self._seen[key] = now
+        return True
+
+
+def reaction_of(update: MessageReactionUpdated) -> str:
+    """The emoji a reaction update leaves (the first of the new ones; "" when all were taken back)."""
+    for reaction in update.new_reaction:
+        if isinstance(reaction, ReactionTypeEmoji):
+            return reaction.emoji
+    return ""
+
+
+async def record_reaction(engine: Engine, update: MessageReactionUpdated) -> str:
+    """Hand a reaction on a message to the engine as feedback; anonymous reactions are skipped."""
+    if update.user is None or update.user.is_bot:
+        return "ignored"
+    where = f"telegram:{update.chat.id}:{update.message_id}"
+    try:
+        return await engine.record_feedback("telegram", f"telegram:{update.user.id}", reaction_of(update), where=where)
+    except Exception as exc:  # feedback is a nicety: a failure is logged, the bot runs on
+        log.warning("telegram_feedback_failed", where=where, error=type(exc).__name__)
+        return "ignored"
