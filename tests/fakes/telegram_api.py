@@ -195,6 +195,7 @@ class FakeTelegram:
         self._parse_rejections = 0
         self._failures: list[tuple[str, int, Callable[[Call], bool] | None]] = []
         self.files: dict[str, bytes] = {}  # getFile + download (tests/fakes/telegram_media.py fills it)
+        self.user_messages: dict[tuple[int, int], dict] = {}  # quoted whole in replies, as Telegram does
         self._runner: web.AppRunner | None = None
         self.port = 0
 
@@ -291,9 +292,10 @@ class FakeTelegram:
             if auto:
                 msg["entities"] = auto
         if reply_to is not None:
-            original = self._find(chat_id, reply_to)
+            original = self._find(chat_id, reply_to) or self.user_messages.get((chat_id, reply_to))
             msg["reply_to_message"] = original or {"message_id": reply_to, "date": 0, "chat": chat}
         msg.update(extra or {})
+        self.user_messages[(chat_id, msg["message_id"])] = {k: v for k, v in msg.items() if k != "reply_to_message"}
         return self.push_update({"message": msg})
 
     def private_text(self, chat_id: int, text: str, **kw) -> dict:
