@@ -369,6 +369,8 @@ class ChatService:
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
+        if answer.citations:  # for feedback listings; off the reply's path
+            self._schedule(self._note_cited(turn.incoming.trace_id, [c.ref for c in answer.citations]))
         log.info(
             "reply",
             fallback_level=answer.level,
@@ -405,6 +407,12 @@ class ChatService:
     async def _store_reply(self, turn: Turn, text: str, level: int | None, status: str) -> int:
         incoming = turn.incoming
         return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status)
+
+    async def _note_cited(self, trace_id: str, refs: list[str]) -> None:
+        try:
+            await self._storage.feedback.cited(trace_id, refs)
+        except Exception:
+            log.exception("cited_not_stored")
 
     async def _after_reply(self, turn: Turn, text: str) -> None:
         try:

@@ -16,7 +16,7 @@ from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
-from core.storage.models import Message, ReplyFeedback, ReplyShown
+from core.storage.models import Message, ReplyCited, ReplyFeedback, ReplyShown
 from core.storage.repos import _Repo
 
 Verdict = Literal["up", "down"]
@@ -49,6 +49,7 @@ class FeedbackEntry:
     question: str
     answer: str
     level: int | None
+    passages: tuple[str, ...] = ()
 
 
 class FeedbackRepo(_Repo):
@@ -66,6 +67,15 @@ class FeedbackRepo(_Repo):
             await self._run(store)
         except IntegrityError:  # another process noted it first
             pass
+
+    async def cited(self, trace_id: str, refs: list[str]) -> None:
+        """Keep the references an answer cited (for `fuzi feedback`)."""
+
+        def store(s: Session) -> None:
+            s.merge(ReplyCited(trace_id=trace_id, refs="\n".join(refs)))
+            s.commit()
+
+        await self._run(store)
 
     async def reply_at(self, where: str) -> str | None:
         """The trace of the answer shown in platform message `where`, or None."""
@@ -147,6 +157,7 @@ def _entry(s: Session, row: ReplyFeedback) -> FeedbackEntry:
     messages = s.exec(select(Message).where(Message.trace_id == row.trace_id).order_by(col(Message.id))).all()
     question = next((m for m in messages if m.role == "user"), None)
     answer = next((m for m in messages if m.role == "assistant"), None)
+    cited = s.get(ReplyCited, row.trace_id)
     return FeedbackEntry(
         created_at=row.created_at,
         platform=row.platform,
@@ -158,4 +169,5 @@ def _entry(s: Session, row: ReplyFeedback) -> FeedbackEntry:
         question=question.text if question else "",
         answer=answer.text if answer else "",
         level=answer.level if answer else None,
+        passages=tuple(cited.refs.split("\n")) if cited and cited.refs else (),
     )

@@ -108,3 +108,12 @@ class ReplyFeedback(SQLModel, table=True):
     verdict: str = Field(max_length=8)
     emoji: str = Field(default="", max_length=32)
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ReplyCited(SQLModel, table=True):
+    """The passages an answer cited (references joined by newlines), so feedback can name them."""
+
+    __tablename__ = "reply_cited"
+
+    trace_id: str = Field(primary_key=True, max_length=64)
+    refs: str = ""

@@ -2,7 +2,7 @@
 
 `reply_shown` maps a platform message (`telegram:<chat>:<message>`) to the reply it shows, so a
 reaction there finds the reply; `reply_feedback` keeps one verdict ("up"/"down") per reply and
-person; `ix_message_trace_id` lets `fuzi feedback` find a reply's question and answer by trace.
+person; `reply_cited` keeps the references an answer cited; `ix_message_trace_id` lets `fuzi feedback` find a reply's question and answer by trace.
 
 Revision ID: 0022_i22
 Revises: 0001
@@ -44,10 +44,17 @@ def upgrade() -> None:
     )
     op.create_index("ix_reply_feedback_trace_id", "reply_feedback", ["trace_id"])
     op.create_index("ix_reply_feedback_created_at", "reply_feedback", ["created_at"])
+    op.create_table(
+        "reply_cited",
+        sa.Column("trace_id", sa.String(length=64), nullable=False),
+        sa.Column("refs", sa.String(), nullable=False),
+        sa.PrimaryKeyConstraint("trace_id"),
+    )
     op.create_index("ix_message_trace_id", "message", ["trace_id"])
 
 
 def downgrade() -> None:
     op.drop_index("ix_message_trace_id", table_name="message")
+    op.drop_table("reply_cited")
     op.drop_table("reply_feedback")
     op.drop_table("reply_shown")
