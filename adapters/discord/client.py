@@ -27,6 +27,7 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.media import record_reaction, with_media
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
@@ -59,7 +60,10 @@ class FuziDiscordClient(discord.Client):
         budgets: BudgetRegistry | None = None,
         **options: Any,
     ) -> None:
-        intents = discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
+        # reactions: 👍/👎 on answers are feedback (adapters/discord/media.py)
+        intents = discord.Intents(
+            guilds=True, guild_messages=True, dm_messages=True, guild_reactions=True, dm_reactions=True
+        )
         intents.message_content = settings.message_content
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         if settings.shard_id is not None:  # N processes split the gateway: this one runs one shard
@@ -120,6 +124,7 @@ class FuziDiscordClient(discord.Client):
         if self.user is None:
             return
         incoming = incoming_from_message(message, self.user.id, content_intent=self.settings.message_content)
+        incoming = with_media(message, incoming, self.user.id)  # attachments, or a quoted image
         if incoming is None:
             return
         if not incoming.addressed:
@@ -131,6 +136,13 @@ class FuziDiscordClient(discord.Client):
         except Exception:
             log.exception("discord_message_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
             await self._quiet(message.channel.send(say("ERROR", None, trace=incoming.trace_id)))
+
+    async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
+        """A reaction on a message: feedback when it is one of Fuzi's answers."""
+        await record_reaction(self.engine, event, self.user.id if self.user else 0, added=True)
+
+    async def on_raw_reaction_remove(self, event: discord.RawReactionActionEvent) -> None:
+        await record_reaction(self.engine, event, self.user.id if self.user else 0, added=False)
 
     async def _reply_channel(self, message: discord.Message, incoming: Incoming) -> tuple[Any, Incoming]:
         """Where to answer: the message's channel, or a new thread when thread replies are on."""
