@@ -32,6 +32,7 @@ from adapters.web.handlers import (
     WebHandlers,
 )
 from adapters.web.hardening import Hardening, IpLimiter
+from adapters.web.media import IMAGE_PATH, MAX_IMAGE_BYTES, add_media_routes
 from adapters.web.sse import MEDIA_TYPE
 from core.ports import Engine
 
@@ -81,6 +82,7 @@ def create_app(
     )
     h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s)
     _routes(app, h)
+    add_media_routes(app, h)
     add_ops_routes(app, readiness, metrics)
     _page(app)
     _errors(app)
@@ -97,6 +99,7 @@ def create_app(
         max_body_bytes=config.max_body_bytes,
         limiter=IpLimiter(config.per_ip_per_minute),
         on_limited=lambda: metrics.rate_limited("web"),
+        large_bodies={IMAGE_PATH: MAX_IMAGE_BYTES},
     )
     return app
 

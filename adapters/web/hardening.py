@@ -65,6 +65,7 @@ class Hardening:
         max_body_bytes: larger bodies get 413 (by Content-Length, or counted while read).
         limiter: the per-IP limiter; applies to paths under ``limited_prefix``.
         on_limited: called once per refused request (metrics).
+        large_bodies: paths that take larger bodies, with their own limit (the image upload).
     """
 
     def __init__(
@@ -75,8 +76,10 @@ class Hardening:
         limiter: IpLimiter,
         limited_prefix: str = "/v1/",
         on_limited: Callable[[], None] = lambda: None,
+        large_bodies: dict[str, int] | None = None,
     ):
         self.app, self.max_body, self.limiter = app, max_body_bytes, limiter
+        self.large_bodies = large_bodies or {}
         self.prefix, self.on_limited = limited_prefix, on_limited
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -95,9 +98,10 @@ class Hardening:
                 [(b"retry-after", retry.encode())],
             )
             return
+        limit = self.large_bodies.get(scope["path"], self.max_body)
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await _json(send, 413, {"error": "body_too_large", "detail": f"at most {self.max_body} bytes"})
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _json(send, 413, {"error": "body_too_large", "detail": f"at most {limit} bytes"})
             return
         started = False
 
@@ -105,8 +109,8 @@ class Hardening:
             message = await receive()
             if message["type"] == "http.request":
                 counted_receive.total += len(message.get("body", b""))
-                if counted_receive.total > self.max_body:
-                    raise BodyTooLarge(self.max_body)
+                if counted_receive.total > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         counted_receive.total = 0
@@ -122,7 +126,7 @@ class Hardening:
             await self.app(scope, counted_receive, secured_send)
         except BodyTooLarge:
             if not started:
-                await _json(send, 413, {"error": "body_too_large", "detail": f"at most {self.max_body} bytes"})
+                await _json(send, 413, {"error": "body_too_large", "detail": f"at most {limit} bytes"})
 
 
 async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:
