@@ -46,14 +46,30 @@ def pick_passages(seed: int = 22) -> list[tuple[str, str]]:
     return rng.sample(paras, 9) + rng.sample(poems, PASSAGES - 9)
 
 
+class RapidV4Reader:
+    """`rapidocr-onnxruntime` 1.4 (PP-OCRv4 mobile models, the older packaging): it pins opencv-python,
+    so it runs from its own venv (`pip install rapidocr-onnxruntime==1.4.4`)."""
+
+    name = "rapidocr-v4"
+
+    def __init__(self, threads: int = 2) -> None:
+        from rapidocr_onnxruntime import RapidOCR
+
+        self._ocr = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
+
+    def read(self, image) -> list[str]:
+        import numpy as np
+
+        result, _ = self._ocr(np.asarray(image)[:, :, ::-1])
+        return [str(r[1]) for r in (result or ())]
+
+
 def engine(name: str, threads: int):
     if name == "rapidocr":
         from core.media.ocr_rapid import RapidReader
 
         return RapidReader(threads=threads)
     if name == "rapidocr-v4":
-        from core.media.ocr_rapid import RapidV4Reader
-
         return RapidV4Reader(threads=threads)
     if name == "tesseract":
         from core.media.ocr_tesseract import TesseractReader

@@ -53,8 +53,7 @@ def build_media(settings: Settings) -> MediaIntake:
 
         key = s.api_key.get_secret_value() if s.api_key else None
         transcriber = OpenAITranscriber(s.base_url, key, s.model)
-    limits = MediaLimits(max_voice_s=s.max_seconds)
-    return MediaIntake(pages, transcriber, media_limiter(settings), limits)
+    return MediaIntake(pages, transcriber, media_limiter(settings), MediaLimits())
 
 
 def media_limiter(settings: Settings) -> RateLimiter:

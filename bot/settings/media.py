@@ -13,7 +13,6 @@ class SttSettings(Section):
     base_url: str | None = None  # e.g. https://api.openai.com/v1, or a local whisper server
     api_key: SecretStr | None = None
     model: str = "whisper-1"
-    max_seconds: float = Field(300.0, gt=0)  # longer voice messages are refused before download
 
 
 class MediaSettings(Section):

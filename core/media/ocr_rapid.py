@@ -3,8 +3,7 @@
 `RapidReader` is Fuzi's OCR engine (`rapidocr` 3.x: PP-OCRv6 small detection and recognition, the
 v2 direction classifier; chosen by the benchmark in docs/media.md). Every model path is given
 explicitly, pointing into the installed package, so nothing is ever downloaded at run time.
-`RapidV4Reader` (`rapidocr-onnxruntime` 1.4, PP-OCRv4) is the older packaging, kept for the
-benchmark only: it pins opencv-python, so it runs from its own venv.
+The older packaging (`rapidocr-onnxruntime` 1.4, PP-OCRv4) is compared in `benchmarks/ocr.py`.
 """
 
 from __future__ import annotations
@@ -62,20 +61,3 @@ class RapidReader:
 
         result = self._ocr(np.asarray(image)[:, :, ::-1])  # RGB → the BGR order OpenCV uses
         return [str(t) for t in (result.txts or ())]
-
-
-class RapidV4Reader:
-    """`rapidocr-onnxruntime` 1.4 (PP-OCRv4 mobile models), for the benchmark's comparison."""
-
-    name = "rapidocr-v4"
-
-    def __init__(self, threads: int = 2) -> None:
-        from rapidocr_onnxruntime import RapidOCR
-
-        self._ocr = RapidOCR(intra_op_num_threads=threads, inter_op_num_threads=1)
-
-    def read(self, image: Image.Image) -> list[str]:
-        import numpy as np
-
-        result, _ = self._ocr(np.asarray(image)[:, :, ::-1])
-        return [str(r[1]) for r in (result or ())]
