@@ -47,8 +47,8 @@ class RapidReader:
             "Global.log_level": "warning",
             # Photos of pages are upright: the 180° direction classifier costs time and finds nothing.
             "Global.use_cls": False,
-            # Detection on at most 960 px on the long side: 28 px glyphs on a 1280×960 photo still read
-            # (docs/media.md), at 0.6 of the CPU time of the default (short side ≥ 736).
+            # Detection on at most 960 px on the long side: 28 px glyphs on a 1280×960 photo still read,
+            # for less CPU than the default (short side ≥ 736); docs/media.md.
             "Det.limit_type": "max",
             "Det.limit_side_len": 960,
             "EngineConfig.onnxruntime.intra_op_num_threads": threads,
