@@ -28,14 +28,15 @@ class LazyReader:
 
     def __init__(self, build, name: str) -> None:
         self.name = name
-        self._build, self._engine, self._lock = build, None, threading.Lock()
+        self._build, self._lock = build, threading.Lock()
+        self._engine: TextReader | None = None
 
     def read(self, image) -> list[str]:
         with self._lock:
             if self._engine is None:
                 self._engine = self._build()
                 log.info("ocr_loaded", engine=self.name)
-        engine: TextReader = self._engine
+            engine = self._engine
         return engine.read(image)
 
 

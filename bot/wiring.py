@@ -299,10 +299,10 @@ async def open_runtime(
             stack.push_async_callback(limiter.aclose)
         guard = build_guard(settings, sql, llm, limiter)
         media = build_media(settings)
-        if media.transcriber is not None:
-            stack.push_async_callback(media.transcriber.aclose)
-        if hasattr(media.limiter, "aclose"):
-            stack.push_async_callback(media.limiter.aclose)
+        for part in (media.transcriber, media.limiter):  # the STT client, the Redis media quota
+            closer = getattr(part, "aclose", None)
+            if closer is not None:
+                stack.push_async_callback(closer)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )

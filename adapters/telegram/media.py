@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import time
 from collections import OrderedDict
+from datetime import timedelta
 
 import structlog
 from telegram import Bot, Message, MessageReactionUpdated, ReactionTypeEmoji
 
 from core.ports import Engine
-from core.types import Media
+from core.types import Media, MediaKind
 
 log = structlog.get_logger(__name__)
 
@@ -44,18 +45,26 @@ def media_of(message: Message | None, bot: Bot, *, quoted: bool = False) -> tupl
     if message.animation:
         a = message.animation
         return (Media("image", _fetcher(bot, a.file_id), a.file_size, a.mime_type or "", animated=True),)
-    if message.voice or message.audio:
-        v = message.voice or message.audio
-        name = getattr(v, "file_name", None) or "voice.ogg"
-        return (Media("voice", _fetcher(bot, v.file_id), v.file_size, v.mime_type or "", name, v.duration),)
+    sound = message.voice or message.audio
+    if sound is not None:
+        name = getattr(sound, "file_name", None) or "voice.ogg"
+        seconds = _seconds(sound.duration)
+        return (Media("voice", _fetcher(bot, sound.file_id), sound.file_size, sound.mime_type or "", name, seconds),)
     if message.document:
         d = message.document
-        kind = "image" if (d.mime_type or "").startswith("image/") else "file"
+        kind: MediaKind = "image" if (d.mime_type or "").startswith("image/") else "file"
         return (Media(kind, _fetcher(bot, d.file_id), d.file_size, d.mime_type or "", d.file_name or ""),)
-    if message.video or message.video_note:
-        v = message.video or message.video_note
-        return (Media("file", _fetcher(bot, v.file_id), v.file_size),)
+    video = message.video or message.video_note
+    if video is not None:
+        return (Media("file", _fetcher(bot, video.file_id), video.file_size),)
     return ()
+
+
+def _seconds(duration: object) -> float | None:
+    """A duration as PTB gives it (int seconds, or a timedelta in newer versions)."""
+    if isinstance(duration, timedelta):
+        return duration.total_seconds()
+    return float(duration) if isinstance(duration, int | float) else None
 
 
 def quoted_media(message: Message, bot: Bot) -> tuple[Media, ...]:

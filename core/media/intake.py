@@ -12,9 +12,10 @@ Nothing is written to disk: the bytes live in memory for the duration of one rea
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, replace
+from typing import cast
 
 import structlog
 
@@ -88,7 +89,8 @@ class MediaIntake:
                 log.exception("media_failed")
                 yield Notice(say("ERROR", None, trace=incoming.trace_id), "error", incoming.trace_id)
                 return
-        async with aclosing(answer(replace(incoming, text=question, media=()))) as events:
+        stream = cast(AsyncGenerator[ReplyEvent, None], answer(replace(incoming, text=question, media=())))
+        async with aclosing(stream) as events:
             async for event in _heard_first(events, heard) if heard else events:
                 yield event
 

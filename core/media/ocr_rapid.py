@@ -60,4 +60,4 @@ class RapidReader:
         import numpy as np
 
         result = self._ocr(np.asarray(image)[:, :, ::-1])  # RGB → the BGR order OpenCV uses
-        return [str(t) for t in (result.txts or ())]
+        return [str(t) for t in (getattr(result, "txts", None) or ())]

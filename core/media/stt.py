@@ -8,7 +8,7 @@ when FUZI_STT_BASE_URL is set; without it voice messages get a one-line notice.
 
 from __future__ import annotations
 
-from typing import Protocol
+from typing import Any, Protocol
 
 STT_TIMEOUT_S = 60.0
 
@@ -44,11 +44,10 @@ class OpenAITranscriber:
     async def transcribe(self, data: bytes, *, name: str, mime: str) -> str:
         import openai
 
-        extra = {"language": self._language} if self._language else {}
+        extra: dict[str, Any] = {"language": self._language} if self._language else {}
+        create: Any = self._sdk.audio.transcriptions.create  # its overloads do not take **extra
         try:
-            result = await self._sdk.audio.transcriptions.create(
-                model=self._model, file=(name or "voice.ogg", data, mime or "audio/ogg"), **extra
-            )
+            result = await create(model=self._model, file=(name or "voice.ogg", data, mime or "audio/ogg"), **extra)
         except openai.OpenAIError as exc:
             raise TranscriptionFailed(type(exc).__name__) from exc
         return (getattr(result, "text", "") or "").strip()
