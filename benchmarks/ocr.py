@@ -74,7 +74,7 @@ def engine(name: str, threads: int):
     if name == "tesseract":
         from core.media.ocr_tesseract import TesseractReader
 
-        return TesseractReader(threads=threads)
+        return TesseractReader(threads=threads, timeout_s=120.0)
     raise SystemExit(f"unknown engine {name}")
 
 
@@ -88,9 +88,14 @@ def read(args: argparse.Namespace) -> None:
     items = [(pid, text, look) for pid, text in pick_passages() for look in looks()][:: args.stride][: args.limit]
     for i, (pid, text, look) in enumerate(items):
         photo = render_page(text, look)
-        cpu = _cpu()
-        page = reader.read_sync(photo)
-        row = {"id": pid, "truth": shown_text(text, look), "text": page.text, "seconds": page.seconds}
+        cpu, started = _cpu(), time.perf_counter()
+        try:
+            page = reader.read_sync(photo)
+            got, error = page.text, None
+        except Exception as exc:  # an engine that fails or times out on a photo scores nothing for it
+            got, error = "", type(exc).__name__
+        row = {"id": pid, "truth": shown_text(text, look), "text": got, "seconds": time.perf_counter() - started}
+        row["error"] = error
         rows.append(row | {"cpu_s": _cpu() - cpu, "look": vars(look)})
         if i % 20 == 0:
             print(f"{args.engine}: {i}/{len(items)} {page.seconds:.2f}s", file=sys.stderr)
@@ -143,10 +148,11 @@ def score(args: argparse.Namespace) -> None:
             hits += bool(top) and top[0][0] == row["id"]
             secs.append(row["seconds"])
             cpu.append(row.get("cpu_s", float("nan")))
+        errors = sum(bool(row.get("error")) for row in data["rows"])
         p50, p95 = np.percentile(secs, [50, 95])
         c50, c95 = np.percentile(cpu, [50, 95])
         print(
-            f"{data['engine']:12} n={len(acc)} char_acc={np.mean(acc):.3f} R@1={hits / len(acc):.3f} "
+            f"{data['engine']:12} n={len(acc)} failed={errors} char_acc={np.mean(acc):.3f} R@1={hits / len(acc):.3f} "
             f"p50={p50:.2f}s p95={p95:.2f}s cpu_p50={c50:.2f}s cpu_p95={c95:.2f}s threads={data['threads']} "
             f"load={data['load_before'][0]:.1f}->{data['load_after'][0]:.1f}"
         )
