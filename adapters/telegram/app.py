@@ -70,7 +70,8 @@ def build_application(
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     limiter = global_limiter(settings, pace)
-    handlers = TelegramHandlers(engine, settings, budgets, recorder)
+    seen = seen or InMemorySeen()
+    handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
 
     async def post_init(app: Application) -> None:
         await register_commands(app, engine)
@@ -88,7 +89,7 @@ def build_application(
         .build()
     )
     app.bot_data["handlers"] = handlers
-    app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
+    app.add_handler(TypeHandler(Update, _drop_repeats(seen)), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
     app.add_handler(MessageReactionHandler(handlers.on_reaction))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))

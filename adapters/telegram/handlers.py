@@ -29,6 +29,7 @@ from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
 from core.logging import bind_trace
 from core.ports import Engine
+from core.seen import Seen
 from core.texts import say
 from core.types import Incoming
 
@@ -54,10 +55,11 @@ class TelegramHandlers:
         settings: TelegramSettings,
         budgets: BudgetRegistry | None = None,
         recorder: RateLimitRecorder | None = None,
+        seen: Seen | None = None,
     ) -> None:
         self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
-        self.albums = AlbumGate()
+        self.albums = AlbumGate(seen)  # an album (media group) is answered once
 
     # ------------------------------------------------------------------ updates
 
@@ -74,9 +76,10 @@ class TelegramHandlers:
                 await self._observe(incoming)
             return
         if r.kind != "command":
-            incoming = self._with_media(message, incoming, r, context)
-            if incoming is None:
+            with_media = await self._with_media(message, incoming, r, context)
+            if with_media is None:
                 return
+            incoming = with_media
         if r.kind == "non_text" and not incoming.media:
             with bind_trace(incoming):
                 await self._reply(
@@ -88,12 +91,12 @@ class TelegramHandlers:
             return
         await self._answer(context, message, incoming)
 
-    def _with_media(self, message: Message, incoming: Incoming, r: Route, context) -> Incoming | None:
+    async def _with_media(self, message: Message, incoming: Incoming, r: Route, context) -> Incoming | None:
         """The message's photo, voice or file (its caption as the text), else a quoted photo when the
         message addresses Fuzi; None for the second and later items of an album (answered once)."""
         media = media_of(message, context.bot)
         if media:
-            if not self.albums.first(message):
+            if not await self.albums.first(message):
                 return None
             return replace(incoming, text=strip_mention(message.caption or "", context.bot.username), media=media)
         if r.kind == "text" and message.reply_to_message is not None:

@@ -9,14 +9,13 @@ first item. Reactions (👍 👎 …) on Fuzi's answers become feedback (`Engine
 
 from __future__ import annotations
 
-import time
-from collections import OrderedDict
 from datetime import timedelta
 
 import structlog
 from telegram import Bot, Message, MessageReactionUpdated, ReactionTypeEmoji
 
 from core.ports import Engine
+from core.seen import InMemorySeen, Seen
 from core.types import Media, MediaKind
 
 log = structlog.get_logger(__name__)
@@ -73,24 +72,21 @@ def quoted_media(message: Message, bot: Bot) -> tuple[Media, ...]:
 
 
 class AlbumGate:
-    """Lets the first item of each album through; the other items of the same album are dropped."""
+    """Lets the first item of each album through; the other items of the same album are dropped.
 
-    def __init__(self, ttl_s: float = ALBUM_TTL_S, size: int = 4096) -> None:
-        self._seen: OrderedDict[str, float] = OrderedDict()
-        self._ttl_s, self._size = ttl_s, size
+    On the `Seen` store the update ids are checked on, so webhook replicas sharing Redis answer an
+    album once between them (its items may reach different replicas).
+    """
 
-    def first(self, message: Message) -> bool:
+    def __init__(self, seen: Seen | None = None) -> None:
+        self._seen = seen or InMemorySeen(max_keys=4096, ttl_s=ALBUM_TTL_S)
+
+    async def first(self, message: Message) -> bool:
         group = message.media_group_id
-        if not group:
+        if not group or await self._seen.first(f"telegram:album:{message.chat.id}:{group}"):
             return True
-        now, key = time.monotonic(), f"{message.chat.id}:{group}"
-        while self._seen and (len(self._seen) > self._size or next(iter(self._seen.values())) < now - self._ttl_s):
-            self._seen.popitem(last=False)
-        if key in self._seen:
-            log.info("telegram_album_item_skipped", chat=message.chat.id, media_group=group)
-            return False
-        self._seen[key] = now
-        return True
+        log.info("telegram_album_item_skipped", chat=message.chat.id, media_group=group)
+        return False
 
 
 def reaction_of(update: MessageReactionUpdated) -> str:
