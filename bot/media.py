@@ -54,7 +54,8 @@ def build_media(settings: Settings) -> MediaIntake:
 
         key = s.api_key.get_secret_value() if s.api_key else None
         transcriber = OpenAITranscriber(s.base_url, key, s.model)
-    return MediaIntake(pages, transcriber, media_limiter(settings), MediaLimits())
+    vision = settings.llm.vision and settings.llm.api_key is not None
+    return MediaIntake(pages, transcriber, media_limiter(settings), MediaLimits(), vision=vision)
 
 
 def media_limiter(settings: Settings) -> RateLimiter:

@@ -46,6 +46,7 @@ from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.media.intake import MediaIntake
+from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
@@ -325,7 +326,7 @@ async def open_runtime(
             storage=storage,
             skills=SkillRegistry(default=settings.engine.default_skill),
             router=router,
-            context=memory.context,
+            context=VisionContext(memory.context) if media.vision else memory.context,
             guard=guard,
             agent=agent,
             llm=llm,

@@ -60,6 +60,7 @@ class Incoming:
         message_id: the platform message id, when there is one.
         trace_id: bound into every log line this message causes.
         media: photos, voice or files that came with the message (the text is then the caption).
+        images: photos already read into `text` (JPEG), for a vision model (FUZI_LLM_VISION).
     """
 
     platform: str
@@ -73,6 +74,7 @@ class Incoming:
     message_id: str | None = None
     trace_id: str = field(default_factory=new_trace_id)
     media: tuple[Media, ...] = ()
+    images: tuple[bytes, ...] = field(default=(), repr=False)
 
     @property
     def account(self) -> str:

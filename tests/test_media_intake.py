@@ -25,6 +25,7 @@ from core.media.ocr import PageReader
 from core.media.stt import OpenAITranscriber
 from core.media.texts import LINES, MediaProblem
 from core.types import Media
+from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.stt_server import FakeTranscriber
 from tests.helpers_corpus import corpus_dir
 from tests.helpers_engine import CorpusRetriever, collect, final_of, incoming, make_service, sqlite_storage
@@ -248,3 +249,30 @@ async def test_what_was_heard_leads_the_streamed_text_again_after_a_reset():
     events = [e async for e in _heard_first(stream(), "学而")]
     shown = [e.text if isinstance(e, TextDelta | FinalReply) else "|" for e in events]
     assert shown == ["🎙️「学而」\n\n", "子曰", "|", "🎙️「学而」\n\n", "学而", "🎙️「学而」\n\n学而时习之"]
+
+
+async def test_with_vision_the_photo_goes_to_the_model_beside_its_text(tmp_path, rapid, fake_llm):
+    from core.llm.client import OpenAIChatClient
+    from core.media.vision import VisionContext
+    from tests.helpers_engine import WindowContext
+
+    storage = sqlite_storage(tmp_path)
+    llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="vl-model", timeout_s=10)
+    service = make_service(
+        storage,
+        llm=llm,
+        context=VisionContext(WindowContext(storage)),
+        media=MediaIntake(PageReader(rapid), vision=True),
+    )
+    fake_llm.stream_text("此出《论语·公冶长》。")
+    media, _ = bytes_media(photo_of(LUNYU_5_13))
+    final_of(await collect(service, incoming("这是哪一篇？", media=(media,))))
+    content = fake_llm.requests[-1]["messages"][-1]["content"]
+    assert content[0]["type"] == "text" and "夫子之文章" in content[0]["text"]
+    assert content[1]["image_url"]["url"].startswith("data:image/jpeg;base64,/9j/")  # a JPEG
+    fake_llm.stream_text("学而时习之。")
+    final_of(await collect(service, incoming("何为学？")))
+    assert fake_llm.requests[-1]["messages"][-1]["content"] == "何为学？"  # text turns stay text
+    stored = await storage.messages.recent("console:c1", 4)
+    assert all(isinstance(m.text, str) and "base64" not in m.text for m in stored)
+    await llm.aclose()

@@ -25,6 +25,7 @@ class LLMSettings(Section):
     breaker_reset_s: float = Field(30.0, gt=0)
     max_concurrent: int = Field(16, ge=1)  # bulkhead: LLM calls in flight at once, all replies together
     max_wait_s: float = Field(10.0, ge=0)  # the longest a call waits for a bulkhead slot
+    vision: bool = False  # the model takes images: a photo also goes to it, beside its OCR text (docs/media.md)
 
     def retry_policy(self) -> RetryPolicy:
         """The client's retry policy built from these settings."""

@@ -63,6 +63,7 @@ class MediaIntake:
         transcriber: the speech-to-text endpoint, or None when FUZI_STT_BASE_URL is unset.
         limiter: the media quota per sender (None: no media limit beyond the message limits).
         limits: size and duration caps.
+        vision: keep the photo (re-encoded) on the question for a vision model (FUZI_LLM_VISION).
     """
 
     def __init__(
@@ -71,8 +72,11 @@ class MediaIntake:
         transcriber: Transcriber | None = None,
         limiter: RateLimiter | None = None,
         limits: MediaLimits = MediaLimits(),
+        *,
+        vision: bool = False,
     ) -> None:
         self.pages, self.transcriber, self.limiter, self.limits = pages, transcriber, limiter, limits
+        self.vision = vision
 
     async def handle(
         self, incoming: Incoming, answer: Callable[[Incoming], AsyncIterator[ReplyEvent]]
@@ -80,7 +84,7 @@ class MediaIntake:
         """The reply to a message with media: a notice, or `answer`'s events for the question it became."""
         with bind_trace(incoming):
             try:
-                question, heard = await self._question(incoming, _pick(incoming.media))
+                question, heard, images = await self._question(incoming, _pick(incoming.media))
             except _Refused as refused:
                 log.info("media_refused", problem=refused.extra.get("media"), reason=refused.reason)
                 yield Notice(refused.text, refused.reason, incoming.trace_id, refused.extra)
@@ -89,22 +93,23 @@ class MediaIntake:
                 log.exception("media_failed")
                 yield Notice(say("ERROR", None, trace=incoming.trace_id), "error", incoming.trace_id)
                 return
-        stream = cast(AsyncGenerator[ReplyEvent, None], answer(replace(incoming, text=question, media=())))
+        asked = replace(incoming, text=question, media=(), images=images)
+        stream = cast(AsyncGenerator[ReplyEvent, None], answer(asked))
         async with aclosing(stream) as events:
             async for event in _heard_first(events, heard) if heard else events:
                 yield event
 
-    async def _question(self, incoming: Incoming, media: Media) -> tuple[str, str | None]:
+    async def _question(self, incoming: Incoming, media: Media) -> tuple[str, str | None, tuple[bytes, ...]]:
         if media.kind == "sticker":
             raise _refuse("animated" if media.animated else "sticker")
         if media.kind == "file":
             raise _refuse("not_image")
         if media.kind == "voice":
             heard = await self._voice(incoming, media)
-            return (f"{incoming.text.strip()}\n{heard}" if incoming.text.strip() else heard), heard
-        return await self._image(incoming, media), None
+            return (f"{incoming.text.strip()}\n{heard}" if incoming.text.strip() else heard), heard, ()
+        return await self._image(incoming, media)
 
-    async def _image(self, incoming: Incoming, media: Media) -> str:
+    async def _image(self, incoming: Incoming, media: Media) -> tuple[str, None, tuple[bytes, ...]]:
         if self.pages is None:
             raise _refuse("no_ocr")
         if media.animated:
@@ -115,7 +120,7 @@ class MediaIntake:
         await self._admit(incoming)
         data = await self._fetch(media, cap, _refuse("too_large", mb=cap // MB))
         try:
-            page = await self.pages.read(data)
+            page = await self.pages.read(data, keep_jpeg=self.vision)
         except ImageRejected as exc:
             raise _refuse(exc.problem, mb=cap // MB) from None
         except TimeoutError:
@@ -123,7 +128,7 @@ class MediaIntake:
         log.info("media_read", kind="image", han=page.han, seconds=round(page.seconds, 2), quoted=media.quoted)
         if page.han == 0:
             raise _refuse("no_text")
-        return photo_question(incoming.text, page.text)
+        return photo_question(incoming.text, page.text), None, (page.jpeg,) if self.vision else ()
 
     async def _voice(self, incoming: Incoming, media: Media) -> str:
         if self.transcriber is None:

@@ -49,6 +49,7 @@ class PageText:
         han: how many Chinese characters it has (0: no Chinese text was found).
         seconds: decode + OCR time.
         width, height: the photo's size as sent.
+        jpeg: the decoded photo re-encoded (long side ≤ 1600 px), when asked for (a vision model).
     """
 
     text: str
@@ -56,6 +57,7 @@ class PageText:
     seconds: float
     width: int
     height: int
+    jpeg: bytes = b""
 
 
 class PageReader:
@@ -71,20 +73,26 @@ class PageReader:
         self._timeout_s = timeout_s
         self._one = asyncio.Semaphore(1)
 
-    async def read(self, data: bytes) -> PageText:
+    async def read(self, data: bytes, *, keep_jpeg: bool = False) -> PageText:
         """Raises ImageRejected (not an image we read) or TimeoutError."""
         async with asyncio.timeout(self._timeout_s):
             async with self._one:
-                return await asyncio.to_thread(self.read_sync, data)
+                return await asyncio.to_thread(self.read_sync, data, keep_jpeg=keep_jpeg)
 
-    def read_sync(self, data: bytes) -> PageText:
-        """The same, on the calling thread (the benchmark and `fuzi chat --image` use it)."""
+    def read_sync(self, data: bytes, *, keep_jpeg: bool = False) -> PageText:
+        """The same, on the calling thread (the benchmark uses it)."""
+        import io
+
         from core.media.images import open_image
 
         started = time.perf_counter()
         decoded = open_image(data)
+        jpeg = io.BytesIO()
         try:
             text = clean_ocr(self.engine.read(decoded.image))
+            if keep_jpeg:
+                decoded.image.save(jpeg, "JPEG", quality=85)
         finally:
             decoded.image.close()
-        return PageText(text, han_count(text), time.perf_counter() - started, decoded.width, decoded.height)
+        seconds = time.perf_counter() - started
+        return PageText(text, han_count(text), seconds, decoded.width, decoded.height, jpeg.getvalue())
