@@ -169,20 +169,8 @@ class ChatService:
     async def record_feedback(
         self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
     ) -> FeedbackOutcome:
-        """A reaction (👍 👎 …, or "up"/"down" from a button; anything else clears) on an answer, found
-        by the message it is shown in (`where`) or by its trace (in chat `platform:<account's id>`
-        for the web page, so nobody rates another person's answers). Not an answer: "ignored"."""
-        feedback = self._storage.feedback
-        if trace_id is not None:
-            found = trace_id if await feedback.is_answer(trace_id, _own_chat(platform, account)) else None
-        else:
-            found = await feedback.reply_at(where) if where else None
-        if found is None:
-            log.info("feedback_ignored", platform=platform, where=where)
-            return "ignored"
-        outcome = await feedback.record(found, platform, account, reaction)
-        log.info("feedback", platform=platform, outcome=outcome, reply_trace=found)
-        return outcome
+        """A reaction (👍 👎 …, or "up"/"down" from a button) on an answer (core/storage/feedback.py)."""
+        return await self._storage.feedback.rate(platform, account, reaction, where=where, trace_id=trace_id)
 
     async def close_interrupted(self, started_before: datetime | None = None) -> None:
         """At start: close the replies a crash cut short (core/storage/replies.py); adapters then
@@ -432,11 +420,6 @@ def _storable(incoming: Incoming) -> Incoming:
     if text == incoming.text and name == incoming.user_name:
         return incoming
     return replace(incoming, text=text, user_name=name)
-
-
-def _own_chat(platform: str, account: str) -> str | None:
-    """The chat a rating by trace must be in: the web page's person rates only their own answers."""
-    return f"{account}/" if platform == "web" else None  # web chats are `web:<user>/<chat>`
 
 
 def _tool_context(turn: Turn) -> ToolContext:

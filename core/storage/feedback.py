@@ -12,12 +12,15 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Literal
 
+import structlog
 from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from core.storage.models import Message, ReplyCited, ReplyFeedback, ReplyShown
 from core.storage.repos import _Repo
+
+log = structlog.get_logger(__name__)
 
 Verdict = Literal["up", "down"]
 FeedbackOutcome = Literal["up", "down", "cleared", "ignored"]
@@ -76,6 +79,24 @@ class FeedbackRepo(_Repo):
             s.commit()
 
         await self._run(store)
+
+    async def rate(
+        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+    ) -> FeedbackOutcome:
+        """`account`'s reaction on an answer, found by the message it is shown in (`where`) or by its
+        trace — the web page's person only in their own chats (`web:<user>/…`), so nobody rates
+        another person's answers. Not an answer of Fuzi's: "ignored", nothing stored."""
+        if trace_id is not None:
+            own = f"{account}/" if platform == "web" else None
+            found = trace_id if await self.is_answer(trace_id, own) else None
+        else:
+            found = await self.reply_at(where) if where else None
+        if found is None:
+            log.info("feedback_ignored", platform=platform, where=where)
+            return "ignored"
+        outcome = await self.record(found, platform, account, reaction)
+        log.info("feedback", platform=platform, outcome=outcome, reply_trace=found)
+        return outcome
 
     async def reply_at(self, where: str) -> str | None:
         """The trace of the answer shown in platform message `where`, or None."""
