@@ -80,7 +80,7 @@ class MediaIntake:
 
     async def handle(
         self, incoming: Incoming, answer: Callable[[Incoming], AsyncIterator[ReplyEvent]]
-    ) -> AsyncIterator[ReplyEvent]:
+    ) -> AsyncGenerator[ReplyEvent, None]:
         """The reply to a message with media: a notice, or `answer`'s events for the question it became."""
         with bind_trace(incoming):
             try:
