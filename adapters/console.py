@@ -21,7 +21,7 @@ from typing import TextIO
 from adapters.common.render import compose
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
 from core.ports import Engine
-from core.types import ASK_COMMAND, Incoming, parse_command
+from core.types import ASK_COMMAND, Incoming, Media, parse_command
 
 PROMPT = "你> "
 SPEAKER = "夫子> "
@@ -48,10 +48,10 @@ class ConsoleAdapter:
         self._out = out
         self._interactive = interactive
 
-    def incoming(self, line: str) -> Incoming:
-        """Translate one typed line into the engine's Incoming."""
+    def incoming(self, line: str, media: tuple[Media, ...] = ()) -> Incoming:
+        """Translate one typed line (and a photo or voice file given with it) into the engine's Incoming."""
         command, args = parse_command(line)
-        if command == ASK_COMMAND:  # `/ask …` is a question, as on the chat platforms
+        if command == ASK_COMMAND or (command and media):  # `/ask …` is a question, as on the platforms
             command, line = None, args
         return Incoming(
             platform="console",
@@ -62,12 +62,13 @@ class ConsoleAdapter:
             is_group=self._who.group,
             addressed=True,
             command=command,
+            media=media,
         )
 
-    async def say(self, line: str) -> None:
-        """Send one line to Fuzi and print the reply."""
+    async def say(self, line: str, media: tuple[Media, ...] = ()) -> None:
+        """Send one line (with `media`: a photo's caption) to Fuzi and print the reply."""
         streamed = False
-        async with aclosing(self._engine.handle(self.incoming(line))) as events:
+        async with aclosing(self._engine.handle(self.incoming(line, media))) as events:
             async for event in events:
                 streamed = self._show(event, streamed)
         self._write("\n")

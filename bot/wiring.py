@@ -26,6 +26,7 @@ from adapters.common.startup import PlatformStatus
 from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
 from bot.logging import configure_logging
+from bot.media import build_media
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
@@ -53,6 +54,8 @@ from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.lookup import PassageLookup
+from core.media.intake import MediaIntake
+from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
@@ -276,6 +279,7 @@ def compose_service(
     scripts: ScriptConverter | None = None,
     lookup_limits: str = "memory://",
     reply_lease_s: float = 30.0,
+    media: MediaIntake | None = None,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -285,6 +289,7 @@ def compose_service(
     model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
     gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process.
+    gives the Redis one); `media` reads photos and voice messages (`bot.media.build_media`).
     """
     scripts = scripts or ScriptConverter()
     ladder = FallbackLadder(
@@ -315,6 +320,7 @@ def compose_service(
         settings=settings,
         scripts=scripts,
         lookup=PassageLookup(retriever, scripts, limits_storage=lookup_limits) if retriever is not None else None,
+        media=media,
     )
 
 
@@ -388,6 +394,11 @@ async def open_runtime(
         if hasattr(limiter, "aclose"):
             stack.push_async_callback(limiter.aclose)
         guard = build_guard(settings, sql, llm, limiter)
+        media = build_media(settings)
+        for part in (media.transcriber, media.limiter):  # the STT client, the Redis media quota
+            closer = getattr(part, "aclose", None)
+            if closer is not None:
+                stack.push_async_callback(closer)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )
@@ -410,7 +421,7 @@ async def open_runtime(
             storage=storage,
             skills=SkillRegistry(default=settings.engine.default_skill),
             router=router,
-            context=memory.context,
+            context=VisionContext(memory.context) if media.vision else memory.context,
             guard=guard,
             agent=agent,
             llm=llm,
@@ -424,6 +435,7 @@ async def open_runtime(
             scripts=scripts,
             lookup_limits=settings.redis.url or "memory://",
             reply_lease_s=settings.redis.reply_lease_s,
+            media=media,
         )
         stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
         digest = build_digest(storage, llm, guard, SkillRegistry(default=settings.engine.default_skill), scripts)

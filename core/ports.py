@@ -43,6 +43,13 @@ class Engine(Protocol):
         """Whether a reply's final text reached the chat after the adapter's retries."""
         ...
 
+    async def record_feedback(
+        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+    ) -> str:
+        """A reaction on an answer (found by `where` it is shown, or its `trace_id`): "up", "down",
+        "cleared" or "ignored" (not an answer of Fuzi's)."""
+        ...
+
     def take_interrupted(self, platform: str) -> list[str]:
         """Where the replies a crash cut short are shown on `platform` (each handed out once)."""
         ...

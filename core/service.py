@@ -48,12 +48,14 @@ from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
 from core.logging import bind_trace, current_trace_id
 from core.lookup import NOTHING, LookupResult, PassageLookup
+from core.media.intake import MediaIntake
 from core.ports import ContextBuilder, Guard, Turn
 from core.quotes import screen_quotes
 from core.reply_records import ReplyRecords
 from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
 from core.skills import Skill, SkillRegistry
+from core.storage.feedback import FeedbackOutcome
 from core.storage.replies import STREAMING, Interrupted
 from core.storage.repos import Storage
 from core.text import reply_language
@@ -103,6 +105,7 @@ class ChatService(ReplyRecords):
             on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
         scripts: Simplified/Traditional conversion of answers (core/script.py); None: never converted.
         lookup: retrieval-only passage look-ups (inline mode, /passage); None: none offered.
+        media: reads photos and voice messages into questions (core/media); default: none read.
     """
 
     def __init__(
@@ -122,11 +125,13 @@ class ChatService(ReplyRecords):
         settings: SettingsCommand | None = None,
         scripts: ScriptConverter | None = None,
         lookup: PassageLookup | None = None,
+        media: MediaIntake | None = None,
     ):
         self._storage = storage
         self.settings = settings
         self._scripts = scripts
         self._lookup = lookup
+        self._media = media or MediaIntake()
         self._skills = skills
         self._router = router
         self._context = context
@@ -145,7 +150,13 @@ class ChatService(ReplyRecords):
         """Answer one message: yields TextDelta/TextReset/ToolStep, then a FinalReply or a Notice.
 
         The stream always ends cleanly: an unexpected failure becomes Notice("error") with the trace id.
+        A message with media is read first (core/media/intake.py) and comes back here as text.
         """
+        if incoming.media and incoming.addressed and incoming.command is None:
+            async with aclosing(self._media.handle(incoming, self.handle)) as media_events:
+                async for event in media_events:
+                    yield event
+            return
         incoming = _storable(incoming)
         with bind_trace(incoming):
             shown = False
@@ -183,6 +194,12 @@ class ChatService(ReplyRecords):
         """Tell `listener` about every stored settings change (e.g. the digest's storage)."""
         if self.settings is not None:
             self.settings.add_listener(listener)
+
+    async def record_feedback(
+        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+    ) -> FeedbackOutcome:
+        """A reaction (👍 👎 …, or "up"/"down" from a button) on an answer (core/storage/feedback.py)."""
+        return await self._storage.feedback.rate(platform, account, reaction, where=where, trace_id=trace_id)
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
         """Up to `k` cited passages for `query`, from retrieval alone (core/lookup.py)."""
@@ -399,6 +416,8 @@ class ChatService(ReplyRecords):
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
+        if answer.citations:  # for feedback listings; off the reply's path
+            self._schedule(self._note_cited(turn.incoming.trace_id, [c.ref for c in answer.citations]))
         log.info(
             "reply",
             fallback_level=answer.level,
@@ -435,6 +454,12 @@ class ChatService(ReplyRecords):
     async def _store_reply(self, turn: Turn, text: str, level: int | None, status: str) -> int:
         incoming = turn.incoming
         return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status)
+
+    async def _note_cited(self, trace_id: str, refs: list[str]) -> None:
+        try:
+            await self._storage.feedback.cited(trace_id, refs)
+        except Exception:
+            log.exception("cited_not_stored")
 
     async def _after_reply(self, turn: Turn, text: str) -> None:
         try:

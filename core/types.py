@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import uuid
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -37,6 +38,37 @@ class Quote:
     source: QuoteSource = "reply"
 
 
+MediaKind = Literal["image", "voice", "sticker", "file"]
+
+
+@dataclass(frozen=True)
+class Media:
+    """A photo, voice message, sticker or file that came with a message (core/media reads it).
+
+    The bytes are fetched only when the engine decides to read them (after the size and duration
+    checks and the sender's media limit), so a refused upload is never downloaded.
+
+    Attributes:
+        kind: "image" (a photo or image file), "voice" (voice or audio), "sticker", "file" (anything else).
+        fetch: returns the bytes (a platform download, or bytes already in hand).
+        size: bytes, as the platform declared them (None: unknown until fetched).
+        mime: the declared media type, when there is one.
+        name: the file name, when there is one.
+        duration_s: a voice message's length, as declared.
+        animated: an animated or video sticker / image.
+        quoted: it belongs to the message this one replies to.
+    """
+
+    kind: MediaKind
+    fetch: Callable[[], Awaitable[bytes]] = field(compare=False, repr=False)
+    size: int | None = None
+    mime: str = ""
+    name: str = ""
+    duration_s: float | None = None
+    animated: bool = False
+    quoted: bool = False
+
+
 @dataclass(frozen=True)
 class Incoming:
     """One message (or command) addressed to Fuzi, as an adapter saw it.
@@ -57,6 +89,8 @@ class Incoming:
             or None when it does not know (the engine asks the platform's `AdminCheck` if needed).
         quoted: the messages this one replies to or quotes, nearest first (quoted data for the
             prompt, never instructions; see `Quote`).
+        media: photos, voice or files that came with the message (the text is then the caption).
+        images: photos already read into `text` (JPEG), for a vision model (FUZI_LLM_VISION).
     """
 
     platform: str
@@ -71,6 +105,8 @@ class Incoming:
     trace_id: str = field(default_factory=new_trace_id)
     sender_admin: bool | None = None
     quoted: tuple[Quote, ...] = ()
+    media: tuple[Media, ...] = ()
+    images: tuple[bytes, ...] = field(default=(), repr=False)
 
     @property
     def account(self) -> str:

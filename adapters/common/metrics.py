@@ -90,6 +90,12 @@ class FuziMetrics:
         self.platform_429 = Counter(
             "fuzi_rate_limited_total", "HTTP 429 received from (or sent by) a platform", ["platform"], registry=r
         )
+        self.feedback = Counter(
+            "fuzi_reply_feedback_total",
+            "Verdicts on answers (reactions, web buttons) by platform and verdict (up/down)",
+            ["platform", "verdict"],
+            registry=r,
+        )
         self.breaker = Gauge(
             "fuzi_llm_breaker_state", "LLM circuit breaker: 0 closed, 1 half-open, 2 open, -1 no LLM", registry=r
         )
@@ -141,6 +147,15 @@ class ObservedEngine:
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
         return await self._engine.look_up(platform, user_id, query, k)
+
+    async def record_feedback(
+        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+    ) -> str:
+        """The engine's word on a reaction; a verdict stored is counted in fuzi_reply_feedback_total."""
+        outcome = await self._engine.record_feedback(platform, account, reaction, where=where, trace_id=trace_id)
+        if outcome in ("up", "down"):
+            self._metrics.feedback.labels(platform, outcome).inc()
+        return outcome
 
     async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""

@@ -28,6 +28,7 @@ from adapters.common.stream import StreamingReply, StreamStats, report_delivery
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.media import record_reaction, with_media
 from adapters.discord.poster import DiscordPoster
 from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
@@ -70,7 +71,10 @@ class FuziDiscordClient(discord.Client):
         seen: Seen | None = None,
         **options: Any,
     ) -> None:
-        intents = discord.Intents(guilds=True, guild_messages=True, dm_messages=True)
+        # reactions: 👍/👎 on answers are feedback (adapters/discord/media.py)
+        intents = discord.Intents(
+            guilds=True, guild_messages=True, dm_messages=True, guild_reactions=True, dm_reactions=True
+        )
         intents.message_content = settings.message_content
         options.setdefault("allowed_mentions", discord.AllowedMentions.none())
         if settings.shards is not None:  # N processes split the gateway: this one runs these shards
@@ -153,6 +157,7 @@ class FuziDiscordClient(discord.Client):
         if self.user is None:
             return
         incoming = incoming_from_message(message, self.user.id, content_intent=self.settings.message_content)
+        incoming = with_media(message, incoming, self.user.id)  # attachments, or a quoted image
         if incoming is None or not await self._first("message", message.id):
             return
         if not incoming.addressed:
@@ -169,6 +174,13 @@ class FuziDiscordClient(discord.Client):
     async def _fetch_message(self, channel_id: int, message_id: int) -> discord.Message:
         """A message over REST (a quoted message the gateway did not include)."""
         return await self.get_partial_messageable(channel_id).fetch_message(message_id)
+
+    async def on_raw_reaction_add(self, event: discord.RawReactionActionEvent) -> None:
+        """A reaction on a message: feedback when it is one of Fuzi's answers."""
+        await record_reaction(self.engine, event, self.user.id if self.user else 0, added=True)
+
+    async def on_raw_reaction_remove(self, event: discord.RawReactionActionEvent) -> None:
+        await record_reaction(self.engine, event, self.user.id if self.user else 0, added=False)
 
     async def _reply_channel(self, message: discord.Message, incoming: Incoming) -> tuple[Any, Incoming]:
         """Where to answer: the message's channel, or a new thread when thread replies are on."""

@@ -25,6 +25,7 @@ from telegram.ext import (
     CallbackQueryHandler,
     InlineQueryHandler,
     MessageHandler,
+    MessageReactionHandler,
     TypeHandler,
     filters,
 )
@@ -46,7 +47,8 @@ from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY]
+# message_reaction: 👍/👎 on answers are feedback (Telegram sends them in groups only to admin bots).
+ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY, Update.MESSAGE_REACTION]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
@@ -73,7 +75,8 @@ def build_application(
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     limiter = global_limiter(settings, pace)
-    handlers = TelegramHandlers(engine, settings, budgets, recorder)
+    seen = seen or InMemorySeen()
+    handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
 
     async def post_init(app: Application) -> None:
         await register_commands(app, engine)
@@ -95,6 +98,7 @@ def build_application(
     app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
     app.add_handler(InlineQueryHandler(handlers.on_inline))
+    app.add_handler(MessageReactionHandler(handlers.on_reaction))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app

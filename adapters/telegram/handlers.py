@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from dataclasses import replace
 
 import structlog
 from telegram import CallbackQuery, Message, Update
@@ -22,13 +23,15 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply, report_delivery
 from adapters.telegram.inline import answer_inline
-from adapters.telegram.routing import Route, incoming_for, route
+from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
+from adapters.telegram.routing import Route, incoming_for, route, strip_mention
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
 from core.logging import bind_trace
 from core.ports import Engine
+from core.seen import Seen
 from core.texts import say
 from core.types import Incoming
 
@@ -54,9 +57,11 @@ class TelegramHandlers:
         settings: TelegramSettings,
         budgets: BudgetRegistry | None = None,
         recorder: RateLimitRecorder | None = None,
+        seen: Seen | None = None,
     ) -> None:
         self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
+        self.albums = AlbumGate(seen)  # an album (media group) is answered once
 
     # ------------------------------------------------------------------ updates
 
@@ -72,7 +77,12 @@ class TelegramHandlers:
             with bind_trace(incoming):
                 await self._observe(incoming)
             return
-        if r.kind == "non_text":
+        if r.kind != "command":
+            with_media = await self._with_media(message, incoming, r, context)
+            if with_media is None:
+                return
+            incoming = with_media
+        if r.kind == "non_text" and not incoming.media:
             with bind_trace(incoming):
                 await self._reply(
                     context,
@@ -82,6 +92,23 @@ class TelegramHandlers:
                 )
             return
         await self._answer(context, message, incoming)
+
+    async def _with_media(self, message: Message, incoming: Incoming, r: Route, context) -> Incoming | None:
+        """The message's photo, voice or file (its caption as the text), else a quoted photo when the
+        message addresses Fuzi; None for the second and later items of an album (answered once)."""
+        media = media_of(message, context.bot)
+        if media:
+            if not await self.albums.first(message):
+                return None
+            return replace(incoming, text=strip_mention(message.caption or "", context.bot.username), media=media)
+        if r.kind == "text" and message.reply_to_message is not None:
+            return replace(incoming, media=quoted_media(message, context.bot))
+        return incoming
+
+    async def on_reaction(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """A reaction on a message: feedback when the message is one of Fuzi's answers."""
+        if update.message_reaction is not None:
+            await record_reaction(self.engine, update.message_reaction)
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query

@@ -45,6 +45,7 @@ from adapters.web.handlers import (
     WebHandlers,
 )
 from adapters.web.hardening import Hardening, IpLimiter
+from adapters.web.media import IMAGE_PATH, MAX_IMAGE_BYTES, add_media_routes
 from adapters.web.sites import networks
 from adapters.web.sse import MEDIA_TYPE
 from core.ports import Engine
@@ -120,6 +121,7 @@ def create_app(
     _routes(app, h)
     if chats is not None:
         _chat_routes(app, h, ChatRoutes(chats))
+    add_media_routes(app, h)
     add_ops_routes(app, readiness, metrics)
     _page(app)
     _errors(app)
@@ -139,6 +141,7 @@ def create_app(
         local_hosts=config.local_hosts,
         allowed_origins=tuple(config.cors_origins),
         proxies=networks(config.trusted_proxies),
+        large_bodies={IMAGE_PATH: MAX_IMAGE_BYTES},
     )
     return app
 

@@ -71,6 +71,7 @@ class Hardening:
         local_hosts: None: any Host; else only localhost, loopback and these names (local mode).
         allowed_origins: other sites whose pages may send state-changing requests (CORS origins).
         proxies: reverse proxies whose X-Forwarded-For names the client.
+        large_bodies: paths that take larger bodies, with their own limit (the image upload).
     """
 
     def __init__(
@@ -84,8 +85,10 @@ class Hardening:
         local_hosts: tuple[str, ...] | None = None,
         allowed_origins: tuple[str, ...] = (),
         proxies: tuple[Network, ...] = (),
+        large_bodies: dict[str, int] | None = None,
     ):
         self.app, self.max_body, self.limiter = app, max_body_bytes, limiter
+        self.large_bodies = large_bodies or {}
         self.prefix, self.on_limited = limited_prefix, on_limited
         self.local_hosts, self.allowed_origins, self.proxies = local_hosts, allowed_origins, proxies
 
@@ -122,9 +125,10 @@ class Hardening:
                 [(b"retry-after", retry.encode())],
             )
             return
+        limit = self.large_bodies.get(scope["path"], self.max_body)
         length = dict(scope.get("headers") or []).get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.max_body):
-            await _json(send, 413, {"error": "body_too_large", "detail": f"at most {self.max_body} bytes"})
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            await _json(send, 413, {"error": "body_too_large", "detail": f"at most {limit} bytes"})
             return
         started = False
 
@@ -132,8 +136,8 @@ class Hardening:
             message = await receive()
             if message["type"] == "http.request":
                 counted_receive.total += len(message.get("body", b""))
-                if counted_receive.total > self.max_body:
-                    raise BodyTooLarge(self.max_body)
+                if counted_receive.total > limit:
+                    raise BodyTooLarge(limit)
             return message
 
         counted_receive.total = 0
@@ -149,7 +153,7 @@ class Hardening:
             await self.app(scope, counted_receive, secured_send)
         except BodyTooLarge:
             if not started:
-                await _json(send, 413, {"error": "body_too_large", "detail": f"at most {self.max_body} bytes"})
+                await _json(send, 413, {"error": "body_too_large", "detail": f"at most {limit} bytes"})
 
 
 async def _json(send: Send, status: int, body: dict, headers: list[tuple[bytes, bytes]] | None = None) -> None:

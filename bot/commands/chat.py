@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import getpass
 import sys
+from pathlib import Path
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -13,6 +14,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--user", default=None, help="who speaks (default: the OS user)")
     p.add_argument("--chat", default=None, help="which chat (default: a private chat of that user)")
     p.add_argument("--group", action="store_true", help="make the chat a group chat")
+    p.add_argument("--image", type=Path, default=None, help="first send this photo (a page, a screenshot)")
+    p.add_argument("--voice", type=Path, default=None, help="first send this voice recording (needs FUZI_STT_*)")
+    p.add_argument("--caption", default="", help="the question that goes with --image / --voice")
     p.set_defaults(func=_chat)
 
 
@@ -32,11 +36,31 @@ def _chat(args: argparse.Namespace) -> int:
         first_build = await prepare_data(settings)
         async with open_engine(settings, first_build) as engine:
             adapter = ConsoleAdapter(engine, who, sys.stdout, interactive=interactive)
+            for media in file_media(args.image, "image") + file_media(args.voice, "voice"):
+                await adapter.say(args.caption, (media,))
             if interactive:
                 print("夫子在此。输入问题，/help 查看命令，/quit 离开。", flush=True)
             return await adapter.run(stdin_lines())  # the adapter prompts when it is idle
 
     return asyncio.run(main())
+
+
+def file_media(path: Path | None, kind: str):
+    """A file named on the command line as the core's Media (read when the engine asks for it)."""
+    from core.media.intake import MediaLimits
+    from core.types import Media
+
+    if path is None:
+        return ()
+    if not path.is_file():
+        raise SystemExit(f"fuzi chat: no such file: {path}")
+    cap = MediaLimits().max_image_bytes
+
+    async def fetch() -> bytes:
+        with path.open("rb") as f:
+            return f.read(cap + 1)  # a larger file is refused by the intake without reading it all
+
+    return (Media(kind, fetch, size=path.stat().st_size, name=path.name),)  # type: ignore[arg-type]
 
 
 def _os_user() -> str:

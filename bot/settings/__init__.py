@@ -19,6 +19,7 @@ from bot.settings.database import DatabaseSettings, RedisSettings
 from bot.settings.engine import EngineSettings
 from bot.settings.guards import GuardSettings
 from bot.settings.llm import LLMSettings
+from bot.settings.media import MediaSettings, SttSettings
 from bot.settings.memory import MemorySettings
 from bot.settings.retrieval import RetrievalSettings
 from bot.settings.schedule import ScheduleSettings
@@ -61,6 +62,8 @@ class Settings(BaseSettings):
     telegram: TelegramSettings = Field(default_factory=TelegramSettings)
     discord: DiscordSettings = Field(default_factory=DiscordSettings)
     web: WebSettings = Field(default_factory=WebSettings)
+    stt: SttSettings = Field(default_factory=SttSettings)
+    media: MediaSettings = Field(default_factory=MediaSettings)
 
     @field_validator("log_level")
     @classmethod

@@ -26,6 +26,7 @@ class LLMSettings(Section):
     max_concurrent: int = Field(16, ge=1)  # bulkhead floor: calls in flight to an unproven/failing endpoint
     max_concurrent_healthy: int = Field(256, ge=1)  # bulkhead ceiling, reached while calls succeed
     max_wait_s: float = Field(10.0, ge=0)  # the longest a call waits for a bulkhead slot
+    vision: bool = False  # the model takes images: a photo also goes to it, beside its OCR text (docs/media.md)
 
     def retry_policy(self) -> RetryPolicy:
         """The client's retry policy built from these settings."""

@@ -59,6 +59,7 @@ class Message(SQLModel, table=True):
     __table_args__ = (
         Index("ix_message_chat_key_id", "chat_key", "id"),
         Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
+        Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -140,3 +141,48 @@ class ChatSettingChange(SQLModel, table=True):
     new_value: str | None = Field(default=None, max_length=128)
     account: str = Field(max_length=200)
     created_at: datetime = Field(default_factory=utcnow)
+
+
+class ReplyShown(SQLModel, table=True):
+    """A platform message that shows (the start of) a reply: `telegram:<chat>:<message>` → its trace.
+
+    Written when the adapter reports where a reply is shown, so a reaction on that message finds the
+    reply it is about (core/storage/feedback.py).
+    """
+
+    __tablename__ = "reply_shown"
+
+    shown_in: str = Field(primary_key=True, max_length=200)
+    trace_id: str = Field(max_length=64, index=True)
+    created_at: datetime = Field(default_factory=utcnow)
+
+
+class ReplyFeedback(SQLModel, table=True):
+    """One person's verdict on one reply (a 👍/👎 reaction or the web page's buttons); the latest counts.
+
+    Attributes:
+        trace_id: the reply's trace (its assistant row and question share it).
+        account: `platform:user_id` of who reacted.
+        verdict: "up" or "down".
+        emoji: the reaction as sent ("👍", "🔥" …; "button" from the web page).
+    """
+
+    __tablename__ = "reply_feedback"
+    __table_args__ = (UniqueConstraint("trace_id", "account", name="uq_reply_feedback_trace_account"),)
+
+    id: int | None = Field(default=None, primary_key=True)
+    trace_id: str = Field(max_length=64, index=True)
+    platform: str = Field(max_length=32)
+    account: str = Field(max_length=200)
+    verdict: str = Field(max_length=8)
+    emoji: str = Field(default="", max_length=32)
+    created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ReplyCited(SQLModel, table=True):
+    """The passages an answer cited (references joined by newlines), so feedback can name them."""
+
+    __tablename__ = "reply_cited"
+
+    trace_id: str = Field(primary_key=True, max_length=64)
+    refs: str = ""

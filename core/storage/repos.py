@@ -372,7 +372,8 @@ class Storage:
         self.identities = IdentityRepo(engine, lock)
         self.chats = ChatRepo(engine, lock)
         self.messages = MessageRepo(engine, lock, lock_retry=lock_retry)
-        from core.storage.replies import ReplyRepo  # replies.py builds on _Repo from this module
+        from core.storage.feedback import FeedbackRepo  # these build on _Repo from this module
+        from core.storage.replies import ReplyRepo
 
         self.replies = ReplyRepo(engine, lock)
         from core.storage.chatlog import ChatLog, TokenRevocations  # web chats and tokens (issue 23)
@@ -382,3 +383,4 @@ class Storage:
         from core.storage.chat_settings import ChatSettingsRepo
 
         self.settings = ChatSettingsRepo(engine, lock)
+        self.feedback = FeedbackRepo(engine, lock)

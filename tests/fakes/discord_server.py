@@ -90,6 +90,7 @@ class FakeDiscord(DiscordRestRoutes):
         self.messages: dict[str, dict] = {}
         self.history: dict[str, dict] = {}  # the human's messages, readable with GET (quoted replies)
         self.autocompletes: list[list[dict]] = []  # choices the bot answered to autocomplete interactions
+        self.attachments: dict[str, bytes] = {}  # the CDN (tests/fakes/discord_media.py fills it)
         self._rules: list[FailRule] = []
         self._token_channel: dict[str, str] = {}
         self._clicked: dict[str, str] = {}  # interaction token -> id of the message clicked
@@ -117,6 +118,7 @@ class FakeDiscord(DiscordRestRoutes):
         """Bind a free port on 127.0.0.1 and start serving."""
         app = web.Application()
         app.router.add_get("/gateway", self._gateway)
+        app.router.add_get("/attachments/{name}", self._cdn)
         app.router.add_route("*", API_PREFIX + "/{tail:.*}", self._rest)
         self._runner = web.AppRunner(app, handle_signals=False)
         await self._runner.setup()
@@ -398,6 +400,12 @@ class FakeDiscord(DiscordRestRoutes):
         rec.status = response.status
         await self._notify()
         return response
+
+    async def _cdn(self, request: web.Request) -> web.Response:
+        """An attachment's URL, as Discord's CDN serves it."""
+        self.requests.append(Recorded("GET", request.path, {}, None))
+        data = self.attachments.get(request.match_info["name"])
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def _notify(self) -> None:
         async with self._changed:

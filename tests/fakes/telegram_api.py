@@ -200,6 +200,8 @@ class FakeTelegram:
         self._floods: list[tuple[Callable[[Call], bool], int]] = []
         self._parse_rejections = 0
         self._failures: list[tuple[str, int, Callable[[Call], bool] | None]] = []
+        self.files: dict[str, bytes] = {}  # getFile + download (tests/fakes/telegram_media.py fills it)
+        self.user_messages: dict[tuple[int, int], dict] = {}  # quoted whole in replies, as Telegram does
         self._runner: web.AppRunner | None = None
         self.port = 0
         self.members: dict[tuple[int, int], str] = {}  # getChatMember status; unknown people are "member"
@@ -219,6 +221,7 @@ class FakeTelegram:
     async def __aenter__(self) -> FakeTelegram:
         app = web.Application()
         app.router.add_post("/bot{token}/{method}", self._dispatch)
+        app.router.add_get("/file/bot{token}/{path:.*}", self._download)
         self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
         await self._runner.setup()
         sock = socket.socket()
@@ -302,9 +305,10 @@ class FakeTelegram:
             if auto:
                 msg["entities"] = auto
         if reply_to is not None:
-            original = self._find(chat_id, reply_to)
+            original = self._find(chat_id, reply_to) or self.user_messages.get((chat_id, reply_to))
             msg["reply_to_message"] = original or {"message_id": reply_to, "date": 0, "chat": chat}
         msg.update(extra or {})
+        self.user_messages[(chat_id, msg["message_id"])] = {k: v for k, v in msg.items() if k != "reply_to_message"}
         return self.push_update({"message": msg})
 
     def private_text(self, chat_id: int, text: str, **kw) -> dict:
@@ -476,6 +480,22 @@ class FakeTelegram:
     def inline(self, query: str, *, user_id: int = 42) -> dict:
         """Push an inline query (`@bot query`)."""
         return self.push_update({"inline_query": inline_query(query, user_id)})
+
+    async def _m_getFile(self, p: dict) -> dict:
+        data = self.files.get(str(p.get("file_id")))
+        if data is None:
+            raise _BadRequest("invalid file_id")
+        if len(data) > 20 * 1024 * 1024:  # bots may download at most 20 MB
+            raise _BadRequest("file is too big")
+        fid = str(p["file_id"])
+        return {"file_id": fid, "file_unique_id": f"u{fid}", "file_size": len(data), "file_path": f"files/{fid}"}
+
+    async def _download(self, request: web.Request) -> web.Response:
+        """The file URL getFile's file_path points to (`/file/bot<token>/<path>`)."""
+        fid = request.match_info["path"].rsplit("/", 1)[-1]
+        self.calls.append(Call("download", {"file_id": fid}, time.monotonic()))
+        data = self.files.get(fid)
+        return web.Response(body=data) if data is not None else web.Response(status=404)
 
     async def _m_deleteWebhook(self, p: dict) -> bool:
         return True

@@ -1,7 +1,7 @@
 """Web: token revocations, chat titles and the citations of each reply (issue 23).
 
 Revision ID: 0023_i23
-Revises: 0020_i20
+Revises: 0022_i22
 Create Date: 2026-12-01
 """
 
@@ -11,7 +11,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0023_i23"
-down_revision = "0020_i20"
+down_revision = "0022_i22"
 branch_labels = None
 depends_on = None
 
