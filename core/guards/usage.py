@@ -13,9 +13,10 @@ from datetime import UTC, datetime, timedelta, tzinfo
 from sqlalchemy import func, update
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import IntegrityError
-from sqlmodel import Session, select
+from sqlmodel import Session, col, select
 
 from core.guards.models import GuardUsage
+from core.storage.rows import affected
 
 Now = Callable[[], datetime]
 
@@ -94,21 +95,21 @@ class UsageStore:
     def _bump(session: Session, person_id: int, day: str, prompt: int, completion: int) -> bool:
         stmt = (
             update(GuardUsage)
-            .where(GuardUsage.person_id == person_id, GuardUsage.day == day)  # type: ignore[arg-type]
+            .where(col(GuardUsage.person_id) == person_id, col(GuardUsage.day) == day)
             .values(
                 requests=GuardUsage.requests + 1,
                 prompt_tokens=GuardUsage.prompt_tokens + prompt,
                 completion_tokens=GuardUsage.completion_tokens + completion,
             )
         )
-        return session.execute(stmt).rowcount > 0
+        return affected(session.execute(stmt)) > 0
 
     def _sum(self, day: str, person_id: int | None) -> UsageFigures:
         stmt = select(
             func.coalesce(func.sum(GuardUsage.requests), 0),
             func.coalesce(func.sum(GuardUsage.prompt_tokens), 0),
             func.coalesce(func.sum(GuardUsage.completion_tokens), 0),
-            func.count(GuardUsage.id),
+            func.count(col(GuardUsage.id)),
         ).where(GuardUsage.day == day)
         if person_id is not None:
             stmt = stmt.where(GuardUsage.person_id == person_id)

@@ -24,6 +24,7 @@ from sqlmodel import Session, col, select
 from core.memory.models import Fact
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures
 from core.storage.guard import clean
+from core.storage.rows import affected, row_id
 
 log = structlog.get_logger(__name__)
 
@@ -59,7 +60,7 @@ class FactView:
 
 
 def _view(f: Fact) -> FactView:
-    return FactView(f.id, f.text, f.scope, f.platform, f.chat_key, f.created_at)
+    return FactView(row_id(f.id), f.text, f.scope, f.platform, f.chat_key, f.created_at)
 
 
 def scope_for(is_group: bool) -> str:
@@ -154,8 +155,8 @@ class FactStore:
 
         def run() -> int:
             with Session(self._engine) as s:
-                stmt = delete(Fact).where(Fact.person_id == person_id, col(Fact.id).in_(fact_ids))
-                count = s.execute(stmt).rowcount
+                stmt = delete(Fact).where(col(Fact.person_id) == person_id, col(Fact.id).in_(fact_ids))
+                count = affected(s.execute(stmt))
                 s.commit()
                 return count
 
@@ -166,7 +167,7 @@ class FactStore:
 
         def run() -> int:
             with Session(self._engine) as s:
-                count = s.execute(delete(Fact).where(Fact.person_id == person_id)).rowcount
+                count = affected(s.execute(delete(Fact).where(col(Fact.person_id) == person_id)))
                 s.commit()
                 return count
 

@@ -15,6 +15,7 @@ from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, func, select
 
 from core.storage.models import Message
+from core.storage.rows import affected, row_id
 
 CONVERSATION_ROLES = ("user", "assistant")
 WINDOW_STATUSES = ("ok", "context")
@@ -33,7 +34,7 @@ class Line:
 
 
 def _line(m: Message) -> Line:
-    return Line(id=m.id, role=m.role, text=m.text, speaker=m.speaker, account=m.account, trace_id=m.trace_id)
+    return Line(id=row_id(m.id), role=m.role, text=m.text, speaker=m.speaker, account=m.account, trace_id=m.trace_id)
 
 
 class ChatHistory:
@@ -109,8 +110,8 @@ class ChatHistory:
             )
             shared_keys = set(s.exec(shared.distinct()))
             private_keys = [k for k in touched if k not in shared_keys]
-            count = s.execute(delete(Message).where(owned)).rowcount
+            count = affected(s.execute(delete(Message).where(owned)))
             if private_keys:
-                count += s.execute(delete(Message).where(col(Message.chat_key).in_(private_keys))).rowcount
+                count += affected(s.execute(delete(Message).where(col(Message.chat_key).in_(private_keys))))
             s.commit()
             return count, touched

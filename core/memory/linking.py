@@ -30,6 +30,7 @@ from sqlmodel import Session, col, func, select
 from core.memory.models import Fact, LinkAttempt, LinkCode, Profile, utcnow
 from core.memory.profile import merge_profile
 from core.storage.models import Account, Person
+from core.storage.rows import row_id
 
 log = structlog.get_logger(__name__)
 
@@ -88,7 +89,7 @@ class AccountLinker:
 
         def run() -> None:
             with Session(self._engine) as s:
-                unused = (LinkCode.person_id == person_id) & (LinkCode.used == False)  # noqa: E712
+                unused = (col(LinkCode.person_id) == person_id) & (col(LinkCode.used) == False)  # noqa: E712
                 s.execute(update(LinkCode).where(unused).values(used=True))
                 s.add(
                     LinkCode(
@@ -147,9 +148,9 @@ class AccountLinker:
 
     def _merge_person(self, s: Session, *, source: int, target: int) -> None:
         """Move accounts, facts and profile of ``source`` to ``target`` (one transaction)."""
-        s.execute(update(Account).where(Account.person_id == source).values(person_id=target))
-        s.execute(update(Fact).where(Fact.person_id == source).values(person_id=target))
-        s.execute(update(LinkCode).where(LinkCode.person_id == source).values(used=True))
+        s.execute(update(Account).where(col(Account.person_id) == source).values(person_id=target))
+        s.execute(update(Fact).where(col(Fact.person_id) == source).values(person_id=target))
+        s.execute(update(LinkCode).where(col(LinkCode.person_id) == source).values(used=True))
         old = s.get(Profile, source)
         if old is not None:
             mine = s.get(Profile, target) or Profile(person_id=target)
@@ -174,16 +175,16 @@ class AccountLinker:
             s.flush()
             s.execute(
                 update(Account)
-                .where(Account.platform == platform, Account.platform_user_id == user_id)
+                .where(col(Account.platform) == platform, col(Account.platform_user_id) == user_id)
                 .values(person_id=person.id)
             )
             s.execute(
                 update(Fact)
-                .where(Fact.person_id == person_id, col(Fact.account) == account_key)
+                .where(col(Fact.person_id) == person_id, col(Fact.account) == account_key)
                 .values(person_id=person.id)
             )
             s.commit()
-            new_id = person.id
+            new_id = row_id(person.id)
         log.info("accounts_unlinked", person_from=person_id, person_to=new_id, platform=platform)
         return LinkResult("unlinked", new_id)
 

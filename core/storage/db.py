@@ -80,7 +80,9 @@ def create_database_engine(
         )
         if backend == "postgresql":
             # the session speaks UTC (logs, now()); options already in the URL (search_path …) are kept
-            options = " ".join(filter(None, [parsed.query.get("options", ""), "-c timezone=UTC"]))
+            given = parsed.query.get("options", "")
+            given = " ".join(given) if isinstance(given, tuple) else given
+            options = " ".join(filter(None, [given, "-c timezone=UTC"]))
             kwargs["connect_args"] = {"options": options}
     engine = create_engine(url, **kwargs)
     if backend == "sqlite":

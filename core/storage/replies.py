@@ -22,6 +22,7 @@ from sqlmodel import Session, col, select
 
 from core.storage.models import Message, utcnow
 from core.storage.repos import _Repo
+from core.storage.rows import row_id
 
 STREAMING = "streaming"
 INTERRUPTED = "interrupted"
@@ -46,7 +47,7 @@ class ReplyRepo(_Repo):
             row = Message(chat_key=chat_key, role="assistant", text="", status=STREAMING, trace_id=trace_id)
             s.add(row)
             s.commit()
-            return row.id
+            return row_id(row.id)
 
         return await self._run(store)
 

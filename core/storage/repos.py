@@ -20,6 +20,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 
 from core.storage.conflict import retry_on_conflict
 from core.storage.models import Account, Chat, Message, Person
+from core.storage.rows import affected, row_id
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
@@ -140,11 +141,16 @@ class IdentityRepo(_Repo):
                 s.add(person)
                 s.flush()
                 s.add(
-                    Account(platform=platform, platform_user_id=user_id, person_id=person.id, display_name=display_name)
+                    Account(
+                        platform=platform,
+                        platform_user_id=user_id,
+                        person_id=row_id(person.id),
+                        display_name=display_name,
+                    )
                 )
                 s.commit()
                 log.info("person_created", person=person.id, platform=platform)
-                return person.id
+                return row_id(person.id)
             except IntegrityError:  # another worker created it first
                 s.rollback()
                 account = _account(s, platform, user_id)
@@ -205,7 +211,10 @@ class ChatRepo(_Repo):
             return chat
         except IntegrityError:
             s.rollback()
-            return s.get(Chat, chat_key)
+            existing = s.get(Chat, chat_key)
+            if existing is None:  # the conflict was not this chat's row
+                raise
+            return existing
 
     async def get_skill(self, chat_key: str) -> str | None:
         """The skill chosen for this chat, or None when never chosen."""
@@ -229,8 +238,12 @@ class ChatRepo(_Repo):
         """True exactly once per chat: the caller should show the "no LLM configured" notice."""
 
         def claim(s: Session) -> bool:
-            stmt = update(Chat).where(Chat.key == chat_key, Chat.no_llm_noticed == False).values(no_llm_noticed=True)  # noqa: E712
-            changed = s.execute(stmt).rowcount
+            stmt = (
+                update(Chat)
+                .where(col(Chat.key) == chat_key, col(Chat.no_llm_noticed).is_(False))
+                .values(no_llm_noticed=True)
+            )
+            changed = affected(s.execute(stmt))
             s.commit()
             return changed == 1
 
@@ -286,7 +299,7 @@ class MessageRepo(_Repo):
             )
             s.add(row)
             s.commit()
-            return row.id
+            return row_id(row.id)
 
         return await self._lock_retry.run(lambda: self._run(store), chat=chat_key, role=role, trace=trace_id)
 
@@ -346,7 +359,7 @@ class MessageRepo(_Repo):
             query = update(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == role)
             if only_if is not None:
                 query = query.where(col(Message.status) == only_if)
-            count = s.execute(query.values(status=status)).rowcount
+            count = affected(s.execute(query.values(status=status)))
             s.commit()
             return count
 
@@ -356,7 +369,7 @@ class MessageRepo(_Repo):
         """Delete every message of a chat (a user's explicit /forget); returns how many."""
 
         def remove(s: Session) -> int:
-            count = s.execute(delete(Message).where(col(Message.chat_key) == chat_key)).rowcount
+            count = affected(s.execute(delete(Message).where(col(Message.chat_key) == chat_key)))
             s.commit()
             return count
 

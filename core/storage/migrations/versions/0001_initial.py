@@ -166,7 +166,7 @@ def upgrade() -> None:
             op.create_table(name, *parts)
             have: set[str] = set()
         else:
-            have = {ix["name"] for ix in inspector.get_indexes(name)}
+            have = {ix["name"] for ix in inspector.get_indexes(name) if ix["name"]}
         for ix_name, columns, unique in indexes:
             if ix_name not in have:
                 op.create_index(ix_name, name, columns, unique=unique)
