@@ -13,7 +13,7 @@ from __future__ import annotations
 import asyncio
 import re
 import sys
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from dataclasses import dataclass
 from typing import TextIO
@@ -132,7 +132,7 @@ class ConsoleAdapter:
         self._write(PROMPT)
 
 
-async def stdin_lines() -> AsyncIterator[str]:
+async def stdin_lines() -> AsyncGenerator[str, None]:
     """Lines from stdin without blocking the event loop (the adapter writes its own prompt).
 
     Bytes that do not decode become U+FFFD: a stray byte never ends the chat (a strict stdin would

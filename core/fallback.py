@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 from typing import Protocol
@@ -101,7 +101,7 @@ class AgentRunner(Protocol):
 
     def run(
         self, messages: list[Message], *, allowed_tools: list[str] | None, ctx: ToolContext, citations: CitationBook
-    ) -> AsyncIterator[AgentEvent]: ...
+    ) -> AsyncGenerator[AgentEvent, None]: ...
 
 
 class FallbackLadder:
@@ -151,7 +151,7 @@ class FallbackLadder:
         """The deadline of a reply starting now, on the ladder's clock; None when there is none."""
         return None if self._deadline_s is None else self._clock() + self._deadline_s
 
-    async def run(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
+    async def run(self, request: LadderRequest) -> AsyncGenerator[LadderEvent, None]:
         """Yield text, tool steps and resets as they happen, then exactly one Answer."""
         deadline = request.deadline if request.deadline is not None else self.deadline()
         llm_until = None if deadline is None else deadline - self._reserve_s
@@ -171,7 +171,7 @@ class FallbackLadder:
 
     async def _llm_levels(
         self, request: LadderRequest, levels: list, llm_until: float | None
-    ) -> AsyncIterator[LadderEvent]:
+    ) -> AsyncGenerator[LadderEvent, None]:
         """L0 then L1 until one answers; ends without an Answer when both failed or time is up."""
         for level, attempt in levels:
             if llm_until is not None and llm_until <= self._clock():
@@ -202,7 +202,9 @@ class FallbackLadder:
                 if late or hung:
                     break
 
-    async def _until(self, events: AsyncIterator[LadderEvent], until: float | None) -> AsyncIterator[LadderEvent]:
+    async def _until(
+        self, events: AsyncGenerator[LadderEvent, None], until: float | None
+    ) -> AsyncGenerator[LadderEvent, None]:
         """`events`, each awaited within the time left before `until` (None: no limit).
 
         Only the wait for the next event runs under `asyncio.timeout`, never a `yield`: the expiry
@@ -230,12 +232,14 @@ class FallbackLadder:
                 yield event
 
     # ------------------------------------------------------------------ L0
-    async def _level0(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
+    async def _level0(self, request: LadderRequest) -> AsyncGenerator[LadderEvent, None]:
+        agent = self._agent
+        assert agent is not None, "L0 runs only with an agent"
         book = CitationBook()
-        allowed = await self._allowed_tools(request.skill)
+        allowed = await self._allowed_tools(agent, request.skill)
         result: AgentResult | None = None
         async with aclosing(
-            self._agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)
+            agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)
         ) as events:
             async for event in events:
                 if isinstance(event, AgentResult):
@@ -246,25 +250,27 @@ class FallbackLadder:
             raise RuntimeError("agent stream ended without a result")
         yield Answer(result.text, result.citations, 0, result.usage)
 
-    async def _allowed_tools(self, skill: Skill) -> list[str] | None:
+    async def _allowed_tools(self, agent: AgentRunner, skill: Skill) -> list[str] | None:
         """None (every tool) when the skill allows all; else the permitted names of the agent's tools."""
         if skill.allowed_tools == "all" and not skill.denied_tools:
             return None
-        tools = self._agent.tools
+        tools = agent.tools
         await tools.connect()
         return skill.allowed(tools.names)
 
     # ------------------------------------------------------------------ L1
-    async def _level1(self, request: LadderRequest) -> AsyncIterator[LadderEvent]:
+    async def _level1(self, request: LadderRequest) -> AsyncGenerator[LadderEvent, None]:
         """Plain streamed completion with the same prompt; no passages, so every [n] is removed.
 
         Raises:
             EmptyAnswer: nothing is left to show, so the ladder steps down to L2 (never an empty reply).
         """
+        llm = self._llm
+        assert llm is not None, "L1 runs only with an LLM"
         cleaner = CitationBook().stream()
         shown: list[str] = []
         usage = None
-        async with aclosing(self._llm.stream(request.messages)) as events:
+        async with aclosing(llm.stream(request.messages)) as events:
             async for event in events:
                 if isinstance(event, StreamDelta):
                     shown.append(cleaner.feed(event.text))
@@ -317,6 +323,8 @@ class FallbackLadder:
     async def _search(self, question: str, corpus: str) -> tuple[list[Passage], bool]:
         """(passages, whether the retriever answered a topic survey)."""
         k = max(self._l2_k, L2_TOPIC_K)
+        if self._retriever is None:
+            return [], False
         try:
             response = await call_sync_or_async(self._retriever.search, question, k=k, corpus=corpus)
         except Exception:

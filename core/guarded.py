@@ -8,7 +8,7 @@ in-persona sentence.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
 
@@ -92,7 +92,7 @@ class GuardedLadder:
 
     async def run(
         self, request: LadderRequest, progress: ReplyProgress
-    ) -> AsyncIterator[ReplyEvent | LevelStart | Outcome]:
+    ) -> AsyncGenerator[ReplyEvent | LevelStart | Outcome, None]:
         """Two attempts at most: a "regenerate" verdict retries once with a reminder appended.
 
         Both attempts share one reply deadline: it is fixed here when the request has none yet.
@@ -113,8 +113,10 @@ class GuardedLadder:
                     else:
                         yield event
             usage = _add(usage, answer.usage if answer else None)
-            verdict = verdict or self._guard.check_output(answer.text, final=True)
-            if verdict.action == "ok":
+            if verdict is None:  # the ladder ran to its end: it always ends with an Answer
+                assert answer is not None, "the ladder ended without an answer"
+                verdict = self._guard.check_output(answer.text, final=True)
+            if verdict.action == "ok" and answer is not None:
                 if held:
                     yield TextDelta(held)
                 yield Outcome(replace(answer, usage=usage), "ok")
@@ -128,7 +130,9 @@ class GuardedLadder:
                 return
             request = request.with_message({"role": "system", "content": REMINDER})
 
-    async def _checked(self, request: LadderRequest) -> AsyncIterator[ReplyEvent | LevelStart | Answer | _Stopped]:
+    async def _checked(
+        self, request: LadderRequest
+    ) -> AsyncGenerator[ReplyEvent | LevelStart | Answer | _Stopped | _Held, None]:
         """The ladder's events; text is shown only up to where the output guard passed it.
 
         A verdict may carry `safe_len` (the text ends with what could become a canary): only

@@ -6,7 +6,7 @@ implement them. Keeping them here lets each part be built and tested on its own.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, Awaitable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -25,7 +25,7 @@ class Engine(Protocol):
     cancels the reply.
     """
 
-    def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]: ...
+    def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]: ...
 
     def commands(self) -> list[tuple[str, str, str]]:
         """(name, summary_zh, summary_en) of every command, for platform menus."""
@@ -172,17 +172,21 @@ class CommandHandler(Protocol):
 
 
 class SearchHit(Protocol):
-    """One passage a search found."""
+    """One passage a search found (read-only: frozen dataclasses conform)."""
 
-    id: str
-    ref: str
-    text: str
+    @property
+    def id(self) -> str: ...
+    @property
+    def ref(self) -> str: ...
+    @property
+    def text(self) -> str: ...
 
 
 class SearchHits(Protocol):
     """A search's results, best first."""
 
-    results: Sequence[SearchHit]
+    @property
+    def results(self) -> Sequence[SearchHit]: ...
 
 
 class PassageSearch(Protocol):

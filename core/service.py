@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -146,7 +146,7 @@ class ChatService(ReplyRecords):
         self.watch = ReplyWatch(storage.replies, lease_s=reply_lease_s, on_interrupted=self._interrupted.extend)
 
     # ------------------------------------------------------------------ entry point
-    async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+    async def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Answer one message: yields TextDelta/TextReset/ToolStep, then a FinalReply or a Notice.
 
         The stream always ends cleanly: an unexpected failure becomes Notice("error") with the trace id.
@@ -220,7 +220,7 @@ class ChatService(ReplyRecords):
         if self._background:
             await asyncio.wait(set(self._background), timeout=timeout_s)
 
-    async def _route(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+    async def _route(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Who and where → group context / command / input checks → admission → the reply task."""
         person_id = await self._storage.identities.resolve(incoming.platform, incoming.user_id, incoming.user_name)
         chat = await self._storage.chats.ensure(incoming.chat_key, incoming.platform, incoming.is_group)
@@ -303,12 +303,12 @@ class ChatService(ReplyRecords):
                 await self._checked_input(incoming.text, guard=not self._router.screens_input(incoming.command))
             except _Turned as turned:
                 return turned.notice  # a command is not stored, nor are its refused arguments
-        result = await self._router.dispatch(turn, incoming.command, incoming.text)
+        result = await self._router.dispatch(turn, incoming.command or "", incoming.text)
         reason: NoticeReason = "command" if incoming.command in self._router else "unknown_command"
         return Notice(result.text, reason, incoming.trace_id, dict(result.extra))
 
     # ------------------------------------------------------------------ the reply task
-    async def _in_task(self, turn: Turn, skill: Skill) -> AsyncIterator[ReplyEvent]:
+    async def _in_task(self, turn: Turn, skill: Skill) -> AsyncGenerator[ReplyEvent, None]:
         """Run the reply in its own task (so /cancel can stop it) and pass its events on.
 
         A cancelled reply yields nothing more; the consumer leaving early cancels the task too.
@@ -330,8 +330,8 @@ class ChatService(ReplyRecords):
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})
-        if not task.cancelled() and task.exception() is not None:
-            raise task.exception()
+        if not task.cancelled() and (error := task.exception()) is not None:
+            raise error
 
     async def _produce(self, turn: Turn, skill: Skill, queue: asyncio.Queue, progress: ReplyProgress) -> None:
         """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END.

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import inspect
 import time
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
 from typing import Any, Protocol
 
@@ -101,9 +101,9 @@ class FuziMetrics:
         )
         self.breaker.set(-1)
 
-    def watch_breaker(self, state: Callable[[], str]) -> None:
+    def watch_breaker(self, state: Callable[[], str | None]) -> None:
         """Read the breaker's state (``closed``/``half_open``/``open``) whenever metrics are scraped."""
-        self.breaker.set_function(lambda: BREAKER_STATES.get(state(), -1))
+        self.breaker.set_function(lambda: BREAKER_STATES.get(state() or "", -1))
 
     def rate_limited(self, platform: str, count: int = 1) -> None:
         """Count 429s: received from Telegram/Discord, or sent by the web server's per-IP limit."""
@@ -157,7 +157,7 @@ class ObservedEngine:
             self._metrics.feedback.labels(platform, outcome).inc()
         return outcome
 
-    async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+    async def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""
         started, outcome, level, first = self._clock(), "cancelled", "-", False
         try:

@@ -10,7 +10,7 @@ the running reply; that reply then ends with what was shown plus "（已停止�
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from dataclasses import replace
 
 import structlog
@@ -224,5 +224,5 @@ class TelegramHandlers:
             log.warning("telegram_apology_failed", trace_id=trace_id, error=type(exc).__name__)
 
 
-async def _one(event: ReplyEvent) -> AsyncIterator[ReplyEvent]:
+async def _one(event: ReplyEvent) -> AsyncGenerator[ReplyEvent, None]:
     yield event

@@ -8,7 +8,7 @@ engine sees ``chat_id = "<user>/<chat>"``, so one person can never write into an
 from __future__ import annotations
 
 import re
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from typing import Any, Protocol
 
@@ -158,7 +158,7 @@ class WebHandlers:
             command=command,
         )
 
-    async def _frames(self, incomings: list[Incoming]) -> AsyncIterator[bytes]:
+    async def _frames(self, incomings: list[Incoming]) -> AsyncGenerator[bytes, None]:
         for incoming in incomings:
             with bind_trace(incoming):
                 log.info("web_incoming", command=incoming.command)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import aclosing
 from typing import Any
 
@@ -63,7 +63,7 @@ class EventStreamResponse(Response):
     media_type = MEDIA_TYPE
 
     def __init__(
-        self, frames: AsyncIterator[bytes], headers: dict[str, str] | None = None, *, heartbeat_s: float = 15.0
+        self, frames: AsyncGenerator[bytes, None], headers: dict[str, str] | None = None, *, heartbeat_s: float = 15.0
     ):
         self.status_code, self.background = 200, None
         all_headers = {
@@ -90,8 +90,8 @@ class EventStreamResponse(Response):
                 await asyncio.wait({produce, gone})
             if not delivered:
                 log.info("web_client_gone")
-            elif not produce.cancelled() and produce.exception() is not None:
-                raise produce.exception()
+            elif not produce.cancelled() and (error := produce.exception()) is not None:
+                raise error
 
     async def _deliver(self, queue: asyncio.Queue, send: Send, gone: asyncio.Task) -> bool:
         """Send frames until the end (True) or until the client is gone (False)."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, field
 
 import structlog
@@ -115,7 +115,7 @@ class Agent:
         allowed_tools: Iterable[str] | None,
         ctx: ToolContext,
         citations: CitationBook,
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """Yield text deltas, resets and tool steps as they happen, then one AgentResult.
 
         Raises:
@@ -133,7 +133,7 @@ class Agent:
         finally:
             runner.cancel_pending()
 
-    async def _loop(self, reply: _Reply, tools: list[dict] | None) -> AsyncIterator[AgentEvent]:
+    async def _loop(self, reply: _Reply, tools: list[dict] | None) -> AsyncGenerator[AgentEvent, None]:
         stop: StopReason = "max_rounds"
         while reply.rounds < self.max_rounds:
             current = _Round(reply.citations.stream())
@@ -161,7 +161,7 @@ class Agent:
 
     async def _stream(
         self, reply: _Reply, current: _Round, tools: list[dict] | None, budget_s: float, forced: bool
-    ) -> AsyncIterator[AgentEvent]:
+    ) -> AsyncGenerator[AgentEvent, None]:
         """One streamed completion; text goes out through the citation filter as it arrives."""
         started = self._clock()
         pump = StreamPump(self.llm.stream(reply.messages, tools=tools))
@@ -202,11 +202,12 @@ class Agent:
             timed_out=current.timed_out,
         )
 
-    async def _tool_round(self, reply: _Reply, current: _Round) -> AsyncIterator[AgentEvent]:
+    async def _tool_round(self, reply: _Reply, current: _Round) -> AsyncGenerator[AgentEvent, None]:
         """Run the round's calls concurrently; report each end as it happens, append results in call order."""
         reply.rounds += 1
         calls = _with_ids(current.tool_calls, reply.rounds)
-        reply.messages.append(_assistant_message(current.completion.text, calls))
+        said = current.completion.text if current.completion else ""  # tool calls come with a completion
+        reply.messages.append(_assistant_message(said, calls))
         budget = max(0.001, min(self.tool_timeout_s, reply.deadline - self._clock()))
         tasks = [asyncio.ensure_future(reply.runner.run_one(c, reply.rounds, budget)) for c in calls]
         try:
@@ -222,7 +223,7 @@ class Agent:
             reply.messages.append(task.result().message)
             reply.steps.append(task.result().step)
 
-    async def _forced_answer(self, reply: _Reply, stop: StopReason) -> AsyncIterator[AgentEvent]:
+    async def _forced_answer(self, reply: _Reply, stop: StopReason) -> AsyncGenerator[AgentEvent, None]:
         """The last completion, tools removed, so the reply is an answer from what was gathered."""
         log.info("agent_force_answer", reason=stop, rounds=reply.rounds)
         reply.messages.append({"role": "system", "content": FORCE_ANSWER_NOTE})

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from typing import Literal, TypeVar
 
@@ -120,7 +120,7 @@ class CircuitBreakerLLM:
         tools: list[dict] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """Stream through the inner LLM if admitted; success is the stream reaching StreamDone."""
         probe = self._admit()
         record, opened = self._recorder(probe), self._signal(probe)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator, AsyncIterator
 from contextlib import asynccontextmanager
 
 import structlog
@@ -100,7 +100,7 @@ class BulkheadLLM:
         tools: list[dict] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """The inner stream; the slot is held until the stream ends or is closed."""
         async with self._slot():
             events = self.inner.stream(messages, tools=tools, temperature=temperature, max_tokens=max_tokens)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import asyncio
 import random
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -222,7 +222,7 @@ class OpenAIChatClient:
         tools: list[dict] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """Stream text deltas, then one StreamDone with the reassembled completion.
 
         Failures before the first text token are retried like :meth:`complete`; after it, a failure
@@ -321,7 +321,7 @@ class OpenAIChatClient:
                 raise map_error(exc) from exc
             raise
 
-    async def _rest(self, primed: _PrimedStream) -> AsyncIterator[str]:
+    async def _rest(self, primed: _PrimedStream) -> AsyncGenerator[str, None]:
         """The stream after its first token: no retries; a transient failure is final."""
         budget = current_budget()
         try:
