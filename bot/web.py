@@ -118,6 +118,7 @@ async def _storage_state(runtime: Runtime) -> str:
 
 async def _redis_state(runtime: Runtime) -> str:
     try:
+        assert runtime.redis_ping is not None, "asked only when FUZI_REDIS_URL is set"
         await asyncio.wait_for(runtime.redis_ping(), timeout=3.0)
         return "ok"
     except Exception as exc:

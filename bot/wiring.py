@@ -58,6 +58,7 @@ from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
+from core.replies_redis import RedisRunningReplies
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.retrieval.tools import classics_tools
@@ -107,7 +108,7 @@ def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
     configure_logging(settings.env, settings.log_level, extra_processors=[secret_redactor(settings)], stream=stream)
 
 
-def build_llm(settings: Settings) -> tuple[LLM | None, OpenAIChatClient | None]:
+def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient | None]:
     """The client behind a breaker behind a bulkhead, or (None, None) when no API key is configured (L2 mode).
 
     The openai SDK (about half a second of imports) is loaded only when a key is configured.
@@ -210,7 +211,6 @@ def build_shared_state(settings: Settings) -> tuple[RateLimiter, RunningReplies]
     if not r.url:
         return InMemoryRateLimiter(quota), RunningReplies()
     from core.guards.limits_redis import RedisRateLimiter
-    from core.replies_redis import RedisRunningReplies
 
     return (
         RedisRateLimiter(quota, r.url, prefix=r.prefix),
@@ -369,6 +369,7 @@ async def open_runtime(
         sql = await open_storage(settings, status)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
+        retriever: HybridRetriever | TimedSearch
         if first_build is not None:
             retriever = await keyword_first(settings, llm, embedder, first_build, stack)
         else:
@@ -388,7 +389,7 @@ async def open_runtime(
             tools.add_server(web)
         router = CommandRouter()
         limiter, running = build_shared_state(settings)
-        if hasattr(running, "start"):  # the Redis one listens for /cancel from other processes
+        if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
             await running.start()
             stack.push_async_callback(running.aclose)
         if hasattr(limiter, "aclose"):

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, Literal
 
 import aiohttp
 import discord
@@ -64,7 +64,7 @@ class transient_errors:
     def __enter__(self) -> None:
         return None
 
-    def __exit__(self, exc_type, exc, tb) -> bool:
+    def __exit__(self, exc_type, exc, tb) -> Literal[False]:
         if exc is None or isinstance(exc, TransientDelivery):
             return False
         if isinstance(exc, discord.DiscordServerError):

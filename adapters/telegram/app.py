@@ -162,10 +162,13 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
     if app.post_init:
         await app.post_init(app)
     await app.start()
+    updater = app.updater
+    if updater is None:
+        raise RuntimeError("the Telegram application was built without an updater")
     if settings.mode == "webhook":
         install_strict_webhook()  # bodies that are not updates: 400 and one line, not 500 / CRITICAL
         secret = settings.webhook_secret.get_secret_value() if settings.webhook_secret else None
-        await app.updater.start_webhook(
+        await updater.start_webhook(
             listen=settings.webhook_listen,
             port=settings.webhook_port,
             url_path=settings.webhook_path,
@@ -174,7 +177,7 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
             allowed_updates=ALLOWED_UPDATES,
         )
     else:
-        await app.updater.start_polling(
+        await updater.start_polling(
             timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
         )
     log.info("telegram_started", mode=settings.mode, bot=app.bot.username)

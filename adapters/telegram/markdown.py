@@ -13,6 +13,7 @@ If Telegram still rejects the result (it should not), the sink re-sends the Mark
 from __future__ import annotations
 
 import re
+from functools import partial
 from html import escape
 
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})\s*([^`\s]*)[^`]*$")
@@ -120,10 +121,14 @@ def inline(text: str) -> str:
     return html
 
 
+def _wrap(tag: str, match: re.Match[str]) -> str:
+    return f"<{tag}>{match.group(1)}</{tag}>"
+
+
 def _emphasis(escaped: str) -> str:
     """Apply emphasis rules one by one; a rule whose matches would cross tags is skipped."""
     for pattern, tag in _INLINE_RULES:
-        candidate = pattern.sub(lambda m, t=tag: f"<{t}>{m.group(1)}</{t}>", escaped)
+        candidate = pattern.sub(partial(_wrap, tag), escaped)
         if candidate != escaped and _balanced(candidate):
             escaped = candidate
     return escaped

@@ -130,17 +130,16 @@ class Hardening:
         if length is not None and (not length.isdigit() or int(length) > limit):
             await _json(send, 413, {"error": "body_too_large", "detail": f"at most {limit} bytes"})
             return
-        started = False
+        started, received = False, 0
 
         async def counted_receive() -> Message:
+            nonlocal received
             message = await receive()
             if message["type"] == "http.request":
-                counted_receive.total += len(message.get("body", b""))
-                if counted_receive.total > limit:
+                received += len(message.get("body", b""))
+                if received > limit:
                     raise BodyTooLarge(limit)
             return message
-
-        counted_receive.total = 0
 
         async def secured_send(message: Message) -> None:
             nonlocal started

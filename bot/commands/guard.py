@@ -52,7 +52,7 @@ def _band(guard: Any, examples: list) -> dict[str, Any]:
     one LLM call when an LLM is configured); the LLM's answers themselves are not measured here."""
     from core.guards.second_opinion import SecondOpinion
 
-    band = SecondOpinion(llm=None)  # type: ignore[arg-type] - only `wants` is used
+    band = SecondOpinion(llm=None)  # type: ignore[arg-type]  # only `wants` (no LLM call) is used
     counts = {"attack": 0, "benign": 0, "attacks": 0, "benigns": 0, "low": band.low, "high": band.high}
     for ex in examples:
         found = guard.screen_input(ex.text)[1]

@@ -7,6 +7,7 @@ import re
 import sys
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import Field, ValidationError, field_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
@@ -93,7 +94,7 @@ def load_settings() -> Settings:
     """
     for line in deprecated_in_use(os.environ, Path(".env")):
         print(line, file=sys.stderr)
-    sections = {}
+    sections: dict[str, Any] = {}  # one model per section, each its own type
     for name, field in Settings.model_fields.items():
         cls = field.annotation
         if isinstance(cls, type) and issubclass(cls, BaseSettings):

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 import traceback
-from collections.abc import Iterable
+from collections.abc import Iterable, MutableMapping
 from typing import Any
 from urllib.parse import quote
 
@@ -106,7 +106,7 @@ class SecretRedactor:
             text = pattern.sub(repl, text)
         return text
 
-    def __call__(self, logger: Any, method_name: str, event_dict: dict[str, Any]) -> dict[str, Any]:
+    def __call__(self, logger: Any, method_name: str, event_dict: MutableMapping[str, Any]) -> dict[str, Any]:
         """The structlog processor entry point."""
         exc_info = event_dict.pop("exc_info", None)
         if exc_info:

@@ -14,17 +14,19 @@ state is used again once Redis answers.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
+from typing import cast
 
 import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from core.llm.breaker import CircuitBreakerLLM, Outcome, _closing
+from core.llm.breaker import CircuitBreakerLLM, Outcome, State, _closing
 from core.llm.errors import CircuitOpen, LLMConfigError, LLMUnavailable
 from core.llm.types import LLM, Completion, Message, StreamDone, StreamEvent
 
 log = structlog.get_logger(__name__)
+_STATES: tuple[State, ...] = ("closed", "open", "half_open")
 
 # KEYS[1] the hash; ARGV reset_ms. Returns {code, wait_ms}: 0 pass, 1 probe, -1 open, -2 probe in flight.
 _ADMIT = """
@@ -82,9 +84,10 @@ class SharedCircuitBreakerLLM(CircuitBreakerLLM):
 
     async def shared_state(self) -> str:
         """The state in Redis ("closed", "open" or "half_open"; open is reported until a caller probes)."""
-        return (await self._redis.hget(self._key, "state") or b"closed").decode()
+        raw = await self._redis.hget(self._key, "state")
+        return raw.decode() if isinstance(raw, bytes) else (raw or "closed")
 
-    async def _admit_shared(self) -> tuple[bool, bool]:
+    async def _admit_shared(self) -> tuple[bool, object | None]:
         """(shared, probe): admitted through Redis or, when it is down, through the local state machine."""
         try:
             code, wait_ms = await self._admit_script(keys=[self._key], args=[int(self._reset_s * 1000)])
@@ -96,25 +99,25 @@ class SharedCircuitBreakerLLM(CircuitBreakerLLM):
             raise CircuitOpen(f"LLM circuit open ({int(wait_ms) / 1000:.1f}s left)")
         if code == -2:
             raise CircuitOpen("LLM circuit half-open: a probe call is in flight")
-        return True, code == 1
+        return True, (True if code == 1 else None)
 
-    async def _record_shared(self, outcome: Outcome, shared: bool, probe: bool) -> None:
+    async def _record_shared(self, outcome: Outcome, shared: bool, probe: object | None) -> None:
         if not shared:
             self._record(outcome, probe)
             return
         if outcome == "neutral" and not probe:
             return
         try:
-            state = await self._record_script(keys=[self._key], args=[outcome, int(probe), self._threshold])
+            state = await self._record_script(keys=[self._key], args=[outcome, int(probe is not None), self._threshold])
         except RedisError as exc:
             self._mark_down(exc)
             return
         state = state.decode() if isinstance(state, bytes) else state
-        if state != self._state:
+        if state in _STATES and state != self._state:
             log.warning("circuit_state", **{"from": self._state, "to": state}, shared=True)
-            self._state = state
+            self._state = cast(State, state)  # checked against _STATES above
 
-    def _record_later(self, outcome: Outcome, shared: bool, probe: bool) -> None:
+    def _record_later(self, outcome: Outcome, shared: bool, probe: object | None) -> None:
         """Record from a cancelled or abandoned call without awaiting in its cleanup."""
         task = asyncio.get_running_loop().create_task(self._record_shared(outcome, shared, probe))
         self._pending.add(task)
@@ -151,7 +154,7 @@ class SharedCircuitBreakerLLM(CircuitBreakerLLM):
         tools: list[dict] | None = None,
         temperature: float | None = None,
         max_tokens: int | None = None,
-    ) -> AsyncIterator[StreamEvent]:
+    ) -> AsyncGenerator[StreamEvent, None]:
         """As `CircuitBreakerLLM.stream`: success is reaching StreamDone."""
         shared, probe = await self._admit_shared()
         recorded = False

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import TypeVar
 
 import structlog
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt, stop_any
+from tenacity import AsyncRetrying, RetryCallState, retry_if_exception_type, stop_after_attempt
 
 from core.llm.budget import current_budget
 from core.llm.errors import LLMTimeout, LLMUnavailable
@@ -152,11 +152,10 @@ class Retrier:
             stats.attempts += 1
             return await attempt()
 
+        stops = (self._storm, stop_after_attempt(self.policy.attempts), self._hint_too_long, self._out_of_time)
         retrying = AsyncRetrying(
             sleep=self._sleep,
-            stop=stop_any(
-                self._storm, stop_after_attempt(self.policy.attempts), self._hint_too_long, self._out_of_time
-            ),
+            stop=lambda state: any(stop(state) for stop in stops),
             wait=self._wait,
             retry=retry_if_exception_type(TransientFailure),
             before_sleep=self._log_retry,
@@ -207,6 +206,6 @@ class Retrier:
             "llm_retry",
             attempt=state.attempt_number,
             status=getattr(exc, "status", None),
-            error=type(exc.__cause__ or exc).__name__,
+            error=type((exc and exc.__cause__) or exc).__name__,
             sleep_s=round(state.upcoming_sleep, 3),
         )

@@ -121,9 +121,9 @@ class MemoryContextBuilder:
     async def after_reply(self, turn: Turn, reply_text: str) -> None:
         """Schedule summary folding and profile extraction; returns at once."""
         if self._summarizer is not None:
-            self._spawn(self._fold(turn), f"fold:{turn.incoming.chat_key}")
+            self._spawn(self._fold(self._summarizer, turn), f"fold:{turn.incoming.chat_key}")
         if self._profiler is not None and reply_text.strip() and turn.incoming.text.strip():
-            self._spawn(self._extract(turn, reply_text), f"profile:{turn.person_id}")
+            self._spawn(self._extract(self._profiler, turn, reply_text), f"profile:{turn.person_id}")
 
     def _spawn(self, coro, name: str) -> None:
         task = asyncio.get_running_loop().create_task(coro, name=name)
@@ -138,18 +138,18 @@ class MemoryContextBuilder:
             self._locks[key] = lock
         return lock
 
-    async def _fold(self, turn: Turn) -> None:
+    async def _fold(self, summarizer: Summarizer, turn: Turn) -> None:
         inc = turn.incoming
         async with self._lock(f"chat:{inc.chat_key}"):
             try:
-                await self._summarizer.fold(inc.chat_key, is_group=inc.is_group)
+                await summarizer.fold(inc.chat_key, is_group=inc.is_group)
             except Exception as exc:
                 log.warning("summary_failed", chat=inc.chat_key, trace_id=inc.trace_id, error=type(exc).__name__)
 
-    async def _extract(self, turn: Turn, reply_text: str) -> None:
+    async def _extract(self, profiler: ProfileExtractor, turn: Turn, reply_text: str) -> None:
         async with self._lock(f"person:{turn.person_id}"):
             try:
-                await self._profiler.update(turn.person_id, turn.incoming.text, reply_text)
+                await profiler.update(turn.person_id, turn.incoming.text, reply_text)
             except Exception as exc:
                 log.warning(
                     "profile_failed", person=turn.person_id, trace_id=turn.incoming.trace_id, error=type(exc).__name__

@@ -196,7 +196,7 @@ async def _synthetic(corpus_dir: Path, embedder, config, queries, n, ann_min_row
         }
         flat = _vector_ids(store, embedder, queries) if n >= ann_min_rows > 0 else None
         started = time.perf_counter()
-        if store.ensure_ann_index():
+        if store.ensure_ann_index() and flat is not None:
             report["ann_index_build_s"] = round(time.perf_counter() - started, 2)
             ann = _vector_ids(store, embedder, queries)
             report["ann_recall@10_vs_flat"] = round(

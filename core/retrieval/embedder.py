@@ -214,7 +214,10 @@ class SentenceTransformerEmbedder(_CachedEmbedder):
         self.passage_prefix = default_p if passage_prefix is None else passage_prefix
         self._model = SentenceTransformer(str(model_name_or_path), device=device)
         get_dim = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        self.dim = int(get_dim())
+        dim = get_dim()
+        if dim is None:
+            raise ValueError(f"{model_name_or_path} does not report its embedding dimension")
+        self.dim = int(dim)
         self.model_name = f"st/{model_name_or_path}"
 
     def _encode(self, texts: list[str]) -> np.ndarray:

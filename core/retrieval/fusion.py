@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from collections.abc import Set
 from dataclasses import dataclass, field
 
 from core.retrieval.documents import sort_key
@@ -101,7 +102,7 @@ def quote_key(query: str) -> str | None:
     return key
 
 
-def promote(fused: list[Fused], containing: list[str], aligned: set[str] = frozenset()) -> list[Fused]:
+def promote(fused: list[Fused], containing: list[str], aligned: Set[str] = frozenset()) -> list[Fused]:
     """Put passages that contain the query verbatim first, keeping the fused order among them.
 
     Containing passages the routes did not recall are added (after recalled ones, in corpus order).

@@ -94,10 +94,10 @@ def _lookup(word: str) -> str | None:
 def expand_english(query: str) -> str:
     """Chinese terms for the English words and phrases of `query` the glossary knows ("" if none)."""
     text = " " + " ".join(_WORD.findall(query.lower())) + " "
-    terms = []
+    terms: list[str] = []
     for phrase, zh in PHRASES.items():
         if f" {phrase} " in text:
             terms.append(zh)
             text = text.replace(f" {phrase} ", " ")
-    terms += [zh for word in text.split() if (zh := _lookup(word))]
+    terms += [zh for zh in map(_lookup, text.split()) if zh]
     return " ".join(dict.fromkeys(terms))

@@ -83,13 +83,13 @@ class KeywordIndex:
         term_ids = np.asarray(term_of, dtype=np.int64)
         order = np.argsort(term_ids, kind="stable")  # postings grouped by term, documents ascending
         docs = np.asarray(doc_of, dtype=np.int32)[order]
-        tf = np.asarray(tf_of, dtype=np.float64)[order]
+        tfs = np.asarray(tf_of, dtype=np.float64)[order]
         df = np.bincount(term_ids, minlength=len(vocab))
         offsets = np.concatenate([[0], np.cumsum(df)]).astype(np.int64)
         n = len(passages)
         avgdl = float(lengths.mean()) if n else 0.0
         norm = k1 * (1 - b + b * lengths / avgdl) if avgdl else np.zeros(n)
-        weights = (tf * (k1 + 1) / (tf + norm[docs])).astype(np.float32) if n else np.zeros(0, np.float32)
+        weights = (tfs * (k1 + 1) / (tfs + norm[docs])).astype(np.float32) if n else np.zeros(0, np.float32)
         idf = np.log1p((n - df + 0.5) / (df + 0.5)).astype(np.float32)
         self._set(terms, offsets, docs, weights, idf)
 

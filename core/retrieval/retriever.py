@@ -145,6 +145,18 @@ class HybridRetriever:
         return self._keyword is not None and len(self._keyword) > 0
 
     @property
+    def _keyword_index(self) -> KeywordIndex:
+        if self._keyword is None:
+            raise RetrieverNotReady("retriever not started (call start())")
+        return self._keyword
+
+    @property
+    def _verbatim_index(self) -> VerbatimIndex:
+        if self._verbatim is None:
+            raise RetrieverNotReady("retriever not started (call start())")
+        return self._verbatim
+
+    @property
     def size(self) -> int:
         return len(self._passages)
 
@@ -172,8 +184,8 @@ class HybridRetriever:
         if not self.ready:
             raise RetrieverNotReady("retriever not started (call start())")
         key = squash(text)
-        ids = self._verbatim.containing(key, corpus, limit=k) if len(key) >= 2 else []
-        aligned = self._verbatim.aligned(key, ids)
+        ids = self._verbatim_index.containing(key, corpus, limit=k) if len(key) >= 2 else []
+        aligned = self._verbatim_index.aligned(key, ids)
         ids.sort(key=lambda i: i not in aligned)  # whole-clause matches first, then corpus order
         if ids:
             return [self._result(Fused(i, 0.0, {"verbatim": n}, True), None) for n, i in enumerate(ids, 1)], True
@@ -295,8 +307,8 @@ class HybridRetriever:
             query = expand_english(query)  # the corpus is Chinese: search the glossary's terms
         elif self.config.question_filter and language == "zh":
             query = strip_question_words(query)  # 孔子怎么看管仲 → 管仲
-        small = len(self._keyword) <= INLINE_MAX_PASSAGES
-        hits = await _maybe_thread(small, self._keyword.search, query, pool, corpus) if query else []
+        small = len(self._keyword_index) <= INLINE_MAX_PASSAGES
+        hits = await _maybe_thread(small, self._keyword_index.search, query, pool, corpus) if query else []
         timings["keyword"] = _ms(started)
         return hits
 
@@ -311,8 +323,8 @@ class HybridRetriever:
         if mode == "hybrid" and self.config.verbatim_boost:
             key = quote_key(query)
             if key:
-                containing = self._verbatim.containing(key, corpus)
-                fused = promote(fused, containing, self._verbatim.aligned(key, containing))
+                containing = self._verbatim_index.containing(key, corpus)
+                fused = promote(fused, containing, self._verbatim_index.aligned(key, containing))
         if topic is not None and topic.survey:
             fused = survey_first(fused, ThemeIndex.ranking(topic, corpus))
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:

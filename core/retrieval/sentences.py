@@ -9,6 +9,7 @@ sentence hits back to their passages (docs/retrieval.md has the measurement).
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
@@ -16,6 +17,11 @@ import pyarrow as pa
 from core.retrieval.documents import CORPORA, Passage
 from core.retrieval.store import IndexMismatchError
 from core.text import cjk_count
+
+if TYPE_CHECKING:
+    from lancedb.table import Table
+
+    from core.retrieval.store import FlatVectors
 
 _SENTENCE = re.compile(r"[^。！？；\n]+[。！？；]?")
 MIN_CHARS = 4
@@ -38,8 +44,8 @@ class SentenceStore:
     def __init__(self, db, name: str):
         self._db = db
         self._name = name
-        self._table = None
-        self._flat = None
+        self._table: Table | None = None
+        self._flat: FlatVectors | None = None
 
     def load_flat(self) -> bool:
         """Hold the sentence vectors in memory for exact search; True when the table exists."""
@@ -146,7 +152,7 @@ class SentenceStore:
                 raise ValueError(f"unknown corpus {corpus!r}")
             query = query.where(f"corpus = '{corpus}'", prefilter=True)
         rows = query.select(["passage_id", "_distance"]).limit(limit).to_arrow()
-        best: dict[str, float] = {}
+        nearest: dict[str, float] = {}
         for pid, distance in zip(rows["passage_id"].to_pylist(), rows["_distance"].to_pylist()):
-            best.setdefault(pid, 1.0 - float(distance))  # rows come nearest first
-        return list(best.items())
+            nearest.setdefault(pid, 1.0 - float(distance))  # rows come nearest first
+        return list(nearest.items())

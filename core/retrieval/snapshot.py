@@ -119,7 +119,7 @@ class Snapshot:
         arrays["ps_offsets"] = self.passages._offsets
         arrays["format"] = np.array(FORMAT)
         with open(tmp, "wb") as fh:
-            np.savez(fh, **arrays)
+            np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs: a key could be "allow_pickle"
         os.replace(tmp, path)
         for old in path.parent.glob(replaces) if replaces else ():
             if old != path:

@@ -9,11 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
 from core.retrieval.documents import CORPORA, Passage
+
+if TYPE_CHECKING:
+    from lancedb.table import Table
 
 TABLE = "passages"
 _COLUMNS = ["id", "corpus", "ref", "title", "text", "meta", "content_hash"]
@@ -28,7 +32,7 @@ class IndexMissingError(Exception):
 
 
 def _schema(model_name: str, dim: int) -> pa.Schema:
-    fields = [pa.field(name, pa.string()) for name in _COLUMNS]
+    fields: list[pa.Field] = [pa.field(name, pa.string()) for name in _COLUMNS]
     fields.append(pa.field("vector", pa.list_(pa.float32(), dim)))
     return pa.schema(fields, metadata={"embedding_model": model_name, "embedding_dim": str(dim)})
 
@@ -113,7 +117,7 @@ class PassageStore:
         self.path.mkdir(parents=True, exist_ok=True)
         self._db = lancedb.connect(str(self.path))
         self._name = table
-        self._table = None
+        self._table: Table | None = None
         self.ann_min_rows = ann_min_rows
         self.nprobes = nprobes
         self.refine_factor = refine_factor

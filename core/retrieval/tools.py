@@ -7,11 +7,13 @@ key "passages" (`id`, `ref`, `text`), which the engine numbers [1], [2], … for
 
 from __future__ import annotations
 
+from typing import Protocol
+
 import structlog
 
 from core.retrieval.documents import Passage, is_passage_id
-from core.retrieval.retriever import HybridRetriever, SearchResult
-from core.tools.classics import classics_server, cut_passage
+from core.retrieval.retriever import SearchResult
+from core.tools.classics import PassageRetriever, classics_server, cut_passage
 from core.tools.server import ToolContext, ToolError, ToolServer
 
 log = structlog.get_logger(__name__)
@@ -19,7 +21,15 @@ log = structlog.get_logger(__name__)
 QUOTE_LIMIT = 5
 
 
-def classics_tools(retriever: HybridRetriever) -> ToolServer:
+class ClassicsIndex(PassageRetriever, Protocol):
+    """What the classics tools ask of the retriever (HybridRetriever, or a timing wrapper around it)."""
+
+    async def find_quote(self, text: str, *, k: int = ..., corpus: str = ...) -> tuple[list[SearchResult], bool]: ...
+    async def get(self, passage_id: str) -> Passage | None: ...
+    async def neighbours(self, passage_id: str, n: int = ...) -> list[Passage]: ...
+
+
+def classics_tools(retriever: ClassicsIndex) -> ToolServer:
     """The "classics" tool server: search, quote lookup and passage lookup over `retriever`."""
     server = classics_server(retriever)
 

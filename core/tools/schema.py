@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any, get_type_hints
 
@@ -148,7 +148,7 @@ def validate_arguments(model: type[BaseModel], arguments: Any) -> dict[str, Any]
     return {name: getattr(parsed, name) for name in type(parsed).model_fields}
 
 
-def _describe(err: dict[str, Any], model: type[BaseModel]) -> str:
+def _describe(err: Mapping[str, Any], model: type[BaseModel]) -> str:
     name = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
     kind = err.get("type", "")
     if kind == "missing":

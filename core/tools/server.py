@@ -169,8 +169,8 @@ class ToolServer:
             return rpc.error_response(request_id, err) if _expects_reply(message) else None
         except Exception:  # a bug in the server itself, never in a handler (handled below)
             log.exception("tool_server_internal_error", server=self.name)
-            err = rpc.RpcError(rpc.INTERNAL_ERROR, "internal error")
-            return rpc.error_response(request_id, err) if _expects_reply(message) else None
+            internal = rpc.RpcError(rpc.INTERNAL_ERROR, "internal error")
+            return rpc.error_response(request_id, internal) if _expects_reply(message) else None
         return rpc.result_response(request_id, result) if _expects_reply(message) else None
 
     async def handle_json(self, text: str | bytes, ctx: ToolContext | None = None) -> str | None:

@@ -42,12 +42,18 @@ class SearchProvider(Protocol):
 class WebSearchConfig(Protocol):
     """The settings `build_web_search_server` reads (bot.settings.agent.WebSearchSettings fits)."""
 
-    provider: str | None
-    tavily_api_key: Any
-    tavily_base_url: str
-    searxng_url: str | None
-    max_results: int
-    timeout_s: float
+    @property
+    def provider(self) -> str | None: ...
+    @property
+    def tavily_api_key(self) -> Any: ...
+    @property
+    def tavily_base_url(self) -> str: ...
+    @property
+    def searxng_url(self) -> str | None: ...
+    @property
+    def max_results(self) -> int: ...
+    @property
+    def timeout_s(self) -> float: ...
 
 
 class _HttpProvider:
