@@ -121,9 +121,10 @@ async def test_injected_quote_is_withheld_and_the_asker_still_answered(tmp_path,
 async def test_media_only_and_bot_quotes_are_labelled(tmp_path, fake_llm, tg):
     _, service = engine_for(tmp_path, fake_llm)
     fake_llm.reply_text("好。")
-    photo = [{"file_id": "p1", "file_unique_id": "u1", "width": 90, "height": 90}]
+    # a file Fuzi does not read (a quoted photo or voice message is read: docs/media.md)
+    pdf = {"file_id": "d1", "file_unique_id": "ud1", "mime_type": "application/pdf", "file_name": "notes.pdf"}
     async with running_bot(tg, service):
-        pic = shapes.group_message(GROUP, None, shapes.user(BO, "Bo"), photo=photo)
+        pic = shapes.group_message(GROUP, None, shapes.user(BO, "Bo"), document=pdf)
         tg.group_text(GROUP, ASK, user_id=ANN, extra={"reply_to_message": pic})
         await tg.wait_for(lambda: any(m.text == "好。" for m in tg.messages_in(GROUP)), timeout=20)
         await settled(service)
