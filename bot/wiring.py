@@ -360,12 +360,13 @@ async def open_runtime(
     """
     settings.home.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
-        llm, client = build_llm(settings)
-        if client is not None:
-            stack.push_async_callback(llm.aclose)  # the breaker closes the client (and its Redis connection)
-        if metrics is not None and llm is not None:
-            metrics.watch_breaker(lambda: llm.state)
-            llm = TimedLLM(llm, metrics)
+        bulkhead, _ = build_llm(settings)
+        llm: LLM | None = bulkhead
+        if bulkhead is not None:
+            stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its Redis connection)
+            if metrics is not None:
+                metrics.watch_breaker(lambda: bulkhead.state)
+                llm = TimedLLM(bulkhead, metrics)
         sql = await open_storage(settings, status)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)

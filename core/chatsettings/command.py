@@ -87,10 +87,10 @@ class SettingsCommand:
         if key not in SETTING_FIELDS:
             return _refusal(f"没有「{key[:24]}」这项设置。No setting {key[:24]!r}. {USAGE}", "unknown_key")
         try:
-            value = await self._parse(turn, key, rest)  # type: ignore[arg-type]
+            value = await self._parse(turn, key, rest)
         except BadValue as exc:
             return _refusal(str(exc), "bad_value")
-        return await self.change(turn, key, value)  # type: ignore[arg-type]
+        return await self.change(turn, key, value)
 
     async def show(self, turn: Turn) -> CommandResult:
         """The chat's settings; `extra["can_change"]` tells adapters whether to offer buttons."""

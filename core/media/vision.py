@@ -37,7 +37,7 @@ class VisionContext:
         last = dict(messages[-1])
         text = last.get("content")
         last["content"] = image_parts(text if isinstance(text, str) else "", images)
-        return [*messages[:-1], last]  # type: ignore[list-item]
+        return [*messages[:-1], last]
 
     async def after_reply(self, turn: Turn, reply_text: str) -> None:
         await self._inner.after_reply(turn, reply_text)

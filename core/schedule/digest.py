@@ -15,7 +15,7 @@ service is unchanged.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+from collections.abc import AsyncGenerator
 from datetime import datetime, timedelta
 
 import structlog
@@ -160,7 +160,7 @@ class DigestTap:
     def __init__(self, engine: Engine, digest: Digest) -> None:
         self._engine, self._digest = engine, digest
 
-    async def handle(self, incoming: Incoming) -> AsyncIterator[ReplyEvent]:
+    async def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         try:
             await self._digest.record(incoming)
         except Exception as exc:
