@@ -33,6 +33,8 @@ from prometheus_client import (
 )
 
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta
+from core.llm.types import LLM, Completion, StreamEvent
+from core.llm.wrapper import LLMCall, WrapperLLM
 from core.ports import Engine
 from core.types import Incoming
 
@@ -184,7 +186,7 @@ class ObservedEngine:
             m.reply_time.labels(platform, outcome).observe(seconds)
 
 
-class TimedLLM:
+class TimedLLM(WrapperLLM):
     """An LLM port that records each call's latency; everything else passes through.
 
     Args:
@@ -192,25 +194,26 @@ class TimedLLM:
         metrics: where to record.
     """
 
-    def __init__(self, llm: Any, metrics: FuziMetrics, clock: Callable[[], float] = time.monotonic):
-        self._llm, self._metrics, self._clock = llm, metrics, clock
+    def __init__(self, llm: LLM, metrics: FuziMetrics, clock: Callable[[], float] = time.monotonic):
+        super().__init__(llm)
+        self._metrics, self._clock = metrics, clock
 
     def __getattr__(self, name: str) -> Any:
-        return getattr(self._llm, name)
+        return getattr(self.inner, name)
 
-    async def complete(self, messages, **kwargs):
+    async def around_complete(self, call: LLMCall) -> Completion:
         started, ok = self._clock(), "false"
         try:
-            result = await self._llm.complete(messages, **kwargs)
+            result = await call.complete(self.inner)
             ok = "true"
             return result
         finally:
             self._metrics.llm_time.labels("complete", ok).observe(self._clock() - started)
 
-    async def stream(self, messages, **kwargs):
+    async def around_stream(self, call: LLMCall) -> AsyncGenerator[StreamEvent, None]:
         started, ok = self._clock(), "false"
         try:
-            async with aclosing(self._llm.stream(messages, **kwargs)) as events:
+            async with aclosing(call.stream(self.inner)) as events:
                 async for event in events:
                     yield event
             ok = "true"

@@ -31,12 +31,13 @@ import structlog
 
 from core.llm.budget import capped
 from core.llm.errors import LLMBusy, LLMUnavailable
-from core.llm.types import LLM, Completion, Message, StreamEvent
+from core.llm.types import LLM, Completion, StreamEvent
+from core.llm.wrapper import LLMCall, WrapperLLM, closing
 
 log = structlog.get_logger(__name__)
 
 
-class BulkheadLLM:
+class BulkheadLLM(WrapperLLM):
     """Limits concurrent calls to ``inner`` adaptively; implements the LLM port itself.
 
     Args:
@@ -53,7 +54,7 @@ class BulkheadLLM:
         ceiling = max_concurrent if max_healthy is None else max_healthy
         if max_concurrent < 1 or max_wait_s < 0 or ceiling < max_concurrent:
             raise ValueError("need max_concurrent >= 1, max_wait_s >= 0 and max_healthy >= max_concurrent")
-        self.inner = inner
+        super().__init__(inner)
         self.max_concurrent = max_concurrent
         self.max_healthy = ceiling
         self._max_wait_s = max_wait_s
@@ -64,66 +65,35 @@ class BulkheadLLM:
         self.rejected = 0
 
     @property
-    def state(self) -> str | None:
-        """The inner breaker's state (closed/open/half_open), when the inner LLM has one."""
-        return getattr(self.inner, "state", None)
-
-    @property
     def queued(self) -> int:
         """Calls waiting for a slot now."""
         return sum(1 for w in self._waiters if not w.done())
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
+    async def around_complete(self, call: LLMCall) -> Completion:
         """The inner completion, once a slot is free."""
         async with self._slot():
             try:
-                result = await self.inner.complete(
-                    messages, tools=tools, temperature=temperature, max_tokens=max_tokens
-                )
+                result = await call.complete(self.inner)
             except LLMUnavailable:
                 self._failed()
                 raise
             self._succeeded()
             return result
 
-    async def stream(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def around_stream(self, call: LLMCall) -> AsyncGenerator[StreamEvent, None]:
         """The inner stream; the slot is held until the stream ends or is closed."""
         async with self._slot():
-            events = self.inner.stream(messages, tools=tools, temperature=temperature, max_tokens=max_tokens)
             first = True
             try:
-                async for event in events:
-                    if first:
-                        first = False
-                        self._succeeded()
-                    yield event
+                async with closing(call.stream(self.inner)) as events:
+                    async for event in events:
+                        if first:
+                            first = False
+                            self._succeeded()
+                        yield event
             except LLMUnavailable:
                 self._failed()
                 raise
-            finally:
-                aclose = getattr(events, "aclose", None)
-                if aclose is not None:
-                    await aclose()
-
-    async def aclose(self) -> None:
-        """Close the inner LLM's resources, if it has any."""
-        aclose = getattr(self.inner, "aclose", None)
-        if aclose is not None:
-            await aclose()
 
     # ------------------------------------------------------------------ the adaptive limit
     def _succeeded(self) -> None:
