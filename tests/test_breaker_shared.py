@@ -1,15 +1,18 @@
 """One circuit-breaker contract for the in-process breaker and the Redis-shared one (real server):
-failures counted together, every process fails fast while open, one probe across all in half-open."""
+failures counted together, every process fails fast while open, one probe across all in half-open,
+a lost probe opens it again, and an opening sheds the calls every process is waiting on."""
 
 from __future__ import annotations
 
 import asyncio
 import socket
+import time
 
 import pytest
 
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.breaker_redis import SharedCircuitBreakerLLM
+from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import CircuitOpen, LLMUnavailable
 from core.llm.types import Completion
 from tests.helpers_db import redis_prefix  # noqa: F401
@@ -58,7 +61,7 @@ async def breakers(request):
     yield factory, llm
     for breaker in made:
         if isinstance(breaker, SharedCircuitBreakerLLM):
-            await breaker._redis.aclose()
+            await breaker.aclose()
 
 
 async def outcome(breaker) -> str:
@@ -121,3 +124,81 @@ async def test_redis_down_falls_back_to_a_local_breaker():
         assert [await outcome(breaker) for _ in range(4)] == ["failed"] * 3 + ["open"]
     finally:
         await breaker.aclose()
+
+
+async def test_a_lost_probe_opens_it_again_everywhere(breakers):
+    factory, llm = breakers
+    a, b = factory(), factory()
+    llm.down = True
+    for x in (a, b, a):
+        await outcome(x)
+    await asyncio.sleep(RESET_S + 0.1)
+    llm.gate.clear()  # the probe never comes back
+    probe = asyncio.create_task(outcome(a))
+    await asyncio.sleep(RESET_S + 0.1)
+    with pytest.raises(CircuitOpen, match="lost"):
+        await b.complete(USER)
+    assert await outcome(a) == "open"  # open again for another reset period, not half-open
+    probe.cancel()
+    llm.gate.set()
+
+
+class HungLLM:
+    """An endpoint that accepts the request and never answers."""
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+    async def complete(self, messages, **_kw) -> Completion:
+        self.calls += 1
+        await asyncio.Event().wait()
+        raise AssertionError("unreachable")
+
+    async def stream(self, messages, **kwargs):  # pragma: no cover - not used here
+        raise NotImplementedError
+        yield
+
+
+async def _reply(breaker, wait_s: float | None) -> tuple[str, float]:
+    """One person's call under a reply budget of `wait_s` (None: a background call, no budget)."""
+    try:
+        if wait_s is None:
+            await breaker.complete(USER)
+        else:
+            with reply_budget(ReplyBudget(until=time.monotonic() + wait_s)):
+                async with asyncio.timeout(wait_s):
+                    await breaker.complete(USER)
+        return "ok", time.monotonic()
+    except CircuitOpen:
+        return "shed", time.monotonic()
+    except TimeoutError:
+        return "gave_up", time.monotonic()
+
+
+@pytest.mark.parametrize("mode", ["memory", "redis"])
+async def test_hangs_open_it_and_nobody_waits_past_the_opening(mode, request):
+    """Two engines (separate Redis clients, as two processes): hangs seen by A open the breaker and
+    every call B admitted earlier (people and a background memory call) is shed at that moment."""
+    llm = HungLLM()
+    if mode == "memory":
+        a = b = CircuitBreakerLLM(llm, failures=3, reset_s=30)
+    else:
+        url, prefix = request.getfixturevalue("redis_prefix")
+        a = SharedCircuitBreakerLLM(llm, url, prefix=prefix, failures=3, reset_s=30)
+        b = SharedCircuitBreakerLLM(llm, url, prefix=prefix, failures=3, reset_s=30)
+    try:
+        waiting = [asyncio.create_task(_reply(b, None))]  # a background call: no reply budget
+        for _ in range(10):  # people arriving one by one, each willing to wait 5 s
+            waiting.append(asyncio.create_task(_reply(b, 5.0)))
+            await asyncio.sleep(0.02)
+        hangs = await asyncio.gather(*(_reply(a, 0.3) for _ in range(3)))  # three replies give up
+        opened_at = time.monotonic()
+        assert [r for r, _ in hangs] == ["gave_up"] * 3
+        done = await asyncio.wait_for(asyncio.gather(*waiting), 3.0)
+        assert [r for r, _ in done] == ["shed"] * 11
+        assert max(t for _, t in done) - opened_at < 0.5  # nobody waited past the opening
+        assert b.state == "open" and await outcome(b) == "open" and llm.calls == 14
+    finally:
+        await a.aclose()
+        if b is not a:
+            await b.aclose()

@@ -1,191 +1,246 @@
 """The circuit breaker's state shared by every process through Redis (FUZI_REDIS_URL).
 
-Same states and rules as :class:`~core.llm.breaker.CircuitBreakerLLM` (read its docstring), but the
-state (closed/open/half-open, consecutive failures, when it opened, when the probe started) lives
-in one Redis hash and changes only inside Lua scripts timed by Redis' own clock. So N processes
-count failures together, all stop calling an LLM that is down, and in half-open exactly one call
-across all of them is the probe.
+The same transitions as :class:`~core.llm.breaker_store.MemoryBreakerStore` (read its module
+docstring), run inside Lua scripts timed by Redis' own clock on one hash: N processes count failures
+together, all stop calling an LLM that is down, and in half-open exactly one call across all of them
+is the probe; a probe presumed lost opens the circuit again. Each opening increments the hash's
+``generation`` and is published on ``<key>:opened``: every process sheds the calls it admitted
+before (the policy in core/llm/breaker.py waits on `opened_since`), so nobody waits out their own
+timeout after the breaker opened anywhere.
 
-Redis unreachable: each process falls back to its own in-memory breaker (the parent class's state
-machine) and logs `breaker_redis_down`; calls are neither blocked nor unprotected, and the shared
-state is used again once Redis answers.
+Redis unreachable: each process falls back to its own in-memory store and logs
+`breaker_redis_down`; calls are neither blocked nor unprotected, and the shared state is used again
+once Redis answers.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator
-from typing import cast
+import contextlib
+import uuid
+from typing import Any, cast
 
 import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from core.llm.breaker import CircuitBreakerLLM, Outcome, State, _closing
-from core.llm.errors import CircuitOpen, LLMConfigError, LLMUnavailable
-from core.llm.types import LLM, Completion, Message, StreamDone, StreamEvent
+from core.llm.breaker import CircuitBreakerLLM
+from core.llm.breaker_store import STATES, MemoryBreakerStore, Openings, Outcome, State, Ticket
+from core.llm.errors import CircuitOpen
+from core.llm.types import LLM
 
 log = structlog.get_logger(__name__)
-_STATES: tuple[State, ...] = ("closed", "open", "half_open")
 
-# KEYS[1] the hash; ARGV reset_ms. Returns {code, wait_ms}: 0 pass, 1 probe, -1 open, -2 probe in flight.
-_ADMIT = """
-local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)
+LISTEN_POLL_S = 1.0  # the opening listener's read timeout (and its pause after a Redis error)
+
+_NOW = "local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)\n"
+_OPEN = """
+local function open_it(state_key, channel, now)
+  local gen = redis.call('HINCRBY', state_key, 'generation', 1)
+  redis.call('HSET', state_key, 'state', 'open', 'opened_at', now)
+  redis.call('HDEL', state_key, 'probe', 'probe_at')
+  redis.call('PUBLISH', channel, gen)
+  return gen
+end
+"""
+# KEYS[1] the hash, KEYS[2] the channel; ARGV reset_ms, a new probe id.
+# Returns {code, wait_ms, generation, failures}: 0 pass, 1 probe, -1 open, -2 probe in flight, -3 probe lost.
+_ADMIT = (
+    _NOW
+    + _OPEN
+    + """
 local reset = tonumber(ARGV[1])
+local gen = tonumber(redis.call('HGET', KEYS[1], 'generation') or '0')
+local failures = tonumber(redis.call('HGET', KEYS[1], 'failures') or '0')
 local state = redis.call('HGET', KEYS[1], 'state') or 'closed'
-if state == 'closed' then return {0, 0} end
+if state == 'closed' then return {0, 0, gen, failures} end
 if state == 'open' then
   local opened = tonumber(redis.call('HGET', KEYS[1], 'opened_at') or '0')
-  if now - opened < reset then return {-1, reset - (now - opened)} end
+  if now - opened < reset then return {-1, reset - (now - opened), gen, failures} end
   redis.call('HSET', KEYS[1], 'state', 'half_open')
 end
-local probe = tonumber(redis.call('HGET', KEYS[1], 'probe_at') or '-1')
-if probe >= 0 and now - probe < reset then return {-2, 0} end
-redis.call('HSET', KEYS[1], 'probe_at', now)
-return {1, 0}
+local probe_at = tonumber(redis.call('HGET', KEYS[1], 'probe_at') or '-1')
+if probe_at >= 0 then
+  if now - probe_at < reset then return {-2, 0, gen, failures} end
+  return {-3, reset, open_it(KEYS[1], KEYS[2], now), failures}
+end
+redis.call('HSET', KEYS[1], 'probe', ARGV[2], 'probe_at', now)
+return {1, 0, gen, failures}
 """
-# KEYS[1] the hash; ARGV outcome, probe (0/1), threshold. Returns the state after.
-_RECORD = """
-local t = redis.call('TIME'); local now = t[1] * 1000 + math.floor(t[2] / 1000)
-local outcome, probe, threshold = ARGV[1], ARGV[2] == '1', tonumber(ARGV[3])
+)
+# KEYS[1] the hash, KEYS[2] the channel; ARGV outcome, probe id ('' when not a probe), threshold.
+# Returns {state, failures, generation}.
+_RECORD = (
+    _NOW
+    + _OPEN
+    + """
+local outcome, probe, threshold = ARGV[1], ARGV[2], tonumber(ARGV[3])
 local state = redis.call('HGET', KEYS[1], 'state') or 'closed'
-if probe then redis.call('HDEL', KEYS[1], 'probe_at') end
-if outcome == 'success' then
-  redis.call('HSET', KEYS[1], 'failures', 0)
-  if probe and state == 'half_open' then state = 'closed'; redis.call('HSET', KEYS[1], 'state', state) end
-elseif outcome == 'failure' then
-  local n = redis.call('HINCRBY', KEYS[1], 'failures', 1)
-  if (probe and state == 'half_open') or (state == 'closed' and n >= threshold) then
-    state = 'open'; redis.call('HSET', KEYS[1], 'state', state, 'opened_at', now)
+local function result()
+  local gen = tonumber(redis.call('HGET', KEYS[1], 'generation') or '0')
+  return {redis.call('HGET', KEYS[1], 'state') or 'closed', tonumber(redis.call('HGET', KEYS[1], 'failures') or '0'), gen}
+end
+if probe ~= '' then
+  if redis.call('HGET', KEYS[1], 'probe') ~= probe then return result() end
+  redis.call('HDEL', KEYS[1], 'probe', 'probe_at')
+  if (outcome == 'neutral' or outcome == 'shed') and state == 'half_open' then
+    open_it(KEYS[1], KEYS[2], now)
+    return result()
   end
 end
-return state
+if outcome == 'success' then
+  redis.call('HSET', KEYS[1], 'failures', 0)
+  if probe ~= '' and state == 'half_open' then redis.call('HSET', KEYS[1], 'state', 'closed') end
+elseif outcome == 'failure' then
+  local n = redis.call('HINCRBY', KEYS[1], 'failures', 1)
+  if (probe ~= '' and state == 'half_open') or (state == 'closed' and n >= threshold) then
+    open_it(KEYS[1], KEYS[2], now)
+  end
+end
+return result()
 """
+)
 
 
-class SharedCircuitBreakerLLM(CircuitBreakerLLM):
-    """`CircuitBreakerLLM` whose state is shared through Redis.
+class RedisBreakerStore:
+    """The breaker's state in one Redis hash, shared by every process.
 
     Args:
-        inner: the LLM to protect.
-        redis_url: e.g. ``redis://host:6379/0``.
-        prefix: key prefix (one per deployment; tests use one per test).
-        failures, reset_s: as for `CircuitBreakerLLM`.
+        redis: the client (built once in bot/; this store does not close it unless it owns it).
+        key: the hash's key (one per deployment: ``<prefix>breaker:llm``).
+        failures, reset_s: as for the memory store.
+        owns_client: close `redis` in `aclose`.
     """
 
-    def __init__(self, inner: LLM, redis_url: str, *, prefix: str = "fuzi:", failures: int = 5, reset_s: float = 30.0):
-        super().__init__(inner, failures=failures, reset_s=reset_s)
-        self._redis = Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
-        self._key = f"{prefix}breaker:llm"
-        self._admit_script = self._redis.register_script(_ADMIT)
-        self._record_script = self._redis.register_script(_RECORD)
+    def __init__(self, redis: Redis, *, key: str, failures: int, reset_s: float, owns_client: bool = False):
+        self._local = MemoryBreakerStore(failures=failures, reset_s=reset_s)
+        self._redis, self._key, self._channel = redis, key, f"{key}:opened"
+        self._threshold, self._reset_ms = failures, int(reset_s * 1000)
+        self._owns_client = owns_client
+        self._admit_script = redis.register_script(_ADMIT)
+        self._record_script = redis.register_script(_RECORD)
+        self._state: State = "closed"
+        self._failures = 0
         self._down = False
+        self._listener: asyncio.Task | None = None
         self._pending: set[asyncio.Task] = set()
+        self.openings = Openings()
+        self.transitions: list[tuple[str, str]] = []
+
+    @property
+    def state(self) -> State:
+        """The last state seen in Redis (the local fallback's while Redis is unreachable)."""
+        return self._local.state if self._down else self._state
+
+    @property
+    def failures(self) -> int:
+        return self._local.failures if self._down else self._failures
 
     async def shared_state(self) -> str:
         """The state in Redis ("closed", "open" or "half_open"; open is reported until a caller probes)."""
         raw = await self._redis.hget(self._key, "state")
         return raw.decode() if isinstance(raw, bytes) else (raw or "closed")
 
-    async def _admit_shared(self) -> tuple[bool, object | None]:
-        """(shared, probe): admitted through Redis or, when it is down, through the local state machine."""
+    async def admit(self) -> Ticket:
+        self._listen()
+        probe = uuid.uuid4().hex
         try:
-            code, wait_ms = await self._admit_script(keys=[self._key], args=[int(self._reset_s * 1000)])
+            code, wait_ms, generation, failures = await self._admit_script(
+                keys=[self._key, self._channel], args=[self._reset_ms, probe]
+            )
         except RedisError as exc:
             self._mark_down(exc)
-            return False, self._admit()
+            ticket = self._local.admit_now()
+            return Ticket(ticket.probe, ticket.generation, local=True)
         self._mark_up()
+        self._failures = int(failures)
+        self._saw_generation(int(generation))
         if code == -1:
+            self._saw("open")
             raise CircuitOpen(f"LLM circuit open ({int(wait_ms) / 1000:.1f}s left)")
         if code == -2:
             raise CircuitOpen("LLM circuit half-open: a probe call is in flight")
-        return True, (True if code == 1 else None)
+        if code == -3:
+            log.warning("circuit_probe_lost", shared=True)
+            self._saw("open")
+            raise CircuitOpen("LLM circuit reopened: the last probe was lost")
+        if code == 1:
+            self._saw("half_open")
+            return Ticket(probe, int(generation))
+        self._saw("closed")
+        return Ticket(None, int(generation))
 
-    async def _record_shared(self, outcome: Outcome, shared: bool, probe: object | None) -> None:
-        if not shared:
-            self._record(outcome, probe)
+    async def record(self, outcome: Outcome, ticket: Ticket) -> None:
+        if ticket.local:
+            self._local.record_now(outcome, ticket)
             return
-        if outcome == "neutral" and not probe:
-            return
+        if ticket.probe is None and outcome in ("neutral", "shed"):
+            return  # changes nothing outside half-open
         try:
-            state = await self._record_script(keys=[self._key], args=[outcome, int(probe is not None), self._threshold])
+            state, failures, generation = await self._record_script(
+                keys=[self._key, self._channel], args=[outcome, ticket.probe or "", self._threshold]
+            )
         except RedisError as exc:
             self._mark_down(exc)
             return
-        state = state.decode() if isinstance(state, bytes) else state
-        if state in _STATES and state != self._state:
-            log.warning("circuit_state", **{"from": self._state, "to": state}, shared=True)
-            self._state = cast(State, state)  # checked against _STATES above
+        self._failures = int(failures)
+        self._saw(state.decode() if isinstance(state, bytes) else str(state))
+        self._saw_generation(int(generation))
 
-    def _record_later(self, outcome: Outcome, shared: bool, probe: object | None) -> None:
-        """Record from a cancelled or abandoned call without awaiting in its cleanup."""
-        task = asyncio.get_running_loop().create_task(self._record_shared(outcome, shared, probe))
+    def record_soon(self, outcome: Outcome, ticket: Ticket) -> None:
+        """Record from a cancelled call's or a closed stream's cleanup, without awaiting there."""
+        task = asyncio.get_running_loop().create_task(self.record(outcome, ticket))
         self._pending.add(task)
         task.add_done_callback(self._pending.discard)
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
-        """As `CircuitBreakerLLM.complete`, admitted and recorded through the shared state."""
-        shared, probe = await self._admit_shared()
-        try:
-            result = await self._inner.complete(messages, tools=tools, temperature=temperature, max_tokens=max_tokens)
-        except LLMConfigError:
-            await self._record_shared("success", shared, probe)
-            raise
-        except LLMUnavailable:
-            await self._record_shared("failure", shared, probe)
-            raise
-        except BaseException:
-            self._record_later("neutral", shared, probe)
-            raise
-        await self._record_shared("success", shared, probe)
-        return result
-
-    async def stream(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncGenerator[StreamEvent, None]:
-        """As `CircuitBreakerLLM.stream`: success is reaching StreamDone."""
-        shared, probe = await self._admit_shared()
-        recorded = False
-        try:
-            events = self._inner.stream(messages, tools=tools, temperature=temperature, max_tokens=max_tokens)
-            async with _closing(events):
-                async for event in events:
-                    if isinstance(event, StreamDone) and not recorded:
-                        recorded = True
-                        await self._record_shared("success", shared, probe)
-                    yield event
-        except LLMConfigError:
-            if not recorded:
-                recorded = True
-                await self._record_shared("success", shared, probe)
-            raise
-        except LLMUnavailable:
-            if not recorded:
-                recorded = True
-                await self._record_shared("failure", shared, probe)
-            raise
-        finally:
-            if not recorded:
-                self._record_later("neutral", shared, probe)
+    async def opened_since(self, ticket: Ticket) -> None:
+        await (self._local.openings if ticket.local else self.openings).after(ticket.generation)
 
     async def aclose(self) -> None:
-        """Close the inner LLM and the Redis connection."""
+        """Finish pending records, stop listening (and close the client when this store owns it)."""
         if self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
-        await super().aclose()
-        await self._redis.aclose()
+        if self._listener is not None:
+            self._listener.cancel()
+            await asyncio.gather(self._listener, return_exceptions=True)
+        if self._owns_client:
+            await self._redis.aclose()
+
+    # ------------------------------------------------------------------ openings elsewhere
+    def _listen(self) -> None:
+        if self._listener is None or self._listener.done():
+            self._listener = asyncio.get_running_loop().create_task(self._follow_openings())
+
+    async def _follow_openings(self) -> None:
+        """Advance the local generation on every opening published by any process.
+
+        A message missed while Redis was away is caught up by the next admit or record (both
+        return the generation).
+        """
+        while True:
+            pubsub = self._redis.pubsub()
+            try:
+                await pubsub.subscribe(self._channel)
+                while True:
+                    message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=LISTEN_POLL_S)
+                    if message is not None and message.get("type") == "message":
+                        self._saw("open")
+                        self._saw_generation(int(message["data"]))
+            except RedisError as exc:
+                log.warning("breaker_listen_failed", error=type(exc).__name__)
+                await asyncio.sleep(LISTEN_POLL_S)
+            finally:
+                with contextlib.suppress(Exception):
+                    await pubsub.aclose()
+
+    def _saw_generation(self, generation: int) -> None:
+        self.openings.advance(generation)
+
+    def _saw(self, state: Any) -> None:
+        if state in STATES and state != self._state:
+            log.warning("circuit_state", **{"from": self._state, "to": state}, shared=True)
+            self.transitions.append((self._state, state))
+            self._state = cast(State, state)  # checked against STATES above
 
     def _mark_down(self, exc: BaseException) -> None:
         if not self._down:
@@ -196,3 +251,30 @@ class SharedCircuitBreakerLLM(CircuitBreakerLLM):
         if self._down:
             log.info("breaker_redis_recovered")
         self._down = False
+
+
+class SharedCircuitBreakerLLM(CircuitBreakerLLM):
+    """`CircuitBreakerLLM` over a `RedisBreakerStore` (the policy is the same; only the store differs).
+
+    Args:
+        inner: the LLM to protect.
+        redis: a client, or a URL (``redis://host:6379/0``: this breaker then owns its client).
+        prefix: key prefix (one per deployment; tests use one per test).
+        failures, reset_s: as for `CircuitBreakerLLM`.
+    """
+
+    def __init__(
+        self, inner: LLM, redis: Redis | str, *, prefix: str = "fuzi:", failures: int = 5, reset_s: float = 30.0
+    ):
+        owns = isinstance(redis, str)
+        client = (
+            Redis.from_url(redis, socket_timeout=1.0, socket_connect_timeout=1.0) if isinstance(redis, str) else redis
+        )
+        self.shared = RedisBreakerStore(
+            client, key=f"{prefix}breaker:llm", failures=failures, reset_s=reset_s, owns_client=owns
+        )
+        super().__init__(inner, store=self.shared)
+        self._redis = client
+
+    async def shared_state(self) -> str:
+        return await self.shared.shared_state()
