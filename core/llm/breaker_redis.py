@@ -154,21 +154,21 @@ class RedisBreakerStore:
             return Ticket(ticket.probe, ticket.generation, local=True)
         self._mark_up()
         self._failures = int(failures)
-        self._saw_generation(int(generation))
+        generation = int(generation)
         if code == -1:
-            self._saw("open")
+            self._saw("open", generation)
             raise CircuitOpen(f"LLM circuit open ({int(wait_ms) / 1000:.1f}s left)")
         if code == -2:
             raise CircuitOpen("LLM circuit half-open: a probe call is in flight")
         if code == -3:
             log.warning("circuit_probe_lost", shared=True)
-            self._saw("open")
+            self._saw("open", generation)
             raise CircuitOpen("LLM circuit reopened: the last probe was lost")
         if code == 1:
-            self._saw("half_open")
-            return Ticket(probe, int(generation))
-        self._saw("closed")
-        return Ticket(None, int(generation))
+            self._saw("half_open", generation)
+            return Ticket(probe, generation)
+        self._saw("closed", generation)
+        return Ticket(None, generation)
 
     async def record(self, outcome: Outcome, ticket: Ticket) -> None:
         if ticket.local:
@@ -184,8 +184,7 @@ class RedisBreakerStore:
             self._mark_down(exc)
             return
         self._failures = int(failures)
-        self._saw(state.decode() if isinstance(state, bytes) else str(state))
-        self._saw_generation(int(generation))
+        self._saw(state.decode() if isinstance(state, bytes) else str(state), int(generation))
 
     def record_soon(self, outcome: Outcome, ticket: Ticket) -> None:
         """Record from a cancelled call's or a closed stream's cleanup, without awaiting there."""
@@ -224,8 +223,7 @@ class RedisBreakerStore:
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=LISTEN_POLL_S)
                     if message is not None and message.get("type") == "message":
-                        self._saw("open")
-                        self._saw_generation(int(message["data"]))
+                        self._saw("open", int(message["data"]))
             except RedisError as exc:
                 log.warning("breaker_listen_failed", error=type(exc).__name__)
                 await asyncio.sleep(LISTEN_POLL_S)
@@ -233,10 +231,11 @@ class RedisBreakerStore:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
-    def _saw_generation(self, generation: int) -> None:
+    def _saw(self, state: Any, generation: int) -> None:
+        """Mirror what Redis answered, unless an opening newer than that answer was seen already."""
+        if generation < self.openings.generation:
+            return
         self.openings.advance(generation)
-
-    def _saw(self, state: Any) -> None:
         if state in STATES and state != self._state:
             log.warning("circuit_state", **{"from": self._state, "to": state}, shared=True)
             self.transitions.append((self._state, state))
