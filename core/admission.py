@@ -19,6 +19,7 @@ from typing import Any, Literal
 import structlog
 
 from core.ports import Guard, Turn
+from core.storage.status import MessageStatus
 from core.text import reply_language
 from core.texts import say
 
@@ -43,7 +44,7 @@ class NotAdmitted(Exception):
         super().__init__(self.reason)
 
     @property
-    def status(self) -> str:
+    def status(self) -> MessageStatus:
         """The stored status of the user's message: the same word as the reason."""
         return self.reason
 

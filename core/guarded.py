@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator
 from contextlib import aclosing
 from dataclasses import dataclass, replace
+from typing import Literal
 
 import structlog
 
@@ -34,7 +35,7 @@ class Outcome:
     """The answer to show and store, with its stored status ("ok" or "blocked")."""
 
     answer: Answer
-    status: str
+    status: Literal["ok", "blocked"]
 
 
 @dataclass(frozen=True)

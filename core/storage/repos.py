@@ -21,18 +21,19 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from core.storage.conflict import retry_on_conflict
 from core.storage.models import Account, Chat, Message, Person
 from core.storage.rows import affected, row_id
+from core.storage.status import MessageStatus
 
 log = structlog.get_logger(__name__)
 T = TypeVar("T")
 
 REFUSED_KEEP_CHARS = 1000
 """How much of a refused user message is stored (the rest is cut, its length noted)."""
-KEPT_WHOLE = frozenset({"ok", "context"})
+KEPT_WHOLE: frozenset[MessageStatus] = frozenset({"ok", "context"})
 """User-message statuses stored in full: answered messages (already within the input limit) and
 group chatter kept as context."""
 
 
-def clip_refused(text: str, status: str, keep: int = REFUSED_KEEP_CHARS) -> str:
+def clip_refused(text: str, status: MessageStatus, keep: int = REFUSED_KEEP_CHARS) -> str:
     """The text to store for a user message with this status.
 
     A message that got no answer ("too_long", "injection", "busy", "rate_limited" …) is kept only
@@ -273,7 +274,7 @@ class MessageRepo(_Repo):
         account: str = "",
         speaker: str = "",
         level: int | None = None,
-        status: str = "ok",
+        status: MessageStatus = "ok",
         trace_id: str = "",
     ) -> int:
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
@@ -310,7 +311,7 @@ class MessageRepo(_Repo):
         *,
         after_id: int | None = None,
         before_id: int | None = None,
-        statuses: Collection[str] | None = None,
+        statuses: Collection[MessageStatus] | None = None,
     ) -> list[Message]:
         """The last `limit` messages of a chat, oldest first.
 
@@ -352,7 +353,9 @@ class MessageRepo(_Repo):
         rows = await self._run(lambda s: list(s.exec(query)))
         return rows[::-1]
 
-    async def set_status(self, trace_id: str, role: str, status: str, *, only_if: str | None = None) -> int:
+    async def set_status(
+        self, trace_id: str, role: str, status: MessageStatus, *, only_if: MessageStatus | None = None
+    ) -> int:
         """Change the status of the `role` message(s) of one trace (e.g. a reply not delivered)."""
 
         def change(s: Session) -> int:
