@@ -83,3 +83,10 @@ async def test_every_reason_in_the_literal_is_emitted(tmp_path, fake_llm):
     await reasons(configured, incoming("何为智？", user="dave"))  # config_error
     await llm.aclose()
     assert seen == REASONS
+
+
+def test_metrics_outcome_labels_are_derived_from_the_engines_reasons():
+    from adapters.common.metrics import OUTCOMES, REFUSALS
+
+    assert set(OUTCOMES) == REASONS | {"answered", "cancelled"}
+    assert REFUSALS <= REASONS

@@ -21,7 +21,7 @@ import inspect
 import time
 from collections.abc import AsyncGenerator, Callable
 from contextlib import aclosing
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 from prometheus_client import (
     CONTENT_TYPE_LATEST,
@@ -32,15 +32,19 @@ from prometheus_client import (
     generate_latest,
 )
 
-from core.events import FinalReply, Notice, ReplyEvent, TextDelta
+from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta
 from core.llm.types import LLM, Completion, StreamEvent
 from core.llm.wrapper import LLMCall, WrapperLLM
 from core.ports import Engine
 from core.types import Incoming
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
-# Notice reasons that are not refusals: the engine answered, or failed, or the person was busy.
-NOT_REFUSALS = frozenset({"command", "unknown_command", "no_llm", "busy", "cancelled", "error", "config_error"})
+# The outcome label's words, derived from the engine's vocabulary: a final reply, a stream that
+# ended without one, or a notice reason. Refusals (fuzi_guard_refusals_total) are the notice reasons
+# by which the guards turned a message away; every other reason is not a refusal.
+ReplyOutcome = Literal["answered", "cancelled"] | NoticeReason
+OUTCOMES: tuple[str, ...] = ("answered", "cancelled", *get_args(NoticeReason))
+REFUSALS: frozenset[NoticeReason] = frozenset({"bad_input", "injection", "rate_limited"})
 BREAKER_STATES = {"closed": 0, "half_open": 1, "open": 2}
 _LATENCY_BUCKETS = (0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60, 120)
 
@@ -161,7 +165,8 @@ class ObservedEngine:
 
     async def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """The engine's events, unchanged; recorded when the stream ends (or is closed early)."""
-        started, outcome, level, first = self._clock(), "cancelled", "-", False
+        started, level, first = self._clock(), "-", False
+        outcome: ReplyOutcome = "cancelled"
         try:
             async with aclosing(self._engine.handle(incoming)) as events:
                 async for event in events:
@@ -177,10 +182,10 @@ class ObservedEngine:
             if incoming.addressed:
                 self._record(incoming.platform, outcome, level, self._clock() - started)
 
-    def _record(self, platform: str, outcome: str, level: str, seconds: float) -> None:
+    def _record(self, platform: str, outcome: ReplyOutcome, level: str, seconds: float) -> None:
         m = self._metrics
         m.replies.labels(platform, outcome, level).inc()
-        if outcome not in NOT_REFUSALS and outcome != "answered":
+        if outcome in REFUSALS:
             m.refusals.labels(outcome).inc()
         if outcome not in {"command", "unknown_command"}:
             m.reply_time.labels(platform, outcome).observe(seconds)
