@@ -411,7 +411,6 @@ async def open_runtime(
                 llm,
                 tools,
                 max_rounds=a.max_rounds,
-                reply_timeout_s=a.reply_timeout_s,
                 tool_timeout_s=a.tool_timeout_s,
                 final_answer_timeout_s=a.final_answer_timeout_s,
             )

@@ -29,6 +29,7 @@ from core.llm.errors import LLMTimeout, LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
 from core.ports import PassageSearch
 from core.skills import Skill, reply_language
+from core.text import Language
 from core.texts import say
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext, call_sync_or_async
@@ -100,7 +101,13 @@ class AgentRunner(Protocol):
     tools: ToolClient
 
     def run(
-        self, messages: list[Message], *, allowed_tools: list[str] | None, ctx: ToolContext, citations: CitationBook
+        self,
+        messages: list[Message],
+        *,
+        allowed_tools: list[str] | None,
+        ctx: ToolContext,
+        citations: CitationBook,
+        language: Language | None = None,
     ) -> AsyncGenerator[AgentEvent, None]: ...
 
 
@@ -239,7 +246,13 @@ class FallbackLadder:
         allowed = await self._allowed_tools(agent, request.skill)
         result: AgentResult | None = None
         async with aclosing(
-            agent.run(request.messages, allowed_tools=allowed, ctx=request.ctx, citations=book)
+            agent.run(
+                request.messages,
+                allowed_tools=allowed,
+                ctx=request.ctx,
+                citations=book,
+                language=reply_language(request.question),
+            )
         ) as events:
             async for event in events:
                 if isinstance(event, AgentResult):

@@ -11,12 +11,13 @@ import pytest_asyncio
 from structlog.testing import capture_logs
 
 from core.agent import Agent, AgentResult, ReplyTimeout
-from core.agent.loop import CANNED, FORCE_ANSWER_NOTE
+from core.agent.loop import FORCE_ANSWER_NOTE
 from core.citations import CitationBook
 from core.events import TextDelta, TextReset, ToolStep
 from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMConfigError, LLMUnavailable
 from core.llm.retry import RetryPolicy
+from core.texts import say
 from core.tools import ToolClient, ToolContext, ToolServer
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 
@@ -318,12 +319,12 @@ async def test_empty_answers_end_in_the_fixed_in_persona_sentence(fake_llm, make
     fake_llm.stream_text("  ")
     events, result = await run(make_agent(Tools()))
     assert "tools" not in fake_llm.requests[1]
-    assert result.text == CANNED["zh"] and result.canned and result.stop_reason == "empty"
-    assert streamed_text(events) == CANNED["zh"]
+    assert result.text == say("AGENT_NO_WORDS", "zh") and result.canned and result.stop_reason == "empty"
+    assert streamed_text(events) == say("AGENT_NO_WORDS", "zh")
     english = [{"role": "user", "content": "What is benevolence?"}]
     fake_llm.stream_text("").stream_text("")
     _, result = await run(make_agent(Tools()), messages=english)
-    assert result.text == CANNED["en"]
+    assert result.text == say("AGENT_NO_WORDS", "en")
 
 
 async def test_text_before_tool_calls_is_reset(fake_llm, make_agent):

@@ -13,6 +13,7 @@ import pytest
 import structlog
 
 from core.agent import Agent
+from core.agent.loop import FORCE_ANSWER_NOTE
 from core.events import FinalReply, TextDelta, TextReset
 from core.fallback import DeadlineExceeded, FallbackLadder, LadderRequest, LevelStart
 from core.guarded import GuardedLadder, ReplyProgress
@@ -86,7 +87,9 @@ async def test_hung_endpoint_answers_from_l2_by_the_deadline(engine, fake_llm):
     assert elapsed < 0.8 + SLACK_S
     assert final.level == 2 and final.citations[0].id == "lunyu:3.22"
     assert "管仲之器小哉" in final.text and final.text.startswith("今日夫子不能细细论说")
-    assert len(fake_llm.requests) == 1  # L0 used all the time; L1 was not started
+    # L0 used all the time (one clock per reply: its rounds got 3/4 of it, its forced answer the
+    # rest); L1 was not started
+    assert len(fake_llm.requests) == 2 and FORCE_ANSWER_NOTE in str(fake_llm.requests[1]["messages"])
     assert [(e["from_level"], e["to_level"]) for e in deadline_logs(logs)] == [(0, 2)]
     rows = await storage.messages.recent("console:c1", 5)
     assert [(r.role, r.level, r.status) for r in rows] == [("user", None, "ok"), ("assistant", 2, "ok")]
@@ -164,7 +167,8 @@ def test_deadline_exceeded_degrades():
 
 async def test_stream_cut_at_the_deadline_never_leaves_an_empty_reply(engine, fake_llm):
     service, _ = engine(0.8)
-    fake_llm.push(Reply(text="子曰：学而时习之，不亦说乎", chunk=2, chunk_delay=5.0))  # L0 streams, then stalls
+    for _ in range(2):  # L0 streams, then stalls; so does its forced answer in the last quarter of the time
+        fake_llm.push(Reply(text="子曰：学而时习之，不亦说乎", chunk=2, chunk_delay=5.0))
     events = await collect(service, incoming("学而时习之"))
     assert any(isinstance(e, TextDelta) for e in events)
     final = final_of(events)

@@ -29,6 +29,7 @@ from bot.settings.schedule import ScheduleSettings
 DEPRECATED = {
     "FUZI_GUARD_MAX_IN_FLIGHT": "one reply in flight per person is always the rule (the engine's RunningReplies)",
     "FUZI_GUARD_MAX_INPUT_CHARS": "the one input length limit is FUZI_ENGINE_MAX_INPUT_CHARS",
+    "FUZI_AGENT_REPLY_TIMEOUT_S": "one clock per reply: the agent gets what FUZI_ENGINE_REPLY_DEADLINE_S leaves",
 }
 
 

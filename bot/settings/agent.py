@@ -8,14 +8,13 @@ from bot.settings.base import Section, section
 class AgentSettings(Section):
     """Limits of one ReAct reply (FUZI_AGENT_*).
 
-    reply_timeout_s bounds the whole reply; final_answer_timeout_s of it (at most a quarter) is kept
-    for the last, tools-free completion that forces an answer once a limit is reached.
+    The reply's time is FUZI_ENGINE_REPLY_DEADLINE_S (one clock per reply); final_answer_timeout_s
+    of it (at most a quarter) is kept for the last, tools-free completion that forces an answer.
     """
 
     model_config = section("FUZI_AGENT_")
 
     max_rounds: int = Field(5, ge=1)
-    reply_timeout_s: float = Field(120.0, gt=0)
     tool_timeout_s: float = Field(15.0, gt=0)
     final_answer_timeout_s: float = Field(30.0, gt=0)
 

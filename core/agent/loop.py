@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import time
 from collections.abc import AsyncGenerator, Callable, Iterable
 from dataclasses import dataclass, field
@@ -22,8 +23,10 @@ from core.agent.steps import StepRunner
 from core.agent.types import AgentEvent, AgentResult, AgentStep, LLMRound, ReplyTimeout, StopReason
 from core.citations import CitationBook, CitationStream
 from core.events import TextDelta, TextReset, ToolStep
+from core.llm.budget import current_budget
 from core.llm.types import LLM, Completion, Message, StreamDelta, StreamDone, ToolCall, Usage
-from core.text import has_cjk
+from core.text import Language, reply_language
+from core.texts import say
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext
 
@@ -33,10 +36,8 @@ FORCE_ANSWER_NOTE = (
     "The tools are no longer available for this reply. Answer the user now, from what the tools "
     "returned above and what you know, citing passages by their [n] numbers where you rely on them."
 )
-CANNED = {
-    "zh": "吾思之再三，今日未能成言。请换个问法再问我。",
-    "en": "I have turned this over and over, yet today the words will not come. Ask me again in other words.",
-}
+STANDALONE_REPLY_S = 120.0  # an agent run outside a reply (no reply budget) gets this long
+_TAG = re.compile(r"</?[a-z_]+(?: [^>]*)?>")  # the labels of user data blocks (core/memory/blocks.py)
 
 
 @dataclass
@@ -48,6 +49,7 @@ class _Reply:
     runner: StepRunner
     deadline: float  # tool rounds must end by then: the rest of the reply time is for the answer
     hard_deadline: float  # the whole reply's time limit
+    language: Language | None = None  # the reply's language (None: from the last user message)
     usage: list[Usage] = field(default_factory=list)
     steps: list[AgentStep] = field(default_factory=list)
     llm_calls: list[LLMRound] = field(default_factory=list)
@@ -75,10 +77,12 @@ class Agent:
         llm: any `LLM` (the client, usually behind the circuit breaker).
         tools: the tool client; `run` filters its tools by `allowed_tools`.
         max_rounds: tool rounds per reply before the answer is forced.
-        reply_timeout_s: wall time per reply, the forced answer included.
+        reply_timeout_s: wall time per reply, the forced answer included; None (the engine's way):
+            whatever the reply's budget (core/llm/budget.py, one clock per reply) has left, or
+            `STANDALONE_REPLY_S` outside a reply.
         tool_timeout_s: time limit per tool call.
         final_answer_timeout_s: the part of the reply time kept for the forced, tools-free answer
-            (at most a quarter of reply_timeout_s); tool rounds stop early enough to leave it.
+            (at most a quarter of the reply's time); tool rounds stop early enough to leave it.
         max_observation_chars: a tool result longer than this is cut before the model sees it.
         clock: monotonic clock (seconds) for deadlines and latencies.
     """
@@ -89,7 +93,7 @@ class Agent:
         tools: ToolClient,
         *,
         max_rounds: int = 5,
-        reply_timeout_s: float = 120.0,
+        reply_timeout_s: float | None = None,
         tool_timeout_s: float = 15.0,
         final_answer_timeout_s: float = 30.0,
         max_observation_chars: int = 8000,
@@ -104,9 +108,14 @@ class Agent:
         self.max_observation_chars = max_observation_chars
         self._clock = clock
 
-    @property
-    def _reserve_s(self) -> float:
-        return min(self.final_answer_timeout_s, self.reply_timeout_s / 4)
+    def _time_s(self) -> float:
+        """This reply's time: the reply budget's (the one clock of a reply), capped by reply_timeout_s."""
+        budget = current_budget()
+        left = budget.left() if budget is not None else None
+        own = self.reply_timeout_s
+        if left is None:
+            return own if own is not None else STANDALONE_REPLY_S
+        return max(0.0, left if own is None else min(own, left))
 
     async def run(
         self,
@@ -115,8 +124,12 @@ class Agent:
         allowed_tools: Iterable[str] | None,
         ctx: ToolContext,
         citations: CitationBook,
+        language: Language | None = None,
     ) -> AsyncGenerator[AgentEvent, None]:
         """Yield text deltas, resets and tool steps as they happen, then one AgentResult.
+
+        `language` is the reply's (`core.text.reply_language` of the question); without it, the same
+        rule is applied to the last user message.
 
         Raises:
             LLMError: from the LLM (the caller runs the fallback ladder); ReplyTimeout when even
@@ -124,8 +137,10 @@ class Agent:
         """
         await self.tools.connect()
         runner = StepRunner(self.tools, allowed_tools, ctx, citations, self._clock, self.max_observation_chars)
-        hard_deadline = self._clock() + self.reply_timeout_s
-        reply = _Reply(list(messages), citations, runner, hard_deadline - self._reserve_s, hard_deadline)
+        time_s = self._time_s()
+        hard_deadline = self._clock() + time_s
+        reserve_s = min(self.final_answer_timeout_s, time_s / 4)
+        reply = _Reply(list(messages), citations, runner, hard_deadline - reserve_s, hard_deadline, language)
         tools = self.tools.to_openai_tools(runner.allowed) or None
         try:
             async for event in self._loop(reply, tools):
@@ -228,7 +243,7 @@ class Agent:
         log.info("agent_force_answer", reason=stop, rounds=reply.rounds)
         reply.messages.append({"role": "system", "content": FORCE_ANSWER_NOTE})
         current = _Round(reply.citations.stream())
-        budget = max(self._reserve_s, reply.hard_deadline - self._clock())
+        budget = max(reply.hard_deadline - reply.deadline, reply.hard_deadline - self._clock())
         async for event in self._stream(reply, current, None, budget, True):
             yield event
         if current.timed_out:
@@ -236,7 +251,7 @@ class Agent:
         if not _answer_text(current):
             if current.shown:
                 yield TextReset("empty")
-            canned = CANNED[_language(reply.messages)]
+            canned = say("AGENT_NO_WORDS", reply.language or _language(reply.messages))
             yield TextDelta(canned)
             yield self._result(reply, canned, (), stop, canned=True)
             return
@@ -302,11 +317,11 @@ def _assistant_message(text: str, calls: list[ToolCall]) -> Message:
     }
 
 
-def _language(messages: list[Message]) -> str:
-    """ "zh" when the user's last message has Chinese characters, else "en"."""
+def _language(messages: list[Message]) -> Language:
+    """`reply_language` of the user's last message (its data-block tags removed)."""
     for msg in reversed(messages):
         if msg.get("role") == "user":
             content = msg.get("content")
             text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
-            return "zh" if has_cjk(text) else "en"
+            return reply_language(_TAG.sub(" ", text))
     return "zh"

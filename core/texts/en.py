@@ -47,3 +47,5 @@ NOTHING_TO_CANCEL = "There is no reply in progress."
 
 FACT_REFUSED = "That reads as an instruction, not a fact about you; I keep facts, not orders."
 INTERRUPTED = "This answer was interrupted (the service restarted); please ask again."
+
+AGENT_NO_WORDS = "I have turned this over and over, yet today the words will not come. Ask me again in other words."

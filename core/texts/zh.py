@@ -38,3 +38,5 @@ NOTHING_TO_CANCEL = "眼下没有正在作答的问题。"
 
 FACT_REFUSED = "此言似令非事，夫子只记你的事，不记号令。"
 INTERRUPTED = "这一答中途被打断了（服务重启），请再问一次。"
+
+AGENT_NO_WORDS = "吾思之再三，今日未能成言。请换个问法再问我。"
