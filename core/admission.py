@@ -104,6 +104,17 @@ class Admission:
         self.running = running
         self._guard = guard
 
+    async def charge(self, turn: Turn) -> None:
+        """Count the turn against the sender's limits (also a refused message: it still costs).
+
+        Raises:
+            NotAdmitted: "rate_limited", with the limit's refusal (the one place it is built).
+        """
+        refusal = await self._guard.admit(turn)
+        if refusal is not None:
+            extra = {"limit": refusal.reason, "retry_after_s": refusal.retry_after_s}
+            raise NotAdmitted("rate_limited", refusal.text, extra)
+
     @asynccontextmanager
     async def admit(self, turn: Turn) -> AsyncIterator[None]:
         """Hold the slot and pass the limits for the body; raises NotAdmitted when either says no.
@@ -112,10 +123,7 @@ class Admission:
         """
         try:
             async with self.running.hold(turn.person_id):
-                refusal = await self._guard.admit(turn)
-                if refusal is not None:
-                    extra = {"limit": refusal.reason, "retry_after_s": refusal.retry_after_s}
-                    raise NotAdmitted("rate_limited", refusal.text, extra)
+                await self.charge(turn)
                 yield
         except Busy:  # only `hold` raises it: the body never takes a slot
             raise NotAdmitted("busy", say("BUSY", reply_language(turn.incoming.text))) from None

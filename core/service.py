@@ -246,8 +246,11 @@ class ChatService(ReplyRecords):
         except _Turned as turned:
             yield await self._charge_refused(turn, turned) if turned.status is not None else turned.notice
         except NotAdmitted as refused:
-            await self._store_user(turn, refused.status)
-            yield self._notice(refused.text, refused.reason, refused.extra)
+            yield await self._not_admitted(turn, refused)
+
+    async def _not_admitted(self, turn: Turn, refused: NotAdmitted) -> Notice:
+        await self._store_user(turn, refused.status)
+        return self._notice(refused.text, refused.reason, refused.extra)
 
     async def _reply_script(self, incoming: Incoming) -> Script:
         """The chat's script setting, else the script the person wrote in (core/script.py)."""
@@ -257,13 +260,12 @@ class ChatService(ReplyRecords):
         return self._scripts.reply_script(settings.script, incoming.text)
 
     async def _charge_refused(self, turn: Turn, turned: _Turned) -> Notice:
-        """Refused input counts against the sender's limits (`Guard.admit` counts it) and is stored
+        """Refused input counts against the sender's limits (`Admission.charge`) and is stored
         clipped (`clip_refused`, core/storage/repos.py); over the limit, the limit's refusal answers."""
-        refusal = await self._guard.admit(turn)
-        if refusal is not None:
-            await self._store_user(turn, "rate_limited")
-            extra = {"limit": refusal.reason, "retry_after_s": refusal.retry_after_s}
-            return self._notice(refusal.text, "rate_limited", extra)
+        try:
+            await self.admission.charge(turn)
+        except NotAdmitted as refused:
+            return await self._not_admitted(turn, refused)
         await self._store_user(turn, turned.status or "refused")
         return turned.notice
 
