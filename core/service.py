@@ -58,6 +58,7 @@ from core.skills import Skill, SkillRegistry
 from core.storage.feedback import FeedbackOutcome
 from core.storage.replies import STREAMING, Interrupted
 from core.storage.repos import Storage
+from core.storage.status import MessageStatus
 from core.text import reply_language
 from core.texts import say
 from core.tools.server import ToolContext
@@ -440,7 +441,7 @@ class ChatService(ReplyRecords):
         log.info("input_rejected", reason=why, chars=chars)
         return self._notice(text, reason)
 
-    async def _store_user(self, turn: Turn, status: str) -> int:
+    async def _store_user(self, turn: Turn, status: MessageStatus) -> int:
         incoming = turn.incoming
         return await self._storage.messages.add(
             incoming.chat_key,

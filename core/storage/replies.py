@@ -23,9 +23,7 @@ from sqlmodel import Session, col, select
 from core.storage.models import Message, utcnow
 from core.storage.repos import _Repo
 from core.storage.rows import row_id
-
-STREAMING = "streaming"
-INTERRUPTED = "interrupted"
+from core.storage.status import INTERRUPTED, STREAMING  # noqa: F401  (re-exported: the reply rows' two own statuses)
 
 
 @dataclass(frozen=True)
