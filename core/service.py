@@ -78,7 +78,7 @@ _UNSTORABLE = re.compile("[\x00\ud800-\udfff]")
 class _Turned(Exception):
     """Internal: the input checks turned the message away; `status` is stored (None: not stored)."""
 
-    def __init__(self, notice: Notice, status: str | None) -> None:
+    def __init__(self, notice: Notice, status: MessageStatus | None) -> None:
         super().__init__(notice.reason)
         self.notice = notice
         self.status = status
