@@ -14,9 +14,9 @@ from datetime import UTC, datetime
 from sqlmodel import Session, col, func, select
 
 from core.schedule.ports import ChatSchedule
+from core.storage.base import _Repo
 from core.storage.chat_settings import ChatSettings, ChatSettingsRepo
 from core.storage.models import ChatSettingChange
-from core.storage.repos import _Repo
 
 SYSTEM_ACCOUNT = "system:schedule"
 """Who the change log names when the scheduler switches a chat's schedule off (bot removed/blocked)."""

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 
 from core.schedule.models import DigestMessage, ScheduleClaim, ScheduleSeen
 from core.schedule.timing import Occurrence
-from core.storage.repos import _Repo
+from core.storage.base import _Repo
 
 log = structlog.get_logger(__name__)
 

@@ -22,9 +22,9 @@ from typing import Literal, cast
 import structlog
 from sqlmodel import Session, col, select
 
+from core.storage.base import _Repo
 from core.storage.conflict import begin_write, retry_on_conflict
 from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
-from core.storage.repos import _Repo
 
 log = structlog.get_logger(__name__)
 

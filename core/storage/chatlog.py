@@ -19,8 +19,8 @@ from sqlalchemy import CursorResult, delete
 from sqlmodel import Session, col, func, select
 
 from core.memory.models import ChatMemory
+from core.storage.base import _Repo
 from core.storage.models import Chat, ChatTitle, Message, ReplyCitations, TokenRevocation, utcnow
-from core.storage.repos import _Repo
 
 TITLE_CHARS = 40
 """A title made from the first question keeps this many characters (and an ellipsis when cut)."""

@@ -17,8 +17,8 @@ from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from core.storage.base import _Repo
 from core.storage.models import Message, ReplyCited, ReplyFeedback, ReplyShown
-from core.storage.repos import _Repo
 
 log = structlog.get_logger(__name__)
 

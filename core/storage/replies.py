@@ -20,8 +20,8 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, func, or_, update
 from sqlmodel import Session, col, select
 
+from core.storage.base import _Repo
 from core.storage.models import Message, utcnow
-from core.storage.repos import _Repo
 from core.storage.rows import row_id
 from core.storage.status import INTERRUPTED, STREAMING  # noqa: F401  (re-exported: the reply rows' two own statuses)
 

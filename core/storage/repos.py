@@ -8,23 +8,24 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Collection
-from contextlib import nullcontext
-from typing import TypeVar
 
 import structlog
 from sqlalchemy import Engine, delete, update
 from sqlalchemy.exc import IntegrityError, OperationalError
-from sqlalchemy.pool import StaticPool
 from sqlmodel import Session, col, func, select
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from core.storage.base import T, _Repo, shares_one_connection
+from core.storage.chat_settings import ChatSettingsRepo
+from core.storage.chatlog import ChatLog, TokenRevocations
 from core.storage.conflict import retry_on_conflict
+from core.storage.feedback import FeedbackRepo
 from core.storage.models import Account, Chat, Message, Person
+from core.storage.replies import ReplyRepo
 from core.storage.rows import affected, row_id
 from core.storage.status import MessageStatus
 
 log = structlog.get_logger(__name__)
-T = TypeVar("T")
 
 REFUSED_KEEP_CHARS = 1000
 """How much of a refused user message is stored (the rest is cut, its length noted)."""
@@ -96,32 +97,6 @@ class LockRetry:
 def _log_locked(state: RetryCallState, log_ids: dict) -> None:
     wait = state.next_action.sleep if state.next_action else 0.0
     log.warning("storage_locked_retry", attempt=state.attempt_number, wait_s=round(wait, 3), **log_ids)
-
-
-class _Repo:
-    """Base: owns the engine and runs a function with a fresh session off the event loop.
-
-    Args:
-        engine: the SQLAlchemy engine.
-        lock: serialises sessions; needed when every thread shares one connection (in-memory
-            SQLite, StaticPool). None picks that automatically.
-    """
-
-    def __init__(self, engine: Engine, lock: threading.Lock | None = None):
-        self._engine = engine
-        self._lock = lock or (threading.Lock() if shares_one_connection(engine) else nullcontext())
-
-    async def _run(self, fn: Callable[[Session], T]) -> T:
-        return await asyncio.to_thread(self._in_session, fn)
-
-    def _in_session(self, fn: Callable[[Session], T]) -> T:
-        with self._lock, Session(self._engine, expire_on_commit=False) as session:
-            return fn(session)
-
-
-def shares_one_connection(engine: Engine) -> bool:
-    """True when the engine hands every thread the same connection (in-memory SQLite)."""
-    return isinstance(engine.pool, StaticPool)
 
 
 class IdentityRepo(_Repo):
@@ -388,15 +363,8 @@ class Storage:
         self.identities = IdentityRepo(engine, lock)
         self.chats = ChatRepo(engine, lock)
         self.messages = MessageRepo(engine, lock, lock_retry=lock_retry)
-        from core.storage.feedback import FeedbackRepo  # these build on _Repo from this module
-        from core.storage.replies import ReplyRepo
-
         self.replies = ReplyRepo(engine, lock)
-        from core.storage.chatlog import ChatLog, TokenRevocations  # web chats and tokens (issue 23)
-
         self.chatlog = ChatLog(engine, lock)
         self.revocations = TokenRevocations(engine, lock)
-        from core.storage.chat_settings import ChatSettingsRepo
-
         self.settings = ChatSettingsRepo(engine, lock)
         self.feedback = FeedbackRepo(engine, lock)

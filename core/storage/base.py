@@ -1,0 +1,41 @@
+"""The base of every repository: an engine and a fresh session per call, off the event loop."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Callable
+from contextlib import nullcontext
+from typing import TypeVar
+
+from sqlalchemy import Engine
+from sqlalchemy.pool import StaticPool
+from sqlmodel import Session
+
+T = TypeVar("T")
+
+
+class _Repo:
+    """Base: owns the engine and runs a function with a fresh session off the event loop.
+
+    Args:
+        engine: the SQLAlchemy engine.
+        lock: serialises sessions; needed when every thread shares one connection (in-memory
+            SQLite, StaticPool). None picks that automatically.
+    """
+
+    def __init__(self, engine: Engine, lock: threading.Lock | None = None):
+        self._engine = engine
+        self._lock = lock or (threading.Lock() if shares_one_connection(engine) else nullcontext())
+
+    async def _run(self, fn: Callable[[Session], T]) -> T:
+        return await asyncio.to_thread(self._in_session, fn)
+
+    def _in_session(self, fn: Callable[[Session], T]) -> T:
+        with self._lock, Session(self._engine, expire_on_commit=False) as session:
+            return fn(session)
+
+
+def shares_one_connection(engine: Engine) -> bool:
+    """True when the engine hands every thread the same connection (in-memory SQLite)."""
+    return isinstance(engine.pool, StaticPool)
