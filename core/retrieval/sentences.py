@@ -15,13 +15,13 @@ import numpy as np
 import pyarrow as pa
 
 from core.retrieval.documents import CORPORA, Passage
-from core.retrieval.store import IndexMismatchError
+from core.retrieval.errors import IndexMismatchError
+from core.retrieval.flat import FlatVectors
 from core.text import cjk_count
 
 if TYPE_CHECKING:
     from lancedb.table import Table
 
-    from core.retrieval.store import FlatVectors
 
 _SENTENCE = re.compile(r"[^。！？；\n]+[。！？；]?")
 MIN_CHARS = 4
@@ -49,8 +49,6 @@ class SentenceStore:
 
     def load_flat(self) -> bool:
         """Hold the sentence vectors in memory for exact search; True when the table exists."""
-        from core.retrieval.store import FlatVectors
-
         table = self._open()
         self._flat = None
         if table is not None:

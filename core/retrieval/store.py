@@ -15,6 +15,9 @@ import numpy as np
 import pyarrow as pa
 
 from core.retrieval.documents import CORPORA, Passage
+from core.retrieval.errors import IndexMismatchError, IndexMissingError
+from core.retrieval.flat import FlatVectors
+from core.retrieval.sentences import SentenceStore
 
 if TYPE_CHECKING:
     from lancedb.table import Table
@@ -23,67 +26,10 @@ TABLE = "passages"
 _COLUMNS = ["id", "corpus", "ref", "title", "text", "meta", "content_hash"]
 
 
-class IndexMismatchError(Exception):
-    """The table was built with another embedding model or dimension."""
-
-
-class IndexMissingError(Exception):
-    """No passages have been indexed yet."""
-
-
 def _schema(model_name: str, dim: int) -> pa.Schema:
     fields: list[pa.Field] = [pa.field(name, pa.string()) for name in _COLUMNS]
     fields.append(pa.field("vector", pa.list_(pa.float32(), dim)))
     return pa.schema(fields, metadata={"embedding_model": model_name, "embedding_dim": str(dim)})
-
-
-_BLAS = None
-
-
-def _one_blas_thread():
-    """OpenBLAS limited to one thread for one matrix-vector product: on two busy cores its worker
-    threads made the scan's p95 ~50× its p50 (0.08 → 8 ms at 5k rows, 4 → 12 ms at 100k)."""
-    global _BLAS
-    if _BLAS is None:
-        from threadpoolctl import ThreadpoolController
-
-        _BLAS = ThreadpoolController()
-    return _BLAS.limit(limits=1, user_api="blas")
-
-
-class FlatVectors:
-    """Vectors held in memory for an exact cosine scan (rows are unit length, so a dot product).
-
-    Below `ann_min_rows` a matrix-vector product over a few thousand rows takes microseconds, where
-    a LanceDB query pays its planning overhead (~10 ms) whatever the table size.
-    """
-
-    def __init__(self, ids: list[str], corpus: list[str], matrix: np.ndarray):
-        self.ids = ids
-        self._corpus = np.asarray(corpus)
-        self._matrix = np.ascontiguousarray(matrix, dtype=np.float32)
-
-    @classmethod
-    def from_arrow(cls, rows, id_column: str = "id") -> FlatVectors:
-        dim = rows.schema.field("vector").type.list_size
-        flat = rows["vector"].combine_chunks().flatten().to_numpy(zero_copy_only=False)
-        return cls(rows[id_column].to_pylist(), rows["corpus"].to_pylist(), flat.reshape(-1, dim))
-
-    def __len__(self) -> int:
-        return len(self.ids)
-
-    def search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
-        with _one_blas_thread():
-            scores = self._matrix @ np.asarray(vector, dtype=np.float32)
-        if corpus != "all":
-            scores = np.where(self._corpus == corpus, scores, -np.inf)
-        limit = min(limit, len(scores))
-        if limit <= 0:
-            return []
-        top = np.argpartition(-scores, limit - 1)[:limit]
-        top = top[np.isfinite(scores[top])]
-        top = top[np.argsort(-scores[top], kind="stable")]
-        return [(self.ids[i], float(scores[i])) for i in top.tolist()]
 
 
 class PassageStore:
@@ -166,8 +112,6 @@ class PassageStore:
     @property
     def sentences(self):
         """The sentence-vector table of this passage table (core/retrieval/sentences.py)."""
-        from core.retrieval.sentences import SentenceStore
-
         if getattr(self, "_sentences", None) is None:
             self._sentences = SentenceStore(self._db, f"{self._name}_sentences")
         return self._sentences
