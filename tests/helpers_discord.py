@@ -72,19 +72,6 @@ class ScriptedEngine(RecordedHooks):
                 yield step
 
 
-class FakeClock:
-    """A monotonic clock the test moves by hand."""
-
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
-
-    def advance(self, seconds: float) -> None:
-        self.now += seconds
-
-
 def settings_for(fake: FakeDiscord, **overrides: Any) -> DiscordSettings:
     """Settings pointing at ``fake`` with a fast edit interval; ``overrides`` win."""
     values: dict[str, Any] = {  # every field pinned: a developer's DISCORD_* environment cannot leak in

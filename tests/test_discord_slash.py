@@ -7,8 +7,9 @@ import re
 import structlog.testing
 
 from core.events import Citation, FinalReply, Notice, TextDelta
+from tests.fakes.clock import FakeClock
 from tests.fakes.discord_server import FakeDiscord, Recorded, fake_discord  # noqa: F401
-from tests.helpers_discord import FakeClock, Hold, ScriptedEngine, running_bot
+from tests.helpers_discord import Hold, ScriptedEngine, running_bot
 
 ORIGINAL = r"/messages/@original$"
 

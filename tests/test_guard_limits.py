@@ -10,17 +10,7 @@ from core.guards.guard import FuziGuard
 from core.guards.limits import DAY_S, InMemoryRateLimiter, Quota
 from core.ports import Refusal, Turn
 from core.types import Incoming
-
-
-class FakeClock:
-    def __init__(self, t: float = 1000.0) -> None:
-        self.t = t
-
-    def __call__(self) -> float:
-        return self.t
-
-    def advance(self, seconds: float) -> None:
-        self.t += seconds
+from tests.fakes.clock import FakeClock
 
 
 def make_turn(
@@ -66,18 +56,18 @@ async def test_minute_window_allows_15_then_refuses_until_the_oldest_expires() -
 async def test_day_window_allows_150_then_refuses_for_the_rest_of_24h() -> None:
     clock = FakeClock()
     guard = make_guard(clock, per_minute=1000)
-    first = clock.t
+    first = clock.now
     for _ in range(150):
         assert await ask(guard, make_turn()) is None
         clock.advance(10)
     refusal = await ask(guard, make_turn())
     assert refusal is not None and refusal.reason == "per_day"
-    expected = first + DAY_S - clock.t
+    expected = first + DAY_S - clock.now
     assert refusal.retry_after_s == pytest.approx(expected)
     assert "小时" in refusal.text
-    clock.t = first + DAY_S - 0.01
+    clock.now = first + DAY_S - 0.01
     assert await ask(guard, make_turn()) is not None
-    clock.t = first + DAY_S
+    clock.now = first + DAY_S
     assert await ask(guard, make_turn()) is None
 
 

@@ -12,24 +12,17 @@ from core.llm.client import OpenAIChatClient
 from core.llm.errors import CircuitOpen, LLMConfigError, LLMUnavailable
 from core.llm.retry import RetryPolicy
 from core.llm.types import Completion, StreamDelta, StreamDone
+from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 
 USER = [{"role": "user", "content": "子曰何为君子？"}]
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 1000.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def no_sleep(_seconds: float) -> None:
     return None
 
 
-def make_breaker(fake, clock: Clock, attempts: int = 2) -> CircuitBreakerLLM:
+def make_breaker(fake, clock: FakeClock, attempts: int = 2) -> CircuitBreakerLLM:
     client = OpenAIChatClient(
         base_url=fake.base_url,
         api_key="sk-x",
@@ -48,7 +41,7 @@ async def fail_n(breaker: CircuitBreakerLLM, n: int) -> None:
         assert not isinstance(info.value, CircuitOpen)
 
 
-async def open_breaker(fake, clock: Clock) -> CircuitBreakerLLM:
+async def open_breaker(fake, clock: FakeClock) -> CircuitBreakerLLM:
     fake.strict = True  # unscripted requests answer 500
     breaker = make_breaker(fake, clock)
     await fail_n(breaker, 5)
@@ -57,7 +50,7 @@ async def open_breaker(fake, clock: Clock) -> CircuitBreakerLLM:
 
 
 async def test_five_failed_calls_open_it_and_open_rejects_without_requests(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     fake_llm.strict = True
     breaker = make_breaker(fake_llm, clock, attempts=2)
     await fail_n(breaker, 4)
@@ -78,7 +71,7 @@ async def test_five_failed_calls_open_it_and_open_rejects_without_requests(fake_
 
 
 async def test_success_resets_the_count(fake_llm):
-    breaker = make_breaker(fake_llm, Clock(), attempts=1)
+    breaker = make_breaker(fake_llm, FakeClock(), attempts=1)
     for _ in range(4):
         fake_llm.error(503)
     await fail_n(breaker, 4)
@@ -92,7 +85,7 @@ async def test_success_resets_the_count(fake_llm):
 
 
 async def test_config_errors_do_not_open_it(fake_llm):
-    breaker = make_breaker(fake_llm, Clock(), attempts=1)
+    breaker = make_breaker(fake_llm, FakeClock(), attempts=1)
     for _ in range(8):
         fake_llm.error(401)
     for _ in range(8):
@@ -102,7 +95,7 @@ async def test_config_errors_do_not_open_it(fake_llm):
 
 
 async def test_half_open_admits_exactly_one_of_many_concurrent_callers(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     breaker = await open_breaker(fake_llm, clock)
     before = len(fake_llm.requests)
     clock.now += 30
@@ -119,7 +112,7 @@ async def test_half_open_admits_exactly_one_of_many_concurrent_callers(fake_llm)
 
 
 async def test_probe_success_closes(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     breaker = await open_breaker(fake_llm, clock)
     clock.now += 31
     fake_llm.reply_text("again")
@@ -133,7 +126,7 @@ async def test_probe_success_closes(fake_llm):
 
 
 async def test_probe_failure_reopens_for_another_reset_period(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     breaker = await open_breaker(fake_llm, clock)
     clock.now += 30
     await fail_n(breaker, 1)  # the probe (2 attempts, both 500)
@@ -150,7 +143,7 @@ async def test_probe_failure_reopens_for_another_reset_period(fake_llm):
 
 
 async def test_streamed_probe_closes_on_stream_done(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     breaker = await open_breaker(fake_llm, clock)
     clock.now += 30
     fake_llm.stream_text("有教无类", chunk=2)
@@ -160,7 +153,7 @@ async def test_streamed_probe_closes_on_stream_done(fake_llm):
 
 
 async def test_stream_broken_after_first_token_counts_as_failure(fake_llm):
-    breaker = make_breaker(fake_llm, Clock(), attempts=1)
+    breaker = make_breaker(fake_llm, FakeClock(), attempts=1)
     fake_llm.stream_then_fail("abcdef", after=1, chunk=2)
     with pytest.raises(LLMUnavailable):
         async for _ in breaker.stream(USER):
@@ -169,7 +162,7 @@ async def test_stream_broken_after_first_token_counts_as_failure(fake_llm):
 
 
 async def test_probe_abandoned_after_its_first_token_closes(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     breaker = await open_breaker(fake_llm, clock)
     clock.now += 30
     fake_llm.stream_text("一二三四五六", chunk=1)
@@ -184,7 +177,7 @@ async def test_probe_abandoned_after_its_first_token_closes(fake_llm):
 
 
 async def test_probe_cancelled_before_its_first_token_returns_to_open(fake_llm):
-    clock = Clock()
+    clock = FakeClock()
     breaker = await open_breaker(fake_llm, clock)
     clock.now += 30
     fake_llm.hang()
@@ -222,7 +215,7 @@ class _DownThenStuck:
 
 
 async def test_lost_probe_returns_to_open_then_a_new_probe_after_reset_s():
-    clock, inner = Clock(), _DownThenStuck()
+    clock, inner = FakeClock(), _DownThenStuck()
     breaker = CircuitBreakerLLM(inner, failures=1, reset_s=10, clock=clock)
     with pytest.raises(LLMUnavailable):
         await breaker.complete(USER)
