@@ -1,7 +1,8 @@
 """The web page in a real browser: Debian's chromium + chromium-driver, headless, driven by selenium,
-against the app on 127.0.0.1 (real engine, fake LLM). Two browser sessions in all (the machine is
+against the app on 127.0.0.1 (real engine, fake LLM). Browser sessions, one per test (the machine is
 small): one chat as a person has it (stream, footnote, two questions while streaming, reload,
-phone drawer, skill switch, an HTML injection) and one for Markdown fixtures in dark mode.
+phone drawer, skill switch, an HTML injection) and one for Markdown fixtures in dark mode; a third
+sends a photo and gives 👍 (and takes it back).
 Takes screenshots; with FUZI_WEB_SCREENSHOT=docs/web-chat.png they are the ones docs/web.md shows.
 
 Skipped with one line where chromium is absent; in CI (CI=true) its absence is a failure.
@@ -349,3 +350,74 @@ async def test_token_mode_on_another_device_limits_and_log_out(tmp_path, fake_ll
     assert seen["logout"] and seen["retry"] == "重试"
     assert seen["limited"].startswith("请求太频繁，请") and seen["limited"].endswith("秒后再试。")
     assert seen["after_logout"] == (True, 0, None)
+
+
+class NoText:
+    """An OCR engine that finds nothing: the photo gets the engine's one-line "no text" notice."""
+
+    def read(self, image) -> list[str]:
+        return []
+
+
+def photo_and_feedback(base: str, png: Path, big: Path) -> dict:
+    """Send a photo with a caption, refuse one over 10 MB in the page, then 👍 an answer and take it back."""
+    from selenium.webdriver.common.by import By
+
+    driver = browser()
+    try:
+        wait = wait_for(driver)
+        driver.get(base + "/")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "#messages .empty"))
+        seen = {"photo_label": driver.find_element(By.ID, "photo").get_attribute("aria-label")}
+        driver.find_element(By.ID, "input").send_keys("这是哪一篇？")
+        driver.find_element(By.ID, "photo-file").send_keys(str(png))
+        notice = wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, ".msg.notice .body"))[-1]
+        seen["photo_notice"] = notice.text
+        seen["photo_bubble"] = driver.find_elements(By.CSS_SELECTOR, ".msg.me .body")[-1].text
+        wait.until(lambda d: d.find_element(By.ID, "stop").get_attribute("hidden") is not None)
+        driver.find_element(By.ID, "photo-file").send_keys(str(big))
+        wait.until(lambda d: len(d.find_elements(By.CSS_SELECTOR, ".msg.notice")) >= 2)
+        seen["big_notice"] = driver.find_elements(By.CSS_SELECTOR, ".msg.notice .body")[-1].text
+        seen["bubbles"] = len(driver.find_elements(By.CSS_SELECTOR, ".msg.me"))
+        ask(driver, "何为仁？")
+        wait.until(lambda d: finals(d) >= 1)
+        up, down = driver.find_elements(By.CSS_SELECTOR, ".msg.fuzi .meta .vote")
+        seen["vote_labels"] = (up.get_attribute("aria-label"), down.get_attribute("aria-label"))
+        driver.execute_script(  # what the page sends to /v1/feedback, and what the server answers
+            "window.__sent = []; const f = window.fetch; window.fetch = async (url, init) => {"
+            " const r = await f(url, init); if (String(url).endsWith('/v1/feedback'))"
+            " __sent.push([JSON.parse(init.body).verdict, (await r.clone().json()).outcome]); return r; };"
+        )
+        up.click()
+        wait.until(lambda d: up.get_attribute("aria-pressed") == "true")
+        seen["pressed"] = (up.get_attribute("aria-pressed"), down.get_attribute("aria-pressed"))
+        seen["metrics_up"] = httpx.get(f"{base}/metrics").text
+        up.click()  # the active one again: taken back
+        wait.until(lambda d: up.get_attribute("aria-pressed") == "false")
+        seen["pressed_after"] = (up.get_attribute("aria-pressed"), down.get_attribute("aria-pressed"))
+        seen["sent"] = driver.execute_script("return window.__sent")
+        return seen
+    finally:
+        driver.quit()
+
+
+async def test_photo_upload_and_feedback_buttons(tmp_path, fake_llm, retriever):
+    from PIL import Image
+
+    from core.media.intake import MediaIntake
+    from core.media.ocr import PageReader
+
+    png = tmp_path / "page.png"
+    Image.new("RGB", (400, 300), "white").save(png)
+    big = tmp_path / "big.png"
+    big.write_bytes(bytes(10 * 1024 * 1024 + 1))
+    fake_llm.stream_text("仁者爱人。", chunk=4)
+    media = MediaIntake(PageReader(NoText()))
+    async with web_app(tmp_path, fake_llm, retriever, media=media) as (base, _, _):
+        seen = await asyncio.to_thread(photo_and_feedback, base, png, big)
+    assert seen["photo_label"] == "发送照片" and seen["photo_bubble"] == "📷 这是哪一篇？"
+    assert seen["photo_notice"].startswith("图中未见汉字，夫子无从读起。")
+    assert seen["big_notice"] == "照片超过 10 MB，请缩小后再发。" and seen["bubbles"] == 1  # refused before upload
+    assert seen["vote_labels"] == ("有帮助", "没帮助") and seen["pressed"] == ("true", "false")
+    assert 'fuzi_reply_feedback_total{platform="web",verdict="up"} 1.0' in seen["metrics_up"]
+    assert seen["sent"] == [["up", "up"], ["none", "cleared"]] and seen["pressed_after"] == ("false", "false")

@@ -1,6 +1,7 @@
 // Fuzi web page: chats that persist (list, history, new, rename, delete), replies streamed from
 // /v1/chat (SSE over fetch) and rendered as safe Markdown (render.js), footnotes that open the passage,
-// copy / regenerate / edit / retry, a queue for questions sent while a reply streams, zh/en interface.
+// copy / regenerate / edit / retry, 👍/👎 on answers, photo upload, a queue for questions sent while a reply
+// streams, zh/en interface.
 "use strict";
 
 import { applyLanguage, lang, t, toggleLanguage } from "./i18n.js";
@@ -8,12 +9,13 @@ import { ChatList, newId } from "./chats.js";
 import { copyText, el, markdown, noteId, stamp } from "./render.js";
 
 const PAGE = 50;
+const MAX_PHOTO = 10 * 1024 * 1024;  // the server's limit (adapters/web/media.py); larger photos are refused here
 const $ = (id) => document.getElementById(id);
 const state = { token: localStorage.getItem("fuzi.token") || "", chat: "", controller: null, queue: [], seq: 0 };
 
 // ---------------------------------------------------------------- HTTP
-function headers() {
-  const h = { "Content-Type": "application/json" };
+function headers(type = "application/json") {
+  const h = { "Content-Type": type };
   if (state.token) h.Authorization = "Bearer " + state.token;
   return h;
 }
@@ -109,6 +111,19 @@ async function togglePassage(item, button, id) {
   item.append(quote);
 }
 
+function vote(node, verdict) {
+  const button = el("button", { type: "button", class: "act vote", "data-verdict": verdict, "aria-pressed": "false",
+    "aria-label": t(verdict), title: t(verdict) }, verdict === "up" ? "👍" : "👎");
+  button.addEventListener("click", async () => {
+    const chosen = button.getAttribute("aria-pressed") === "true" ? "none" : verdict;  // the active one again: take it back
+    const body = JSON.stringify({ trace_id: node.trace, verdict: chosen });
+    const response = await api("/v1/feedback", { method: "POST", body }).catch(() => null);
+    if (!response?.ok) return;
+    for (const b of node.querySelectorAll(".meta .vote")) b.setAttribute("aria-pressed", String(b.dataset.verdict === chosen));
+  });
+  return button;
+}
+
 function showFinal(node, text, citations, when) {
   cancelAnimationFrame(frame);
   frame = 0;
@@ -118,7 +133,8 @@ function showFinal(node, text, citations, when) {
   node.querySelector(".body").replaceChildren(markdown(text, citations, node.dataset.scope));
   if (citations.length) node.querySelector(".meta").before(footnotes(node, citations));
   node.querySelector(".meta").replaceChildren(stamp(when), action("copy", (b) => copyText(node.raw, b)),
-    ...(node.question ? [action("regenerate", () => ask(node.question))] : []));
+    ...(node.question ? [action("regenerate", () => ask(node.question))] : []),
+    ...(node.trace ? [vote(node, "up"), vote(node, "down")] : []));
   follow(stay);
 }
 
@@ -164,44 +180,65 @@ async function* sseEvents(response) {
   }
 }
 
-function ask(message) {
-  const command = message.startsWith("/");
+function ask(message, photo = null) {
+  const command = !photo && message.startsWith("/");
+  const shown = photo ? "📷 " + (message || photo.name) : message;
   if (state.controller) {
-    const queued = command ? null : addQuestion(message);
+    const queued = command ? null : addQuestion(shown);
     queued?.classList.add("queued");
     queued?.querySelector(".meta").prepend(el("span", { class: "queued-label" }, t("queued")));
-    state.queue.push({ message, queued, chat: state.chat });
+    state.queue.push({ message, queued, chat: state.chat, photo });
     return;
   }
-  stream(message, command ? null : addQuestion(message));
+  stream(message, command ? null : addQuestion(shown), photo);
 }
 
-async function stream(message, questionNode) {
-  const command = message.startsWith("/");
-  const node = addReply(command ? null : message, null, questionNode?.nextElementSibling);  // right under its question
+function sendPhoto(file) {
+  if (!file) return;
+  if (file.size > MAX_PHOTO) { addNotice(t("photo_too_big")); return; }
+  const caption = $("input").value.trim();
+  $("input").value = "";
+  ask(caption, file);
+}
+
+function post(message, photo, signal) {
+  if (!photo) {
+    return fetch("/v1/chat", { method: "POST", headers: headers(), signal, body: JSON.stringify({ message, chat: state.chat }) });
+  }
+  const query = new URLSearchParams({ chat: state.chat });
+  if (message) query.set("caption", message);
+  const type = photo.type || "application/octet-stream";  // the server answers 415 to what is not image/*
+  return fetch("/v1/chat/image?" + query, { method: "POST", headers: headers(type), signal, body: photo });
+}
+
+async function stream(message, questionNode, photo = null) {
+  const command = !photo && message.startsWith("/");
+  const retry = command || photo ? null : message;  // a photo is not sent again by a retry button
+  const node = addReply(retry, null, questionNode?.nextElementSibling);  // right under its question
   showStatus(node);
   const controller = (state.controller = new AbortController());
   $("stop").hidden = false;
   let final = false;
   try {
-    const response = await fetch("/v1/chat", { method: "POST", headers: headers(), signal: controller.signal,
-      body: JSON.stringify({ message, chat: state.chat }) });
+    const response = await post(message, photo, controller.signal);
     if (response.status === 401) { $("login").hidden = false; }
-    if (!response.ok) { addNotice(await errorText(response), { retry: message, before: node }); return; }
+    if (photo && response.status === 413) { addNotice(t("photo_too_big"), { before: node }); return; }
+    if (!response.ok) { addNotice(await errorText(response), { retry: photo ? null : message, before: node }); return; }
+    const trace = response.headers.get("X-Trace-Id") || "";  // 👍/👎 only on a final answer, not a stopped one
     for await (const [name, data] of sseEvents(response)) {
       if (name === "delta") { node.raw += data.text; showDelta(node); }
       else if (name === "reset") { node.raw = ""; showStatus(node); }
-      else if (name === "final") { final = true; showFinal(node, data.text, data.citations); }
+      else if (name === "final") { final = true; node.trace = data.trace_id || trace; showFinal(node, data.text, data.citations); }
       else if (name === "notice") {
         if (data.extra && data.extra.current) selectSkill(data.extra.current);
-        addNotice(data.text, { retry: data.reason === "error" && !command ? message : null, before: node });
+        addNotice(data.text, { retry: data.reason === "error" ? retry : null, before: node });
       }
     }
     if (!final && node.raw) { showFinal(node, node.raw + t("stopped"), []); final = true; }
   } catch (error) {
     if (error.name === "AbortError") {
       if (node.raw) { showFinal(node, node.raw + t("stopped"), []); final = true; }
-    } else addNotice(t("failed"), { retry: command ? null : message, before: node });
+    } else addNotice(t("failed"), { retry, before: node });
   } finally {
     if (!final) node.remove();
     questionNode?.classList.remove("queued");
@@ -217,7 +254,7 @@ function next() {
   const item = state.queue.shift();
   if (!item) return;
   if (item.chat !== state.chat) { next(); return; }  // the person left that chat; its bubble went with it
-  stream(item.message, item.queued);
+  stream(item.message, item.queued, item.photo);
 }
 
 async function stop() {
@@ -317,6 +354,8 @@ function wire() {
     if (document.body.classList.contains("drawer-open")) drawer(false); else stop();
   });
   $("stop").addEventListener("click", stop);
+  $("photo").addEventListener("click", () => $("photo-file").click());
+  $("photo-file").addEventListener("change", () => { const file = $("photo-file").files[0]; $("photo-file").value = ""; sendPhoto(file); });
   $("skill").addEventListener("change", () => ask("/skill " + $("skill").value));
   $("memories").addEventListener("click", () => ask("/memories"));
   $("lang").addEventListener("click", () => { toggleLanguage(); applyLanguage(); chatList.render(); });

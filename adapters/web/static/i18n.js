@@ -15,6 +15,7 @@ export const TEXT = {
     http_error: (code) => `出错了（HTTP ${code}），请再试。`, forbidden: "请求被拒绝（来源不符）。",
     empty: "向夫子请教《论语》《诗经》中的道理。试试：", examples: ["夫子如何评价管仲？", "何为仁？", "诗三百，一言以蔽之？"],
     you: "你", fuzi: "夫子", notice: "提示", unanswered: (status) => `（未作答：${status}）`,
+    photo: "发送照片", photo_too_big: "照片超过 10 MB，请缩小后再发。", up: "有帮助", down: "没帮助",
   },
   en: {
     skill: "Mode", memories: "Memories", send: "Ask", stop: "Stop", stop_hint: "Stop (Esc)", save: "Save",
@@ -29,6 +30,8 @@ export const TEXT = {
     http_error: (code) => `Something went wrong (HTTP ${code}); please try again.`, forbidden: "Request refused (wrong origin).",
     empty: "Ask about the Analects and the Book of Songs. Try:", examples: ["What did the Master think of Guan Zhong?", "What is ren?", "The Songs in one phrase?"],
     you: "You", fuzi: "Fuzi", notice: "Notice", unanswered: (status) => `(not answered: ${status})`,
+    photo: "Send a photo", photo_too_big: "The photo is over 10 MB; please send a smaller one.",
+    up: "Helpful", down: "Not helpful",
   },
 };
 
