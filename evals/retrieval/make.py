@@ -1,4 +1,4 @@
-"""Writes the retrieval v2 evaluation: evals/retrieval_v2_dev.jsonl and evals/retrieval_v2_heldout.jsonl.
+"""Writes the retrieval v2 evaluation: evals/retrieval/dev.jsonl and evals/retrieval/heldout.jsonl.
 
 Two kinds of source, kept apart by class name:
 
@@ -15,10 +15,10 @@ Two kinds of source, kept apart by class name:
     (《{t}》写的是什么？ …); gold: every poem with that title.
   - `gen_asked_about`: the Analects' "X问Y" openings (樊迟问仁, 子张问政) turned into a modern question
     ({X}问{Y}的时候，孔子是怎么回答的？); gold: every paragraph containing "X问Y".
-* **Written by this team** (classes without `gen_`): `evals/retrieval_dev.jsonl` (252 queries, the v1
-  dev set) goes to dev; `evals/retrieval_heldout_en.jsonl` and `evals/retrieval_heldout_zh.jsonl`
+* **Written by this team** (classes without `gen_`): `evals/retrieval/written_v1_dev.jsonl` (252 queries, the v1
+  dev set) goes to dev; `written_v1_heldout_en.jsonl` and `written_v1_heldout_zh.jsonl`
   (45 queries, written before the v1 glossary and question filter were fixed) go to held-out, renamed
-  `heldout_english` and `heldout_question_zh`. `evals/retrieval_v2_written.tsv` (40 queries: 20 modern-
+  `heldout_english` and `heldout_question_zh`. `evals/retrieval/written_v2.tsv` (40 queries: 20 modern-
   Chinese paraphrases, 20 English renderings, on passages the v1 dev set never asks about) was written
   for v2 before any v2 method ran on it and goes to held-out as `heldout_paraphrase` and
   `heldout_english`. They are ours, not independent.
@@ -27,7 +27,7 @@ Split: a generated query goes to held-out when sha256("fuzi-v2-split:" + its fir
 the lower 40 % — so a held-out passage is never seen through any generated dev query. Gold ids are
 resolved by containment (punctuation ignored); a query whose gold would exceed 40 passages is dropped.
 
-    python evals/make_retrieval_v2.py [CORPUS_DIR]
+    python evals/retrieval/make.py [CORPUS_DIR]
 """
 
 from __future__ import annotations
@@ -40,7 +40,8 @@ import re
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
+HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(ROOT))
 
 from core.retrieval.documents import load_corpus, sort_key  # noqa: E402
@@ -183,17 +184,17 @@ def main(corpus_dir: str) -> None:
     gen = generated(passages)
     dev = [r for r in gen if not heldout(r["source"])]
     held = [r for r in gen if heldout(r["source"])]
-    dev += hand_written(ROOT / "evals/retrieval_dev.jsonl")
+    dev += hand_written(HERE / "written_v1_dev.jsonl")
     held += hand_written(
-        ROOT / "evals/retrieval_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
+        HERE / "written_v1_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
     )
     held += hand_written(
-        ROOT / "evals/retrieval_heldout_zh.jsonl",
+        HERE / "written_v1_heldout_zh.jsonl",
         {"question_zh": "heldout_question_zh", "unlabelled": "heldout_question_zh"},
     )
-    held += written(ROOT / "evals/retrieval_v2_written.tsv", Resolver(passages))
-    for name, rows in (("retrieval_v2_dev.jsonl", dev), ("retrieval_v2_heldout.jsonl", held)):
-        with open(ROOT / "evals" / name, "w", encoding="utf-8") as fh:
+    held += written(HERE / "written_v2.tsv", Resolver(passages))
+    for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
+        with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:
                 fh.write(json.dumps(row, ensure_ascii=False) + "\n")
         counts: dict[str, int] = {}

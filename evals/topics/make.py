@@ -1,6 +1,6 @@
-"""Writes evals/retrieval_topics_dev.jsonl and evals/retrieval_topics_heldout.jsonl from
-`topic_questions.py`: gold = every passage of the question's theme (data/themes/) within the book
-the question names. Classes: topic_zh / topic_en. Run: python evals/src_v24/build_topics.py
+"""Writes evals/topics/dev.jsonl and evals/topics/heldout.jsonl from
+`questions.py`: gold = every passage of the question's theme (data/themes/) within the book
+the question names. Classes: topic_zh / topic_en. Run: python evals/topics/make.py
 (needs FUZI_CORPUS_DIR or a fetched corpus).
 """
 
@@ -15,7 +15,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 sys.path.insert(0, str(HERE.parents[1]))
 
-from topic_questions import DEV, HELDOUT  # noqa: E402
+from questions import DEV, HELDOUT  # noqa: E402
 
 from core.retrieval.documents import load_corpus  # noqa: E402
 from core.retrieval.themes import ThemeIndex  # noqa: E402
@@ -26,8 +26,8 @@ def main() -> None:
     passages = load_corpus(Path(os.environ["FUZI_CORPUS_DIR"]))
     themes = ThemeIndex.load((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in passages)
     by_name = {t.name: t for t in themes.themes}
-    for name, rows in (("retrieval_topics_dev.jsonl", DEV), ("retrieval_topics_heldout.jsonl", HELDOUT)):
-        with open(HERE.parent / name, "w", encoding="utf-8") as f:
+    for name, rows in (("dev.jsonl", DEV), ("heldout.jsonl", HELDOUT)):
+        with open(HERE / name, "w", encoding="utf-8") as f:
             for theme, scope, query in rows:
                 gold = [pid for pid in by_name[theme].ids if scope == "all" or pid.startswith(scope + ":")]
                 cls = "topic_zh" if has_cjk(query) else "topic_en"

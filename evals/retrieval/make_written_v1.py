@@ -1,4 +1,4 @@
-"""Writes evals/retrieval_dev.jsonl from the hand-written queries below, resolving gold ids.
+"""Writes evals/retrieval/written_v1_dev.jsonl (and the two v1 held-out files) from the hand-written queries below, resolving gold ids.
 
 Each entry is (class, query, locators). A locator is `id:<passage id>`, `ref:<substring of the ref>`
 (e.g. `ref:秦风·无衣`) or a phrase: every passage whose text contains the phrase (punctuation ignored)
@@ -15,7 +15,7 @@ import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 from core.retrieval.documents import load_corpus, sort_key  # noqa: E402
@@ -371,9 +371,9 @@ def main() -> None:
     entries = [(QL, q, [q]) for q in QUOTES_LUNYU.splitlines()]
     entries += [(QS, q, [q]) for q in QUOTES_SHIJING.splitlines()]
     entries += QUESTIONS
-    write(ROOT / "evals" / "retrieval_dev.jsonl", entries, passages)
-    write(ROOT / "evals" / "retrieval_heldout_en.jsonl", HELDOUT_EN, passages)
-    write(ROOT / "evals" / "retrieval_heldout_zh.jsonl", HELDOUT_ZH, passages)
+    write(ROOT / "evals" / "retrieval" / "written_v1_dev.jsonl", entries, passages)
+    write(ROOT / "evals" / "retrieval" / "written_v1_heldout_en.jsonl", HELDOUT_EN, passages)
+    write(ROOT / "evals" / "retrieval" / "written_v1_heldout_zh.jsonl", HELDOUT_ZH, passages)
 
 
 def write(out: Path, entries, passages) -> None:
