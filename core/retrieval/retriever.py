@@ -26,6 +26,8 @@ from core.retrieval.results import (
 from core.retrieval.snapshot import PassageTable, Snapshot, load_or_build
 from core.retrieval.store import IndexMissingError, PassageStore
 from core.retrieval.themes import ThemeIndex, TopicQuery
+from core.retrieval.timing import Clock, maybe_thread, ms
+from core.retrieval.translate import QueryTranslator, wants_translation
 
 log = structlog.get_logger(__name__)
 
@@ -45,6 +47,8 @@ class HybridRetriever:
         embedder: must be the model the table was built with.
         reranker: None for no reranking.
         config: fusion, oversampling and budget settings.
+        translator: English and modern-Chinese questions are also searched in the classical
+            wording it gives (a fused route, `translated`); None: no such route.
     """
 
     def __init__(
@@ -54,10 +58,12 @@ class HybridRetriever:
         *,
         reranker: Reranker | None = None,
         config: RetrieverConfig | None = None,
+        translator: QueryTranslator | None = None,
     ):
         self._store = store
         self._embedder = embedder
         self._reranker = reranker
+        self._translator = translator
         self.config = config or RetrieverConfig()
         self._passages: PassageTable = PassageTable.from_passages([])
         self._keyword: KeywordIndex | None = None
@@ -202,7 +208,7 @@ class HybridRetriever:
         if corpus != "all" and corpus not in CORPORA:
             raise ValueError(f"corpus must be 'all' or one of {CORPORA}")
         k = max(1, min(int(k), MAX_K))
-        clock = _Clock(self.config.budget_s)
+        clock = Clock(self.config.budget_s)
         timings: dict[str, float] = {}
         if not query.strip():
             return SearchResponse([], timings_ms=timings)
@@ -230,7 +236,14 @@ class HybridRetriever:
             names.append("sentence")
         if mode == "hybrid" and self.config.weights.get("keyword", 1.0) == 0:
             names = ["vector"]
-        runners = {"vector": self._vector_route, "keyword": self._keyword_route, "sentence": self._sentence_route}
+        if mode == "hybrid" and self._translator is not None and wants_translation(query):
+            names.append("translated")
+        runners = {
+            "vector": self._vector_route,
+            "keyword": self._keyword_route,
+            "sentence": self._sentence_route,
+            "translated": self._translated_route,
+        }
         vectors: dict[str, asyncio.Future] = {}  # this search's embedding, shared by the vector and sentence routes
         tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings, vectors)) for n in names}
         done, pending = await asyncio.wait(tasks.values(), timeout=clock.remaining())
@@ -263,17 +276,17 @@ class HybridRetriever:
             vector = await asyncio.shield(self._query_vector(query, vectors))
         except QueryWithoutFeatures:
             return []
-        timings["embed"] = _ms(started)
+        timings["embed"] = ms(started)
         started = time.perf_counter()
-        hits = await _maybe_thread(self._store.in_memory, self._store.vector_search, vector, pool, corpus)
+        hits = await maybe_thread(self._store.in_memory, self._store.vector_search, vector, pool, corpus)
         if self.config.sentence_vectors == "max" and self._sentences:
             best = dict(hits)
-            for pid, score in await _maybe_thread(
+            for pid, score in await maybe_thread(
                 self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus
             ):
                 best[pid] = max(best.get(pid, -1.0), score)
             hits = list(best.items())
-        timings["vector"] = _ms(started)
+        timings["vector"] = ms(started)
         hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
         return hits[:pool]
 
@@ -292,11 +305,19 @@ class HybridRetriever:
             vector = await asyncio.shield(self._query_vector(query, vectors))
         except QueryWithoutFeatures:
             return []
-        hits = await _maybe_thread(
+        hits = await maybe_thread(
             self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus
         )
         hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
         return hits[:pool]
+
+    async def _translated_route(self, query, pool, corpus, timings, vectors) -> list[tuple[str, float]]:
+        """The keyword route over the LLM's classical wording of the question (none: no votes)."""
+        assert self._translator is not None
+        started = time.perf_counter()
+        wording = await self._translator.translate(query, timeout_s=self.config.budget_s / 2)
+        timings["translate"] = ms(started)
+        return await self._keyword_route(wording, pool, corpus, {}) if wording else []
 
     async def _keyword_route(
         self, query: str, pool: int, corpus: str, timings: dict, vectors: dict | None = None
@@ -308,8 +329,8 @@ class HybridRetriever:
         elif self.config.question_filter and language == "zh":
             query = strip_question_words(query)  # 孔子怎么看管仲 → 管仲
         small = len(self._keyword_index) <= INLINE_MAX_PASSAGES
-        hits = await _maybe_thread(small, self._keyword_index.search, query, pool, corpus) if query else []
-        timings["keyword"] = _ms(started)
+        hits = await maybe_thread(small, self._keyword_index.search, query, pool, corpus) if query else []
+        timings["keyword"] = ms(started)
         return hits
 
     def _fuse(self, query, rankings, corpus, mode, timings, topic: TopicQuery | None = None) -> list[Fused]:
@@ -329,7 +350,7 @@ class HybridRetriever:
             fused = survey_first(fused, ThemeIndex.ranking(topic, corpus))
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
             fused = lines_first(self._lines, self._passages, query, fused, corpus)
-        timings["fusion"] = _ms(started)
+        timings["fusion"] = ms(started)
         return fused
 
     async def _maybe_rerank(self, query, fused, k, mode, clock, timings):
@@ -345,9 +366,9 @@ class HybridRetriever:
                 raise RerankError(f"reranker returned {len(scores)} scores for {len(pool)} passages")
         except (TimeoutError, Exception) as exc:  # noqa: BLE001 - any failure falls back
             log.warning("rerank_failed_fused_order_kept", reranker=self._reranker.name, reason=type(exc).__name__)
-            timings["rerank"] = _ms(started)
+            timings["rerank"] = ms(started)
             return fused, None
-        timings["rerank"] = _ms(started)
+        timings["rerank"] = ms(started)
         by_id = {f.id: s for f, s in zip(pool, scores)}
         # Verbatim containment stays on top; within each group, rerank score then fused order.
         ranked = sorted(pool, key=lambda f: (-f.line, not f.verbatim, -by_id[f.id]))
@@ -369,33 +390,7 @@ class HybridRetriever:
         )
 
 
-async def _maybe_thread(inline: bool, fn, *args):
-    """Run `fn` here when it is sub-millisecond CPU work (an in-memory scan of a small corpus: a
-    thread hop costs more than that on two busy cores), else in a worker thread."""
-    if inline:
-        return fn(*args)
-    return await asyncio.to_thread(fn, *args)
-
-
 def _group(p: Passage) -> tuple:
     if p.corpus == "lunyu":
         return ("lunyu", p.meta.get("chapter"))
     return ("shijing", p.meta.get("chapter"), p.meta.get("section"))
-
-
-def _ms(started: float) -> float:
-    return round((time.perf_counter() - started) * 1000, 3)
-
-
-class _Clock:
-    """Remaining time of one search's budget."""
-
-    def __init__(self, budget_s: float):
-        self._start = time.perf_counter()
-        self._budget = budget_s
-
-    def remaining(self) -> float:
-        return max(0.0, self._budget - (time.perf_counter() - self._start))
-
-    def elapsed_ms(self) -> float:
-        return _ms(self._start)

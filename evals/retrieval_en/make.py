@@ -77,7 +77,6 @@ QUESTIONS = [
 ]
 
 
-
 QUESTIONS_V3 = [
     ("Did Confucius think we should be afraid of correcting our mistakes?", ["过则勿惮改"]),
     ("What did Confucius say about making a mistake and not fixing it?", ["过而不改是谓过矣"]),
@@ -151,6 +150,7 @@ QUESTIONS_V3 = [
     ("Is there a poem about the birth of Hou Ji, ancestor of the Zhou?", ["厥初生民"]),
     ("Which poem complains about lords who never work but have full granaries?", ["坎坎伐檀"]),
 ]
+
 
 def main() -> None:
     passages = load_corpus(Path(os.environ["FUZI_CORPUS_DIR"]))
