@@ -1,6 +1,8 @@
-"""The two ordering rules that sit on top of fusion: quotes first and topic surveys.
+"""The ordering rules that sit on top of fusion: the book a question names, quotes first and topic
+surveys.
 
-Both are rules, not weights: `lines_first` puts the passages whose whole line the query contains
+They are rules, not weights: `book_first` puts the passages of the book a question names ("which
+poem …", "孔子说过…") before the other book's, keeping fused order within each; `lines_first` puts the passages whose whole line the query contains
 before everything else (core/retrieval/quotes.py); `survey_first` puts a theme's passages first,
 in the theme's order, for a survey question (core/retrieval/themes.py).
 """
@@ -44,3 +46,10 @@ def survey_first(fused: list[Fused], ranking: list[tuple[str, float]]) -> list[F
     top = [by_id.get(pid, Fused(pid, 0.0, {})) for pid, _ in ranking]
     seen = {f.id for f in top}
     return top + [f for f in fused if f.id not in seen]
+
+
+def book_first(fused: list[Fused], book: str, passages: PassageTable) -> list[Fused]:
+    """The passages of `book` ("lunyu" / "shijing"; "all": no change) first, fused order kept."""
+    if book == "all":
+        return fused
+    return sorted(fused, key=lambda f: passages[f.id].corpus != book)

@@ -43,6 +43,8 @@ class RetrieverConfig:
             fused route). Needs `fuzi index` with sentence vectors.
         quotes_first: a query that contains a whole line of a passage (≥ 6 characters, punctuation
             and script aside) ranks that passage first, before every other rule (quotes.py).
+        book_hint: the passages of the book a question names (a poem/song/诗 question, or one naming
+            Confucius/论语) rank before the other book's, fused order kept within each (ordering.py).
         topics: a topic question ("诗经里有哪些写爱情的诗？") ranks the theme's passages (themes.py).
     """
 
@@ -60,6 +62,7 @@ class RetrieverConfig:
     sentence_vectors: str = "max"
     quotes_first: bool = True
     topics: bool = True
+    book_hint: bool = True
 
 
 @dataclass(frozen=True)

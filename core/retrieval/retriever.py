@@ -11,9 +11,9 @@ import structlog
 from core.retrieval.documents import CORPORA, Passage, sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
 from core.retrieval.fusion import Fused, promote, query_language, quote_key, rrf, score_fusion, squash
-from core.retrieval.glossary import expand_english
+from core.retrieval.glossary import expand_english, with_english_terms
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
-from core.retrieval.ordering import lines_first, rule_indexes, survey_first
+from core.retrieval.ordering import book_first, lines_first, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
 from core.retrieval.results import (
@@ -25,7 +25,7 @@ from core.retrieval.results import (
 )
 from core.retrieval.snapshot import PassageTable, Snapshot, load_or_build
 from core.retrieval.store import IndexMissingError, PassageStore
-from core.retrieval.themes import ThemeIndex, TopicQuery
+from core.retrieval.themes import ThemeIndex, TopicQuery, book_hint
 from core.retrieval.timing import Clock, maybe_thread, ms
 from core.retrieval.translate import QueryTranslator, wants_translation
 
@@ -272,8 +272,9 @@ class HybridRetriever:
         # whatever the embedder; a backend may also find no feature in a query with letters.
         if not self._vectors or not has_features(query):  # keyword-only start, or nothing to embed
             return []
+        text = with_english_terms(query) if self.config.english_expansion else query
         try:
-            vector = await asyncio.shield(self._query_vector(query, vectors))
+            vector = await asyncio.shield(self._query_vector(text, vectors))
         except QueryWithoutFeatures:
             return []
         timings["embed"] = ms(started)
@@ -341,6 +342,8 @@ class HybridRetriever:
             fused = rrf(
                 {r: [i for i, _ in hits] for r, hits in rankings.items()}, self.config.weights, self.config.rrf_k
             )
+        if mode == "hybrid" and self.config.book_hint and corpus == "all":
+            fused = book_first(fused, book_hint(query), self._passages)
         if mode == "hybrid" and self.config.verbatim_boost:
             key = quote_key(query)
             if key:

@@ -22,7 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
-from core.text import cjk_count, to_simplified
+from core.retrieval.keyword import is_modern_question
+from core.text import cjk_count, has_cjk, to_simplified
 
 SURVEY_ZH = (
     "哪些",
@@ -73,6 +74,18 @@ SONGS_ZH = ("诗经", "诗", "国风", "雅", "颂")
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
+
+
+def book_hint(query: str) -> str:
+    """The book a question names: "shijing" for a poem/song/诗 question that names no Analects
+    marker (Confucius, 论语, 子曰 …), "lunyu" for the reverse, else "all". Only English and
+    modern-Chinese questions name a book this way (a classical line with 诗 in it does not)."""
+    zh, lower = to_simplified(query), query.lower()
+    if has_cjk(zh) and not is_modern_question(zh):
+        return "all"
+    songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
+    analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
+    return "shijing" if songs and not analects else "lunyu" if analects and not songs else "all"
 
 
 @dataclass(frozen=True)
@@ -148,10 +161,7 @@ class ThemeIndex:
             survey = False
         else:
             return None
-        songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
-        analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
-        corpus = "shijing" if songs and not analects else "lunyu" if analects and not songs else "all"
-        return TopicQuery(tuple(found), survey, corpus)
+        return TopicQuery(tuple(found), survey, book_hint(query))
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:

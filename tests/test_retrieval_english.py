@@ -1,0 +1,50 @@
+"""English and question routing (issue 24, items 1-2): the glossary's terms reach the vector route,
+and a question that names a book ranks that book's passages first."""
+
+from __future__ import annotations
+
+from core.retrieval.fusion import Fused
+from core.retrieval.glossary import GLOSSARY, expand_english, with_english_terms
+from core.retrieval.ordering import book_first
+from core.retrieval.snapshot import PassageTable
+from core.retrieval.themes import book_hint
+from tests.fakes.retrieval_fixtures import passage
+
+
+def test_the_vector_route_sees_an_english_query_with_its_chinese_terms():
+    assert with_english_terms("Should we repay injury with kindness?") == (
+        "Should we repay injury with kindness? " + expand_english("Should we repay injury with kindness?")
+    )
+    assert "报" in with_english_terms("Should we repay injury with kindness?")
+    assert with_english_terms("quantum computing") == "quantum computing"  # no term: unchanged
+    assert with_english_terms("孔子怎么看管仲") == "孔子怎么看管仲"  # Chinese: unchanged
+
+
+def test_a_word_listed_twice_searches_both_terms_and_auxiliaries_are_not_terms():
+    assert GLOSSARY["charming"].split() == ["令色", "倩"]
+    assert "will" not in GLOSSARY and "say" not in GLOSSARY and "confucius" not in GLOSSARY
+    assert expand_english("Is going too far as bad as not going far enough?")  # vocabulary, not a list of questions
+
+
+def test_a_question_names_its_book_and_a_classical_line_does_not():
+    assert book_hint("Which poem says my heart is not a stone?") == "shijing"
+    assert book_hint("What did Confucius say about friends who lie?") == "lunyu"
+    assert book_hint("Which poem did Confucius like?") == "all"  # both named
+    assert book_hint("Why use an ox knife to kill a chicken?") == "all"
+    assert book_hint("哪首诗写了等待爱人的女子？") == "shijing"
+    assert book_hint("孔子怎么看管仲？") == "lunyu"
+    assert book_hint("不学诗，无以言") == "all"  # a quote with 诗 in it is not a question about poems
+
+
+def test_book_first_keeps_fused_order_within_each_book():
+    table = PassageTable.from_passages(
+        [
+            passage("lunyu:1.1", "学而"),
+            passage("shijing:1", "关雎"),
+            passage("lunyu:1.2", "有子"),
+            passage("shijing:2", "葛覃"),
+        ]
+    )
+    fused = [Fused(i, 1.0 - n / 10) for n, i in enumerate(["lunyu:1.1", "shijing:1", "lunyu:1.2", "shijing:2"])]
+    assert [f.id for f in book_first(fused, "shijing", table)] == ["shijing:1", "shijing:2", "lunyu:1.1", "lunyu:1.2"]
+    assert book_first(fused, "all", table) == fused
