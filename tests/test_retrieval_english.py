@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from core.retrieval.fusion import Fused
 from core.retrieval.glossary import GLOSSARY, expand_english, with_english_terms
+from core.retrieval.modern import expand_modern
 from core.retrieval.ordering import book_first
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.themes import book_hint
@@ -48,3 +49,10 @@ def test_book_first_keeps_fused_order_within_each_book():
     fused = [Fused(i, 1.0 - n / 10) for n, i in enumerate(["lunyu:1.1", "shijing:1", "lunyu:1.2", "shijing:2"])]
     assert [f.id for f in book_first(fused, "shijing", table)] == ["shijing:1", "shijing:2", "lunyu:1.1", "lunyu:1.2"]
     assert book_first(fused, "all", table) == fused
+
+
+def test_modern_words_bring_their_classical_terms_and_quotes_bring_none():
+    assert expand_modern("年轻人值得敬畏") == "后生 畏"
+    assert expand_modern("握着你的手，和你一起白头到老").split() == ["偕老", "执", "偕"]
+    assert expand_modern("学而时习之，不亦说乎") == ""  # a classical line has no modern word
+    assert expand_modern("") == ""

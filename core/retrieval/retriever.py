@@ -13,6 +13,7 @@ from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
 from core.retrieval.fusion import Fused, promote, query_language, quote_key, rrf, score_fusion, squash
 from core.retrieval.glossary import expand_english, with_english_terms
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
+from core.retrieval.modern import expand_modern
 from core.retrieval.ordering import book_first, lines_first, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
@@ -327,8 +328,8 @@ class HybridRetriever:
         language = query_language(query)
         if self.config.english_expansion and language == "en":
             query = expand_english(query)  # the corpus is Chinese: search the glossary's terms
-        elif self.config.question_filter and language == "zh":
-            query = strip_question_words(query)  # 孔子怎么看管仲 → 管仲
+        elif self.config.question_filter and language == "zh":  # 孔子怎么看管仲 → 管仲; 反省 → + 省
+            query = f"{strip_question_words(query)} {expand_modern(query)}".strip()
         small = len(self._keyword_index) <= INLINE_MAX_PASSAGES
         hits = await maybe_thread(small, self._keyword_index.search, query, pool, corpus) if query else []
         timings["keyword"] = ms(started)
