@@ -140,6 +140,6 @@ def table(results: dict) -> str:
 
 if __name__ == "__main__":
     args = sys.argv[1:]
-    res = asyncio.run(main(args[0] if args else "evals/retrieval_v2_dev.jsonl", args[1:]))
+    res = asyncio.run(main(args[0] if args else "evals/retrieval/dev.jsonl", args[1:]))
     Path("/tmp/retrieval_eval.json").write_text(json.dumps(res, ensure_ascii=False, indent=1))
     print(table(res))

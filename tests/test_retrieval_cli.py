@@ -52,6 +52,20 @@ def test_index_search_eval(env, capsys):
     assert code == 0 and figures["n"] == 2 and figures["n_no_answer"] == 1 and figures["recall@1"] == 1.0
     assert {"recall@5", "recall@10", "mrr", "ndcg@5", "p50_ms", "p95_ms"} <= set(figures)
     assert figures["by_class"]["quote_lunyu"]["n"] == 1
+    other = env / "heldout.jsonl"
+    other.write_text('{"query": "关关雎鸠", "gold": ["shijing:1"]}\n', encoding="utf-8")
+    code, out, _ = run(capsys, "eval", str(evals), str(other), "--json")
+    both = json.loads(out)  # several files: one summary per file
+    assert code == 0 and both[str(evals)]["n"] == 2 and both[str(other)]["recall@1"] == 1.0
+
+
+def test_eval_defaults_are_the_evals_layout():
+    from bot.commands.retrieval import EVAL_TASKS
+
+    for task in EVAL_TASKS:  # `fuzi eval` alone runs the dev sets, `--heldout` the held-out ones
+        for split in ("dev", "heldout"):
+            rows = (REPO / "evals" / task / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
+            assert rows and all(json.loads(r)["query"] for r in rows)
 
 
 def test_model_change_is_refused_until_rebuild(env, capsys, monkeypatch):

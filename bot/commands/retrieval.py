@@ -9,6 +9,7 @@ import sys
 
 MODES = ("hybrid", "vector", "keyword")
 CORPORA = ("all", "lunyu", "shijing")
+EVAL_TASKS = ("retrieval", "retrieval_en", "topics")  # evals/<task>/{dev,heldout}.jsonl (evals/README.md)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -27,8 +28,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print a JSON list of results")
     p.set_defaults(func=_search)
 
-    p = sub.add_parser("eval", help="evaluate retrieval on a JSONL file of {query, gold[, class]}")
-    p.add_argument("file")
+    p = sub.add_parser("eval", help="evaluate retrieval on JSONL files of {query, gold[, class]}")
+    p.add_argument("file", nargs="*", help="default: evals/{" + ",".join(EVAL_TASKS) + "}/dev.jsonl")
+    p.add_argument("--heldout", action="store_true", help="default files: the held-out sets instead of dev")
     _search_options(p, k=10)
     p.add_argument("--by-class", action="store_true", help="add per-class figures (key by_class)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
@@ -36,7 +38,7 @@ def register(sub: argparse._SubParsersAction) -> None:
 
     bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="bench_command", required=True)
     p = bench.add_parser("retrieval", help="per-stage latency, index build time, peak RSS")
-    p.add_argument("--queries", default="evals/retrieval_dev.jsonl", help="queries to time (JSONL)")
+    p.add_argument("--queries", default="evals/retrieval/dev.jsonl", help="queries to time (JSONL)")
     p.add_argument("--synthetic", type=int, default=0, help="also time a synthetic corpus of N passages")
     p.add_argument("--json", action="store_true")
     p.set_defaults(func=_bench)
@@ -168,18 +170,26 @@ def _search(args: argparse.Namespace) -> int:
 def _eval(args: argparse.Namespace) -> int:
     from core.retrieval.metrics import load_queries, run_eval
 
+    split = "heldout" if args.heldout else "dev"
+    files = args.file or [f"evals/{task}/{split}.jsonl" for task in EVAL_TASKS]
+
     async def go(settings) -> int:
-        queries = load_queries(args.file)
+        sets = [(path, load_queries(path)) for path in files]
         retriever = await _open(settings)
-        summary, classes, _ = await run_eval(retriever, queries, k=args.k, mode=args.mode, corpus=args.corpus)
-        if args.by_class:
-            summary["by_class"] = classes
+        results = {}
+        for path, queries in sets:
+            summary, classes, _ = await run_eval(retriever, queries, k=args.k, mode=args.mode, corpus=args.corpus)
+            if args.by_class:
+                summary["by_class"] = classes
+            results[path] = summary
         if args.json:
-            print(json.dumps(summary, ensure_ascii=False, indent=2))
+            one = len(results) == 1  # one file: its summary (the v2 shape); several: keyed by file
+            print(json.dumps(next(iter(results.values())) if one else results, ensure_ascii=False, indent=2))
             return 0
-        print(f"mode={args.mode} " + " ".join(f"{k}={v}" for k, v in summary.items() if k != "by_class"))
-        for cls, figures in classes.items() if args.by_class else ():
-            print(f"  {cls:>16}: " + " ".join(f"{k}={v}" for k, v in figures.items()))
+        for path, summary in results.items():
+            print(f"{path} mode={args.mode} " + " ".join(f"{k}={v}" for k, v in summary.items() if k != "by_class"))
+            for cls, figures in summary.get("by_class", {}).items():
+                print(f"  {cls:>20}: " + " ".join(f"{k}={v}" for k, v in figures.items()))
         return 0
 
     return _run_with_retriever(go)

@@ -5,7 +5,7 @@ Each entry is (class, query, locators). A locator is `id:<passage id>`, `ref:<su
 is gold. For the two quote classes the query itself is the locator. A locator that matches nothing,
 or more passages than `MAX_PER_LOCATOR`, stops the script: gold ids are checked, not guessed.
 
-    python evals/make_retrieval_dev.py [CORPUS_DIR]
+    python evals/retrieval/make_written_v1.py [CORPUS_DIR]
 """
 
 from __future__ import annotations
