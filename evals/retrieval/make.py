@@ -185,6 +185,7 @@ def main(corpus_dir: str) -> None:
     dev = [r for r in gen if not heldout(r["source"])]
     held = [r for r in gen if heldout(r["source"])]
     dev += hand_written(HERE / "written_v1_dev.jsonl")
+    dev += written(HERE / "written_v3_dev.tsv", Resolver(passages))  # full translations (issue 24)
     held += hand_written(
         HERE / "written_v1_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
     )
@@ -193,6 +194,7 @@ def main(corpus_dir: str) -> None:
         {"question_zh": "heldout_question_zh", "unlabelled": "heldout_question_zh"},
     )
     held += written(HERE / "written_v2.tsv", Resolver(passages))
+    held += written(HERE / "written_v3.tsv", Resolver(passages))  # full translations (issue 24)
     for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
         with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:
