@@ -82,7 +82,7 @@ reputation=名 talent=才 talented=才 ability=能 able=能 capable=能 emperor=
 student=弟子 students=弟子 pupil=弟子 follower=弟子 ill=疾 illness=疾 sick=疾 disease=疾 body=身 self=己
 oneself=己 myself=己 selfish=私 silent=默 silence=默 food=食 kill=杀 killing=杀 killed=杀 tax=税 taxes=税
 enough=足 sufficient=足 dying=死 burden=任 heavy=重 road=道 long=远 journey=行 scholar=士 scholars=士
-knight=士 officer=士 benefit=益 beneficial=益 harmful=损 harm=损 nobody=莫 shoots=荑 smile=笑
+knight=士 officer=士 first=先 talk=语 speak=语 discuss=语 worry=患 benefit=益 beneficial=益 harmful=损 harm=损 nobody=莫 shoots=荑 smile=笑
 smiles=笑 laugh=笑 charming=倩 ruins=黍离 capital=宗周 wine=酒 cup=觥 hunt=狩 hunting=狩 buried=殉 alive=生
 """
 
@@ -123,8 +123,11 @@ def _lookup(word: str) -> str | None:
     for candidate in (
         word,
         word.rstrip("s"),
+        word[:-3] + "y" if word.endswith("ies") else "",  # worries → worry
         word[:-2] if word.endswith("ed") else "",
+        word[:-1] if word.endswith("ed") else "",  # loved → love
         word[:-3] if word.endswith("ing") else "",
+        word[:-3] + "e" if word.endswith("ing") else "",  # giving → give
     ):
         if candidate and candidate in GLOSSARY:
             return GLOSSARY[candidate]
