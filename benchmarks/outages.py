@@ -37,7 +37,7 @@ from core.agent import Agent  # noqa: E402
 from core.events import FinalReply  # noqa: E402
 from core.llm.breaker import CircuitBreakerLLM  # noqa: E402
 from core.llm.bulkhead import BulkheadLLM  # noqa: E402
-from core.llm.client import OpenAIChatClient  # noqa: E402
+from core.llm.client import STREAM_IDLE_TIMEOUT_S, OpenAIChatClient  # noqa: E402
 from core.tools.classics import classics_server  # noqa: E402
 from core.tools.client import ToolClient  # noqa: E402
 from tests.fakes.openai_server import Error, FakeOpenAI, Reply  # noqa: E402
@@ -63,14 +63,13 @@ def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = F
         api_key="sk-bench",
         model="bench",
         timeout_s=s.timeout_s,
-        connect_timeout_s=s.connect_timeout_s,
         first_token_timeout_s=s.first_token_timeout_s,
-        stream_idle_timeout_s=s.stream_idle_timeout_s,
+        stream_idle_timeout_s=STREAM_IDLE_TIMEOUT_S,
         retry=s.retry_policy(),
     )
-    breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
-    ceiling = s.max_concurrent if fixed else max(s.max_concurrent, s.max_concurrent_healthy)
-    llm = BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s, max_healthy=ceiling)
+    breaker = CircuitBreakerLLM(client)
+    ceiling = s.bulkhead_floor if fixed else s.max_concurrent_healthy
+    llm = BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=ceiling)
     agent = Agent(llm, ToolClient([classics_server(corpus)]))
     service = make_service(
         sqlite_storage(home),

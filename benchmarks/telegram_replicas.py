@@ -24,7 +24,7 @@ from adapters.common.budget_redis import RedisChatGate
 from adapters.common.pace import RedisPace
 from adapters.common.render import compose
 from adapters.telegram.app import build_application
-from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from benchmarks.telegram_flood import answer_for, chat_ids, script, summarize
 from tests.fakes.telegram_api import BOT_USERNAME, TOKEN, FakeTelegram, FloodLimits
 from tests.helpers_db import REDIS_URL
@@ -50,7 +50,7 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
             poll_timeout_s=1,
         )
         paces = [
-            RedisPace(REDIS_URL, f"{prefix}pace:telegram", settings.max_requests_per_s) if shared else None
+            RedisPace(REDIS_URL, f"{prefix}pace:telegram", MAX_REQUESTS_PER_S) if shared else None
             for _ in range(replicas)
         ]
         gates = [RedisChatGate(REDIS_URL, f"{prefix}budget:telegram:") if shared else None for _ in range(replicas)]

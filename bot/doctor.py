@@ -66,7 +66,7 @@ def check_index(settings: Settings) -> Check:
     from core.retrieval.store import PassageStore
 
     try:
-        store = PassageStore(lancedb_path(settings), table=settings.retrieval.table)
+        store = PassageStore(lancedb_path(settings))
         recorded = store.recorded_model()
         count = store.count() if recorded else 0
     except Exception as exc:  # noqa: BLE001 - a damaged table, whatever LanceDB raises: say so, keep checking

@@ -28,6 +28,8 @@ from bot.wiring import Runtime
 
 log = structlog.get_logger(__name__)
 
+LOCAL_USER = "local"  # the one person a loopback server without a secret serves (was FUZI_WEB_LOCAL_USER)
+
 
 def is_loopback(host: str) -> bool:
     """True for localhost, 127.0.0.0/8 and ::1."""
@@ -58,7 +60,7 @@ def authenticator(settings: Settings, host: str, revocations: Revocations | None
             f"refusing to serve on {host} without FUZI_WEB_JWT_SECRET (anyone could chat as anyone); "
             "set a secret or bind to 127.0.0.1"
         )
-    return LocalAuth(settings.web.local_user)
+    return LocalAuth(LOCAL_USER)
 
 
 STORAGE_UNREADY_AFTER_S = 15.0

@@ -23,6 +23,7 @@ from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.pace import RedisPace
 from adapters.common.startup import PlatformStatus
+from adapters.telegram.settings import MAX_REQUESTS_PER_S
 from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
 from bot.logging import configure_logging
@@ -117,7 +118,7 @@ def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient 
     if s.api_key is None or not s.api_key.get_secret_value():
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
         return None, None
-    from core.llm.client import OpenAIChatClient
+    from core.llm.client import STREAM_IDLE_TIMEOUT_S, OpenAIChatClient
 
     try:
         client = OpenAIChatClient(
@@ -125,9 +126,8 @@ def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient 
             api_key=s.api_key.get_secret_value() if s.api_key else None,
             model=s.model,
             timeout_s=s.timeout_s,
-            connect_timeout_s=s.connect_timeout_s,
             first_token_timeout_s=s.first_token_timeout_s,
-            stream_idle_timeout_s=s.stream_idle_timeout_s,
+            stream_idle_timeout_s=STREAM_IDLE_TIMEOUT_S,
             retry=s.retry_policy(),
         )
     except LLMNotConfigured:
@@ -136,30 +136,17 @@ def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient 
     if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
         from core.llm.breaker_redis import SharedCircuitBreakerLLM
 
-        breaker: LLM = SharedCircuitBreakerLLM(
-            client,
-            settings.redis.url,
-            prefix=settings.redis.prefix,
-            failures=s.breaker_failures,
-            reset_s=s.breaker_reset_s,
-        )
+        breaker: LLM = SharedCircuitBreakerLLM(client, settings.redis.url, prefix=settings.redis.prefix)
     else:
-        breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
-    bulkhead = BulkheadLLM(
-        breaker,
-        max_concurrent=s.max_concurrent,
-        max_wait_s=s.max_wait_s,
-        max_healthy=max(s.max_concurrent, s.max_concurrent_healthy),
-    )
+        breaker = CircuitBreakerLLM(client)
+    bulkhead = BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=s.max_concurrent_healthy)
     return bulkhead, client
 
 
 def database_engine(settings: Settings, *, migrate: bool | None = None):
     """The SQL engine of FUZI_DATABASE_URL with its pool; the schema upgraded unless told not to."""
     d = settings.database
-    pool = PoolConfig(
-        size=d.pool_size, max_overflow=d.max_overflow, timeout_s=d.pool_timeout_s, recycle_s=d.pool_recycle_s
-    )
+    pool = PoolConfig(size=d.pool_size, timeout_s=d.pool_timeout_s)
     return open_database(settings.db_url, pool=pool, migrate=d.migrate_on_start if migrate is None else migrate)
 
 
@@ -229,7 +216,7 @@ def build_pace(settings: Settings) -> RedisPace | None:
     """Telegram's bot-wide send schedule shared by N processes (None: each process paces itself)."""
     if not settings.redis.url:
         return None
-    return RedisPace(settings.redis.url, f"{settings.redis.prefix}pace:telegram", settings.telegram.max_requests_per_s)
+    return RedisPace(settings.redis.url, f"{settings.redis.prefix}pace:telegram", MAX_REQUESTS_PER_S)
 
 
 def build_budgets(settings: Settings, platform: str) -> BudgetRegistry:
@@ -245,14 +232,12 @@ def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: Rat
     g = settings.guards
     second = None
     if llm is not None and g.second_opinion and g.injection_classifier:
-        second = SecondOpinion(
-            llm, low=g.second_opinion_low, high=g.second_opinion_high, timeout_s=g.second_opinion_timeout_s
-        )
+        second = SecondOpinion(llm)
     usage = UsageStore(engine, tz=g.zone)
     return FuziGuard(
         limiter or InMemoryRateLimiter(_quota(settings)),
         detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
-        output=OutputChecker(min_run=g.verbatim_min_chars),
+        output=OutputChecker(),
         usage=usage,
         daily_token_budget=g.daily_token_budget,
         second_opinion=second,
@@ -381,10 +366,7 @@ async def open_runtime(
         if metrics is not None:
             retriever = TimedSearch(retriever, metrics)
         scripts = ScriptConverter()
-        tools = ToolClient(
-            [classics_tools(cast(HybridRetriever, SimplifiedQueries(retriever, scripts)))],
-            timeout_s=settings.agent.tool_timeout_s,
-        )
+        tools = ToolClient([classics_tools(cast(HybridRetriever, SimplifiedQueries(retriever, scripts)))])
         web = build_web_search_server(settings.web_search)
         if web is not None:
             tools.add_server(web)
@@ -406,17 +388,7 @@ async def open_runtime(
         )
         stack.push_async_callback(memory.aclose)
         a = settings.agent
-        agent = (
-            Agent(
-                llm,
-                tools,
-                max_rounds=a.max_rounds,
-                tool_timeout_s=a.tool_timeout_s,
-                final_answer_timeout_s=a.final_answer_timeout_s,
-            )
-            if llm
-            else None
-        )
+        agent = Agent(llm, tools, max_rounds=a.max_rounds) if llm else None
         storage = Storage(sql)
         service = compose_service(
             storage=storage,
@@ -429,7 +401,6 @@ async def open_runtime(
             retriever=retriever,
             admins=settings.admins,
             max_input_chars=settings.engine.max_input_chars,
-            l2_passages=settings.engine.l2_passages,
             reply_deadline_s=settings.engine.reply_deadline_s,
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
@@ -438,7 +409,7 @@ async def open_runtime(
             reply_lease_s=settings.redis.reply_lease_s,
             media=media,
         )
-        stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
+        stack.push_async_callback(service.aclose)
         digest = build_digest(storage, llm, guard, SkillRegistry(default=settings.engine.default_skill), scripts)
         service.add_settings_listener(digest)  # digest on: say what is kept; off: delete it at once
         await service.close_interrupted(_interrupted_before(settings))

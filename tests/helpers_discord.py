@@ -80,7 +80,6 @@ def settings_for(fake: FakeDiscord, **overrides: Any) -> DiscordSettings:
         "gateway_url": fake.gateway_url,
         "FUZI_DISCORD_GUILD_ID": None,
         "edit_interval_s": 0.05,
-        "interaction_ttl_s": 870,
         "message_content": False,
         "thread_replies": False,
         "shard_count": None,

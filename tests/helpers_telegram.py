@@ -166,7 +166,7 @@ class ScriptedEngine(RecordedHooks):
 
 
 @contextlib.asynccontextmanager
-async def running_bot(fake, engine, *, recorder=None, seen=None, **overrides):
+async def running_bot(fake, engine, *, recorder=None, seen=None, limiter="priority", **overrides):
     """Start the real PTB application against ``fake`` (a FakeTelegram); stop it afterwards."""
     from adapters.telegram.app import build_application, start, stop
     from adapters.telegram.settings import TelegramSettings
@@ -181,7 +181,7 @@ async def running_bot(fake, engine, *, recorder=None, seen=None, **overrides):
     )
     values.update(overrides)
     settings = TelegramSettings(**values)
-    app = build_application(settings, engine, recorder=recorder, seen=seen)
+    app = build_application(settings, engine, recorder=recorder, seen=seen, limiter=limiter)
     await start(app, settings)
     try:
         yield app

@@ -45,6 +45,9 @@ log = structlog.get_logger(__name__)
 REPAIR_EVERY_S = 2.0  # how often frozen messages the engine's repair sweep closed are corrected
 
 THREAD_NAME_LIMIT = 90
+# how long an interaction token is used before the reply moves to a plain channel message: Discord's
+# tokens expire after 15 minutes, a margin is kept (was DISCORD_INTERACTION_TTL_S)
+INTERACTION_TTL_S = 14 * 60 + 30.0
 
 
 class FuziDiscordClient(discord.Client):
@@ -58,6 +61,7 @@ class FuziDiscordClient(discord.Client):
             process when it has a gate, see ``bot.wiring.build_budgets``).
         seen: which message and interaction ids were handled already, shared by every process (two
             processes connected as one shard, e.g. while a replacement starts, answer once).
+        interaction_ttl_s: how long an interaction token is used (INTERACTION_TTL_S; tests shorten it).
         **options: passed to :class:`discord.Client` (e.g. ``guild_ready_timeout``).
     """
 
@@ -69,6 +73,7 @@ class FuziDiscordClient(discord.Client):
         clock: Callable[[], float] = time.monotonic,
         budgets: BudgetRegistry | None = None,
         seen: Seen | None = None,
+        interaction_ttl_s: float = INTERACTION_TTL_S,
         **options: Any,
     ) -> None:
         # reactions: 👍/👎 on answers are feedback (adapters/discord/media.py)
@@ -87,6 +92,7 @@ class FuziDiscordClient(discord.Client):
         self.settings = settings
         self.engine = engine
         self.clock = clock
+        self.interaction_ttl_s = interaction_ttl_s
         self.budgets = budgets or BudgetRegistry()
         self.seen = seen or InMemorySeen()
         self.tree = app_commands.CommandTree(self)
@@ -239,7 +245,7 @@ class FuziDiscordClient(discord.Client):
         if not await self._first("interaction", interaction.id):
             return
         incoming = incoming_from_interaction(interaction, command, text)
-        sink = InteractionSink(interaction, private=private, ttl=self.settings.interaction_ttl_s, clock=self.clock)
+        sink = InteractionSink(interaction, private=private, ttl=self.interaction_ttl_s, clock=self.clock)
         is_click = interaction.type is discord.InteractionType.component
         try:
             await interaction.response.defer(thinking=not is_click, ephemeral=private)

@@ -1,8 +1,8 @@
 """Build and run the Telegram bot (python-telegram-bot v22 ``Application``).
 
 Rate limiting has two layers. Bot-wide, :class:`PriorityRateLimiter` releases at most
-``max_requests_per_s`` chat requests per second, evenly spaced, final answers first and "typing"
-last (PTB's FIFO :class:`AIORateLimiter` is available as ``TELEGRAM_GLOBAL_LIMITER=aio``; the
+``MAX_REQUESTS_PER_S`` chat requests per second, evenly spaced, final answers first and "typing"
+last (PTB's FIFO :class:`AIORateLimiter` is available as ``build_application(limiter="aio")``; the
 benchmark in docs/telegram.md compares them). Neither retries a ``RetryAfter``: it reaches the
 streaming code, which pauses only the chat concerned and coalesces its edits, instead of halting
 every chat. Per chat, an :class:`OutboundBudget` spaces sends, edits and typing (1 s in private
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Literal
 
 import structlog
 from telegram import BotCommand, Update
@@ -38,7 +39,7 @@ from adapters.telegram.admins import TelegramAdmins
 from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
-from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from adapters.telegram.webhook import install as install_strict_webhook
 from core.ports import Engine
 from core.schedule.ports import Posters
@@ -60,6 +61,7 @@ def build_application(
     recorder: RateLimitRecorder | None = None,
     seen: Seen | None = None,
     pace: SharedPace | None = None,
+    limiter: Literal["priority", "aio"] = "priority",
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -71,10 +73,11 @@ def build_application(
         seen: which update ids were handled already; an update delivered twice is dropped
             (default in process; `core.seen.RedisSeen` shares it between webhook replicas).
         pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
+        limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    limiter = global_limiter(settings, pace)
+    bot_limiter = global_limiter(limiter, pace)
     seen = seen or InMemorySeen()
     handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
 
@@ -86,7 +89,7 @@ def build_application(
         .token(settings.bot_token.get_secret_value())
         .base_url(settings.api_base_url)
         .base_file_url(_file_url(settings.api_base_url))
-        .rate_limiter(limiter)
+        .rate_limiter(bot_limiter)
         .concurrent_updates(True)
         .connection_pool_size(512)
         .pool_timeout(30.0)
@@ -115,14 +118,14 @@ def _drop_repeats(seen: Seen):
     return check
 
 
-def global_limiter(settings: TelegramSettings, pace: SharedPace | None = None) -> BaseRateLimiter:
+def global_limiter(kind: str = "priority", pace: SharedPace | None = None) -> BaseRateLimiter:
     """The bot-wide limiter: our priority limiter (on the shared schedule `pace`, when given), or PTB's
-    FIFO AIORateLimiter (for comparison; one process only)."""
-    if settings.global_limiter == "aio":
+    FIFO AIORateLimiter (kind "aio": for comparison; one process only)."""
+    if kind == "aio":
         return AIORateLimiter(
-            overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0
+            overall_max_rate=1, overall_time_period=1 / MAX_REQUESTS_PER_S, group_max_rate=0, max_retries=0
         )
-    return PriorityRateLimiter(settings.max_requests_per_s, shared=pace)
+    return PriorityRateLimiter(MAX_REQUESTS_PER_S, shared=pace)
 
 
 def _file_url(api_base_url: str) -> str:

@@ -37,6 +37,9 @@ from core.types import Incoming
 
 log = structlog.get_logger(__name__)
 
+TYPING_REFRESH_S = (
+    4.5  # "typing" lasts 5 s in Telegram's clients; refreshed before it fades (was TELEGRAM_TYPING_REFRESH_S)
+)
 PLACEHOLDER = "翻检典籍中…"  # shown (after "typing", within a second) until the first words arrive
 NON_TEXT_NOTICE = "我目前只读得懂文字消息，请用文字提问。(I can only read text messages for now.)"
 
@@ -186,7 +189,7 @@ class TelegramHandlers:
             budget,
             trace_id=incoming.trace_id,
             placeholder=PLACEHOLDER,
-            typing_every=self.settings.typing_refresh_s,
+            typing_every=TYPING_REFRESH_S,
             on_shown=shown,
             clock=budget.clock,
             sleep=budget.sleep,
