@@ -1,4 +1,4 @@
-"""Prometheus metrics for every Fuzi process, in one place (no core imports but the event types).
+"""Prometheus metrics for every Fuzi process, in one place (from the core: events, ports, wrapper bases).
 
 :class:`FuziMetrics` defines the metrics on its own registry; the parts record into it:
 
