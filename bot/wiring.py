@@ -36,6 +36,7 @@ from core.agent import Agent
 from core.chatsettings.admins import ChatAdmins
 from core.chatsettings.command import SettingsCommand
 from core.commands import BuiltinCommands, CommandRouter
+from core.engine.service import ChatService
 from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
 from core.guards import (
@@ -66,7 +67,6 @@ from core.retrieval.tools import classics_tools
 from core.schedule.digest import Digest
 from core.script import ScriptConverter, SimplifiedQueries
 from core.seen import InMemorySeen, RedisSeen, Seen
-from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import PoolConfig, Storage, open_database
 from core.tools import ToolClient, build_web_search_server

@@ -1,4 +1,4 @@
-"""Ports between the engine (core/service.py) and the parts that plug into it.
+"""Ports between the engine (core/engine/) and the parts that plug into it.
 
 The engine calls these; memory (core/memory), guards (core/guards) and retrieval (core/retrieval)
 implement them. Keeping them here lets each part be built and tested on its own.
@@ -18,7 +18,7 @@ from core.types import Incoming
 
 
 class Engine(Protocol):
-    """What every adapter drives (core.service.ChatService implements it).
+    """What every adapter drives (core.engine.service.ChatService implements it).
 
     `handle` yields TextDelta / TextReset / ToolStep events, then one FinalReply or Notice; the stream
     always ends cleanly. An adapter that stops reading early closes it (`contextlib.aclosing`), which

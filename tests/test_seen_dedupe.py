@@ -11,9 +11,10 @@ import pytest_asyncio
 
 from core.events import FinalReply
 from core.seen import InMemorySeen, RedisSeen
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import redis_prefix  # noqa: F401
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_telegram import running_bot
 
 
 @pytest.fixture(params=["memory", "redis"])

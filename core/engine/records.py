@@ -1,6 +1,6 @@
 """The engine's record of replies as adapters see them: delivered or not, where shown, cut short.
 
-A mixin of `ChatService` (core/service.py): the adapter-facing half of the reply's life in the
+A mixin of `ChatService` (core/engine/service.py): the adapter-facing half of the reply's life in the
 database (core/storage/replies.py), next to the repair sweep (core/reply_watch.py), which fills
 `_interrupted` while the process runs.
 """
