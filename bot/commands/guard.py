@@ -64,7 +64,9 @@ def run(args: argparse.Namespace) -> int:
         return 2
     # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
     guard = FuziGuard(InMemoryRateLimiter(Quota()))
-    report = evaluate(examples, lambda text: guard.screen_input(text)[0].reason == "injection")
+    report = evaluate(
+        examples, lambda text: guard.screen_input(text)[0].reason == "injection", lambda text: _why(guard, text)
+    )
     report["second_opinion_band"] = _band(guard, examples)
     if args.judge:
         report = _judged(report, examples, args.judge)
@@ -75,6 +77,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(report))
     return 0
+
+
+def _why(guard: Any, text: str) -> str:
+    """What decided: the rule's name, or the classifier's score, threshold and top n-grams."""
+    from core.guards.injection import windows
+    from core.guards.normalize import strip_invisible, views
+
+    found = guard.screen_input(text)[1]
+    if found is None:
+        return "empty"
+    if found.rule and found.style != "learned":
+        return f"rule {found.rule}"
+    classifier = guard.detector.classifier
+    if classifier is None:
+        return "no rule"
+    cleaned = strip_invisible(text).strip()
+    v = views(cleaned)
+    if found.rule == "ngram_window":  # the features of the window that scored highest
+        v = max((views(w) for w in windows(cleaned)), key=classifier.probability_of)
+    grams = ", ".join(f"{g!r} {c:+.2f}" for g, c in classifier.top_features(v))
+    where = found.rule or "classifier"
+    threshold = classifier.threshold_for(views(cleaned))
+    return f"{where} {found.score or 0:.3f} (threshold {threshold:.3f}); top n-grams: {grams}"
 
 
 def _band(guard: Any, examples: list) -> dict[str, Any]:
@@ -156,7 +181,7 @@ def _table(report: dict[str, Any]) -> str:
     if b:
         lines.append(
             f"second-opinion band [{b['low']}, {b['high']}]: {b['attack']}/{b['attacks']} attacks, "
-            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM (its answers are not measured here)"
+            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM (--judge measures the effect)"
         )
     j = report.get("judge")
     if j:
@@ -168,5 +193,5 @@ def _table(report: dict[str, Any]) -> str:
         )
     for miss in report.get("misses", []):
         kind = "missed attack" if miss["attack"] else "false positive"
-        lines.append(f"  {kind}: {miss['text']}")
+        lines.append(f"  {kind}: {miss['text']}" + (f"  [{miss['why']}]" if miss.get("why") else ""))
     return "\n".join(lines)

@@ -72,11 +72,14 @@ def _counts(pairs: Iterable[tuple[bool, bool]]) -> dict[str, Any]:
     }
 
 
-def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict[str, Any]:
+def evaluate(
+    examples: list[Example], is_flagged: Callable[[str], bool], explain: Callable[[str], str] | None = None
+) -> dict[str, Any]:
     """Run `is_flagged` on every example; overall counts and rates, then the same per label.
 
     Returns the contract keys (n, tp, fp, tn, fn, detection_rate, false_positive_rate) plus
-    ``by_style``/``by_lang``/``by_variant``/``by_kind``, ``mean_us`` (time per message) and ``misses``.
+    ``by_style``/``by_lang``/``by_variant``/``by_kind``, ``mean_us`` (time per message) and ``misses``
+    (with ``why`` from `explain`, when given: which rule or classifier features decided).
     """
     results: list[tuple[Example, bool]] = []
     start = time.perf_counter()
@@ -95,6 +98,7 @@ def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict
     report["mean_us"] = round(elapsed / len(examples) * 1e6, 1) if examples else None
     report["misses"] = [
         {"text": ex.text, "attack": ex.attack, "style": ex.style, "kind": ex.kind}
+        | ({"why": explain(ex.text)} if explain else {})
         for ex, flagged in results
         if flagged != ex.attack
     ]

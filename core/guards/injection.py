@@ -115,6 +115,11 @@ class InjectionDetector:
             classifier = NgramClassifier.load() if BUNDLED.exists() else None
         self._classifier = classifier if isinstance(classifier, NgramClassifier) else None
 
+    @property
+    def classifier(self) -> NgramClassifier | None:
+        """The n-gram classifier, None when the rules run alone."""
+        return self._classifier
+
     def detect(self, text: str) -> Detection:
         """The first matching rule's verdict for `text`, else the classifier's."""
         v = views(text)

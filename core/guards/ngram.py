@@ -44,6 +44,13 @@ class _Block:
         norm = math.sqrt(sum(v * v for v in values.values()))
         return sum(v * self.terms[g][1] for g, v in values.items()) / norm
 
+    def contributions(self, grams: list[str]) -> dict[str, float]:
+        """Each known n-gram's share of `score` (they sum to it)."""
+        counts = Counter(g for g in grams if g in self.terms)
+        values = {g: (1.0 + math.log(c)) * self.terms[g][0] for g, c in counts.items()}
+        norm = math.sqrt(sum(v * v for v in values.values())) or 1.0
+        return {g: v * self.terms[g][1] / norm for g, v in values.items()}
+
 
 def word_grams(v: Views) -> list[str]:
     """Word unigrams and bigrams of the ``words`` view."""
@@ -86,6 +93,12 @@ class NgramClassifier:
         """`probability` for already normalised views."""
         z = self._intercept + self._word.score(word_grams(v)) + self._char.score(char_grams(v))
         return 1.0 / (1.0 + math.exp(-z))
+
+    def top_features(self, v: Views, k: int = 3) -> list[tuple[str, float]]:
+        """The `k` n-grams that push the score up most, with their share of the logit: what to look
+        at when the classifier flags a benign message."""
+        found = {**self._word.contributions(word_grams(v)), **self._char.contributions(char_grams(v))}
+        return sorted(((g, round(c, 3)) for g, c in found.items() if c > 0), key=lambda x: -x[1])[:k]
 
     def threshold_for(self, v: Views) -> float:
         """The threshold of the message's language: "zh" when it has Chinese characters, else "en"."""
