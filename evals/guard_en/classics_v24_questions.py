@@ -3,7 +3,7 @@ quote a translation, name a disciple or use words such as "rule", "obey", "act",
 "ignore", "forget", "role", "instructions" the way a reader would).
 
 Written by the issue-24 engineer on 2026-12-01 before any input-screen change was made or measured
-on them; split into dev / held-out by `build_guard_v24.py`.
+on them; split into dev / held-out by `evals/guard_en/build.py` (salt "fuzi-v24-guard:").
 """
 
 QUESTIONS = [

@@ -3,7 +3,7 @@ them, in the style of James Legge's public-domain translations (1861/1871, with 
 modernised to pinyin the way people type them today) and of plainer modern renderings.
 
 Written from memory by the issue-24 engineer on 2026-12-01, BEFORE any input-screen change was made
-or measured on them; `build_guard_v24.py` splits them into dev (tuned on) and held-out (never tuned on).
+or measured on them; `evals/guard_en/build.py` (salt "fuzi-v24-guard:") splits them into dev (tuned on) and held-out (never tuned on).
 """
 
 QUOTES = [
