@@ -12,7 +12,8 @@ from datetime import datetime
 import structlog
 
 from core.reply_watch import ReplyWatch
-from core.storage.replies import STREAMING, Interrupted
+from core.storage.replies import Interrupted
+from core.storage.status import STREAMING
 from core.storage.repos import Storage
 
 log = structlog.get_logger(__name__)

@@ -56,9 +56,9 @@ from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
 from core.skills import Skill, SkillRegistry
 from core.storage.feedback import FeedbackOutcome
-from core.storage.replies import STREAMING, Interrupted
+from core.storage.replies import Interrupted
 from core.storage.repos import Storage
-from core.storage.status import MessageStatus
+from core.storage.status import STREAMING, MessageStatus
 from core.text import reply_language
 from core.texts import say
 from core.tools.server import ToolContext

@@ -23,7 +23,7 @@ from sqlmodel import Session, col, select
 from core.storage.base import _Repo
 from core.storage.models import Message, utcnow
 from core.storage.rows import row_id
-from core.storage.status import INTERRUPTED, STREAMING  # noqa: F401  (re-exported: the reply rows' two own statuses)
+from core.storage.status import INTERRUPTED, STREAMING
 
 
 @dataclass(frozen=True)
