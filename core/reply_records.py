@@ -13,8 +13,8 @@ import structlog
 
 from core.reply_watch import ReplyWatch
 from core.storage.replies import Interrupted
-from core.storage.status import STREAMING
 from core.storage.repos import Storage
+from core.storage.status import STREAMING
 
 log = structlog.get_logger(__name__)
 
