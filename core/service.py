@@ -30,7 +30,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable
+from collections.abc import AsyncGenerator, Awaitable, Callable, Sequence
 from contextlib import aclosing
 from dataclasses import replace
 from typing import Any
@@ -42,7 +42,7 @@ from core.admission import Admission, NotAdmitted
 from core.chatsettings.admins import AdminCheck
 from core.chatsettings.command import SettingsCommand, SettingsListener
 from core.commands import CommandRouter
-from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
+from core.events import Citation, FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
 from core.fallback import LadderRequest, LevelStart
 from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
@@ -54,6 +54,7 @@ from core.quotes import screen_quotes
 from core.reply_records import ReplyRecords
 from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
+from core.shown_in import ShownIn
 from core.skills import Skill, SkillRegistry
 from core.storage.feedback import FeedbackOutcome
 from core.storage.replies import Interrupted
@@ -197,7 +198,7 @@ class ChatService(ReplyRecords):
             self.settings.add_listener(listener)
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> FeedbackOutcome:
         """A reaction (👍 👎 …, or "up"/"down" from a button) on an answer (core/storage/feedback.py)."""
         return await self._storage.feedback.rate(platform, account, reaction, where=where, trace_id=trace_id)
@@ -414,13 +415,12 @@ class ChatService(ReplyRecords):
 
     async def _finish(self, turn: Turn, outcome: Outcome, started: float, progress: ReplyProgress) -> None:
         answer = outcome.answer
-        await self._store_reply(turn, answer.text, answer.level, STREAMING)  # confirmed once delivered
+        # its status is confirmed once delivered; its footnotes go with it (the web history, feedback)
+        await self._store_reply(turn, answer.text, answer.level, STREAMING, answer.citations)
         progress.status = outcome.status
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
-        if answer.citations:  # for feedback listings; off the reply's path
-            self._schedule(self._note_cited(turn.incoming.trace_id, [c.ref for c in answer.citations]))
         log.info(
             "reply",
             fallback_level=answer.level,
@@ -454,15 +454,11 @@ class ChatService(ReplyRecords):
             trace_id=incoming.trace_id,
         )
 
-    async def _store_reply(self, turn: Turn, text: str, level: int | None, status: str) -> int:
+    async def _store_reply(
+        self, turn: Turn, text: str, level: int | None, status: str, citations: Sequence[Citation] = ()
+    ) -> int:
         incoming = turn.incoming
-        return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status)
-
-    async def _note_cited(self, trace_id: str, refs: list[str]) -> None:
-        try:
-            await self._storage.feedback.cited(trace_id, refs)
-        except Exception:
-            log.exception("cited_not_stored")
+        return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status, citations)
 
     async def _after_reply(self, turn: Turn, text: str) -> None:
         try:

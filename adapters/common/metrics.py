@@ -36,6 +36,7 @@ from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta
 from core.llm.types import LLM, Completion, StreamEvent
 from core.llm.wrapper import LLMCall, WrapperLLM
 from core.ports import Engine
+from core.shown_in import ShownIn
 from core.types import Incoming
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -139,13 +140,13 @@ class ObservedEngine:
     def skills(self) -> list[tuple[str, str]]:
         return self._engine.skills()
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
         await self._engine.record_shown(trace_id, where)
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         await self._engine.record_delivery(trace_id, delivered)
 
-    def take_interrupted(self, platform: str) -> list[str]:
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
         return self._engine.take_interrupted(platform)
 
     def register_admin_check(self, platform: str, check: Any) -> None:
@@ -155,7 +156,7 @@ class ObservedEngine:
         return await self._engine.look_up(platform, user_id, query, k)
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> str:
         """The engine's word on a reaction; a verdict stored is counted in fuzi_reply_feedback_total."""
         outcome = await self._engine.record_feedback(platform, account, reaction, where=where, trace_id=trace_id)

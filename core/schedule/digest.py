@@ -27,6 +27,7 @@ from core.schedule.passage import Convert, keep_script
 from core.schedule.ports import ChatSchedule, ScheduleSettings
 from core.schedule.store import DigestRepo
 from core.schedule.timing import Occurrence
+from core.shown_in import ShownIn
 from core.skills import SkillRegistry
 from core.storage.chat_settings import SettingChange
 from core.types import Incoming
@@ -174,13 +175,13 @@ class DigestTap:
     def skills(self) -> list[tuple[str, str]]:
         return self._engine.skills()
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
         await self._engine.record_shown(trace_id, where)
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         await self._engine.record_delivery(trace_id, delivered)
 
-    def take_interrupted(self, platform: str) -> list[str]:
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
         return self._engine.take_interrupted(platform)
 
     def __getattr__(self, name: str):  # anything else the wrapped engine offers (aclose, admission …)
