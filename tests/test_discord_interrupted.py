@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from core.events import FinalReply, TextDelta
+from core.shown_in import ShownIn
 from core.texts import say
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.helpers_discord import Hold, ScriptedEngine, running_bot
@@ -11,16 +12,16 @@ from tests.helpers_discord import Hold, ScriptedEngine, running_bot
 class CrashAwareEngine(ScriptedEngine):
     """A scripted engine with the engine's crash hooks."""
 
-    def __init__(self, interrupted: list[str] | None = None) -> None:
+    def __init__(self, interrupted: list[ShownIn] | None = None) -> None:
         super().__init__()
-        self.shown: list[tuple[str, str]] = []
+        self.shown: list[tuple[str, ShownIn]] = []
         self.interrupted = list(interrupted or [])
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
         self.shown.append((trace_id, where))
 
-    def take_interrupted(self, platform: str) -> list[str]:
-        mine, self.interrupted = [w for w in self.interrupted if w.startswith(f"{platform}:")], []
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
+        mine, self.interrupted = [w for w in self.interrupted if w.platform == platform], []
         return mine
 
 
@@ -35,7 +36,7 @@ async def test_the_channel_message_of_a_reply_is_noted_as_it_starts(fake_discord
         hold.gate.set()
         await fake_discord.wait_until(lambda: fake_discord.channel_messages(channel_id)[-1]["content"] == "君子不器。")
     (reply,) = fake_discord.channel_messages(channel_id)
-    assert engine.shown == [(engine.incomings[0].trace_id, f"discord:{channel_id}:{reply['id']}")]
+    assert engine.shown == [(engine.incomings[0].trace_id, ShownIn("discord", str(channel_id), int(reply["id"])))]
 
 
 async def test_a_frozen_message_is_edited_closed_when_the_bot_is_ready(fake_discord: FakeDiscord):
@@ -47,7 +48,7 @@ async def test_a_frozen_message_is_edited_closed_when_the_bot_is_ready(fake_disc
         await fake_discord.user_message("学而时习之？", mention_bot=True)
         await fake_discord.wait_until(lambda: first.shown)
     (frozen,) = fake_discord.channel_messages(channel_id)
-    second = CrashAwareEngine(interrupted=[first.shown[0][1], "telegram:1:2"])
+    second = CrashAwareEngine(interrupted=[first.shown[0][1], ShownIn("telegram", "1", 2)])
     async with running_bot(fake_discord, second):
         await fake_discord.wait_until(
             lambda: fake_discord.channel_messages(channel_id)[0]["content"] == say("INTERRUPTED", None)
