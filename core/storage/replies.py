@@ -1,8 +1,9 @@
 """A reply's life in the database: recorded as it starts, finished in place, closed after a crash.
 
 The assistant row of a reply is written when the reply starts (status "streaming", no text yet), so
-a process killed mid-reply leaves a trace. The adapter may note where the reply is shown
-(a :class:`core.shown_in.ShownIn`, kept in the row's ``shown_in`` column). When the reply ends the same row gets its text, level and final status. On the next start
+a process killed mid-reply leaves a trace. The adapter may note where the reply is shown (a
+:class:`core.shown_in.ShownIn`, kept in the row's ``shown_in`` column). When the reply ends the same
+row gets its text, level and final status (and its footnotes). On the next start
 :meth:`ReplyRepo.close_interrupted` turns rows still "streaming" into "interrupted", together with
 the question they answered, so that the chat window never shows that question as an unanswered
 user turn followed by the next one.
