@@ -44,7 +44,6 @@ class ReplyRecords:
         """The adapter's note of where a running reply is shown; a reaction on that message later
         finds the reply (`record_feedback`)."""
         await self._storage.replies.shown_in(trace_id, where)
-        await self._storage.feedback.shown(trace_id, where)
 
     async def close_interrupted(self, started_before: datetime | None = None) -> None:
         """At start: close the replies a crash cut short (core/storage/replies.py); adapters then

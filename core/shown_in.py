@@ -3,7 +3,7 @@
 Adapters tell the engine where a running reply is shown (`Engine.record_shown`), so that a crash can
 be repaired (the frozen message is edited into "interrupted, please ask again") and a reaction on the
 message finds the reply it is about. The database keeps the text form ``<platform>:<chat>:<message>``
-(`message.shown_in`, `reply_shown.shown_in`); ``<platform>:<chat>:`` names a chat where nothing was
+(`message.shown_in`); ``<platform>:<chat>:`` names a chat where nothing was
 shown yet. Only this module writes or reads that form.
 """
 

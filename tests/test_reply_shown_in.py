@@ -25,12 +25,16 @@ from tests.helpers_db import postgres_url  # noqa: F401
 from tests.helpers_engine import sqlite_storage
 
 WEB_FOOTNOTES = '[{"n": 1, "id": "lunyu:1.1", "ref": "《论语·学而》第1章"}]'
-OLD_ROWS = [  # as the code before 0024 wrote them: where shown in `account`, references in reply_cited
+OLD_ROWS = [  # as the code before 0024 wrote them: where shown in `account` and reply_shown, references in reply_cited
     "INSERT INTO message (chat_key, person_id, account, speaker, role, text, level, status, trace_id, created_at) "
     "VALUES ('telegram:7', 1, 'telegram:42', '子路', 'user', '问', NULL, 'ok', 'dead', '2026-01-02 03:04:05'), "
     "('telegram:7', NULL, 'telegram:7:1001', '', 'assistant', '', NULL, 'streaming', 'dead', '2026-01-02 03:04:06'), "
     "('discord:9', NULL, 'discord:9:55', '', 'assistant', '器小', 0, 'ok', 'done', '2026-01-02 03:04:07'), "
-    "('web:local/a', NULL, '', '', 'assistant', '学而', 0, 'ok', 'webt', '2026-01-02 03:04:08')",
+    "('web:local/a', NULL, '', '', 'assistant', '学而', 0, 'ok', 'webt', '2026-01-02 03:04:08'), "
+    "('telegram:5', NULL, '', '', 'assistant', '温故', 0, 'ok', 'late', '2026-01-02 03:04:09')",
+    "INSERT INTO reply_shown (shown_in, trace_id, created_at) VALUES ('telegram:7:1001', 'dead', "
+    "'2026-01-02 03:04:06'), ('discord:9:55', 'done', '2026-01-02 03:04:07'), ('telegram:5:9', 'late', "
+    "'2026-01-02 03:04:09')",  # noted for reactions only: the reply row had left "streaming"
     "INSERT INTO reply_cited (trace_id, refs) VALUES "
     "('done', '《论语·八佾》第22章\n《论语·学而》第1章'), ('webt', '《论语·学而》第1章')",
     f"INSERT INTO reply_citations (trace_id, chat_key, data) VALUES ('webt', 'web:local/a', '{WEB_FOOTNOTES}')",
@@ -91,15 +95,18 @@ async def test_0024_moves_old_rows_and_downgrade_restores_them(dialect, request,
                 conn.exec_driver_sql(statement)
         assert upgrade(engine).after == head_revision() == "0024_i21c"
         assert _schema_diff(engine) == []
-        assert not inspect(engine).has_table("reply_cited")
+        assert not inspect(engine).has_table("reply_cited") and not inspect(engine).has_table("reply_shown")
         shown = "SELECT trace_id, role, account, shown_in FROM message ORDER BY id"
         assert _rows(engine, shown) == [
             ("dead", "user", "telegram:42", None),  # a person's account stays
             ("dead", "assistant", "", "telegram:7:1001"),
             ("done", "assistant", "", "discord:9:55"),
             ("webt", "assistant", "", None),
+            ("late", "assistant", "", "telegram:5:9"),
         ]
         storage = Storage(engine)
+        assert await storage.feedback.reply_at(ShownIn("telegram", "5", 9)) == "late"
+        assert await storage.feedback.reply_at(ShownIn("discord", "9", 55)) == "done"
         assert await storage.citations.of(["done", "webt"]) == {
             "done": [
                 {"n": 1, "id": "", "ref": "《论语·八佾》第22章"},
@@ -126,6 +133,12 @@ async def test_0024_moves_old_rows_and_downgrade_restores_them(dialect, request,
             ("dead", "telegram:7:1001"),
             ("done", "discord:9:55"),
             ("webt", ""),
+            ("late", "telegram:5:9"),
+        ]
+        assert _rows(engine, "SELECT shown_in, trace_id FROM reply_shown ORDER BY trace_id") == [
+            ("telegram:7:1001", "dead"),
+            ("discord:9:55", "done"),
+            ("telegram:5:9", "late"),
         ]
         assert _rows(engine, "SELECT trace_id, refs FROM reply_cited ORDER BY trace_id") == [
             ("done", "《论语·八佾》第22章\n《论语·学而》第1章"),

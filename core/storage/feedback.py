@@ -1,4 +1,7 @@
-"""Reactions as feedback: which platform message shows which reply, and each person's verdict on it.
+"""Reactions as feedback: each person's verdict on a reply, found by the platform message showing it.
+
+The adapters report where a reply is shown (`Engine.record_shown`, kept in `message.shown_in`); a
+reaction on that message finds the reply there. Only the first message of a split answer is noted.
 
 👍 ❤️ 🔥 count as "up", 👎 💩 as "down"; any other reaction is no verdict (and removes an earlier one
 by the same person, as taking a reaction back does). One verdict per reply and person: the latest
@@ -20,7 +23,7 @@ from sqlmodel import Session, col, select
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
-from core.storage.models import Message, ReplyFeedback, ReplyShown
+from core.storage.models import Message, ReplyFeedback
 
 log = structlog.get_logger(__name__)
 
@@ -58,21 +61,7 @@ class FeedbackEntry:
 
 
 class FeedbackRepo(_Repo):
-    """Where replies are shown, and the verdicts on them (see the module docstring)."""
-
-    async def shown(self, trace_id: str, where: ShownIn) -> None:
-        """Note that platform message `where` shows the reply `trace_id` (a repeat is ignored)."""
-        key = where.format()[:200]
-
-        def store(s: Session) -> None:
-            if s.get(ReplyShown, key) is None:
-                s.add(ReplyShown(shown_in=key, trace_id=trace_id))
-                s.commit()
-
-        try:
-            await self._run(store)
-        except IntegrityError:  # another process noted it first
-            pass
+    """The verdicts on replies, found by where they are shown (see the module docstring)."""
 
     async def rate(
         self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
@@ -97,8 +86,10 @@ class FeedbackRepo(_Repo):
         key = where.format()[:200]
 
         def find(s: Session) -> str | None:
-            row = s.get(ReplyShown, key)
-            return row.trace_id if row is not None and _is_answer(s, row.trace_id) else None
+            query = select(Message.trace_id).where(
+                col(Message.shown_in) == key, Message.role == "assistant", col(Message.status).in_(ANSWERED)
+            )
+            return s.exec(query.order_by(col(Message.id).desc())).first()
 
         return await self._run(find)
 

@@ -61,6 +61,7 @@ class Message(SQLModel, table=True):
         Index("ix_message_chat_key_id", "chat_key", "id"),
         Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
         Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
+        Index("ix_message_shown_in", "shown_in"),  # a reaction on a platform message finds its reply (0024_i21c)
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -143,20 +144,6 @@ class ChatSettingChange(SQLModel, table=True):
     old_value: str | None = Field(default=None, max_length=128)
     new_value: str | None = Field(default=None, max_length=128)
     account: str = Field(max_length=200)
-    created_at: datetime = Field(default_factory=utcnow)
-
-
-class ReplyShown(SQLModel, table=True):
-    """A platform message that shows (the start of) a reply: `telegram:<chat>:<message>` → its trace.
-
-    Written when the adapter reports where a reply is shown, so a reaction on that message finds the
-    reply it is about (core/storage/feedback.py).
-    """
-
-    __tablename__ = "reply_shown"
-
-    shown_in: str = Field(primary_key=True, max_length=200)
-    trace_id: str = Field(max_length=64, index=True)
     created_at: datetime = Field(default_factory=utcnow)
 
 

@@ -66,8 +66,15 @@ class ReplyRepo(_Repo):
         return await self._run(store)
 
     async def shown_in(self, trace_id: str, where: ShownIn) -> None:
-        """Note where the running reply is shown (the platform message), for closing it after a crash."""
-        await self._update(trace_id, STREAMING, shown_in=where.format()[:200])
+        """Note where the reply is shown (its first platform message): a crash repair edits it, a
+        reaction on it finds the reply (core/storage/feedback.py). A reply already finished is noted too."""
+
+        def note(s: Session) -> None:
+            mine = (col(Message.trace_id) == trace_id, col(Message.role) == "assistant")
+            s.execute(update(Message).where(*mine).values(shown_in=where.format()[:200]))
+            s.commit()
+
+        await self._run(note)
 
     async def finish(
         self,
@@ -195,19 +202,6 @@ class ReplyRepo(_Repo):
             return found
 
         return await self._run(close)
-
-    async def _update(self, trace_id: str, status: str, **values: object) -> None:
-        def change(s: Session) -> None:
-            s.execute(
-                update(Message)
-                .where(
-                    col(Message.trace_id) == trace_id, col(Message.role) == "assistant", col(Message.status) == status
-                )
-                .values(**values)
-            )
-            s.commit()
-
-        await self._run(change)
 
 
 def _claim(s: Session, row_id: int | None) -> bool:
