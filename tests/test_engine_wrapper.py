@@ -11,6 +11,7 @@ from core.events import FinalReply
 from core.lookup import LookupResult
 from core.ports import Engine
 from core.schedule.digest import Digest, DigestTap
+from core.shown_in import ShownIn
 from core.types import Incoming
 from tests.fakes.engine import COMMANDS, SKILLS, ScriptedEngine
 
@@ -36,18 +37,18 @@ def test_the_base_writes_every_method_of_the_port():
     ids=["base", "digest_tap", "observed"],
 )
 async def test_every_call_reaches_the_inner_engine(wrap):
-    inner = ScriptedEngine(interrupted=["telegram:1:2", "discord:3:4"])
+    inner = ScriptedEngine(interrupted=[ShownIn("telegram", "1", 2), ShownIn("discord", "3", 4)])
     engine: Engine = wrap(inner)
     incoming = Incoming("telegram", "7", "7", "何为仁？")
     assert [e async for e in engine.handle(incoming)] == [FinalReply("echo: 何为仁？")]
     assert inner.received == [incoming]
     assert engine.commands() == list(COMMANDS) and engine.skills() == list(SKILLS)
-    await engine.record_shown("t1", "telegram:7:1")
+    await engine.record_shown("t1", ShownIn("telegram", "7", 1))
     await engine.record_delivery("t1", False)
-    assert await engine.record_feedback("telegram", "telegram:7", "👍", where="telegram:7:1") == "ignored"
-    assert engine.take_interrupted("telegram") == ["telegram:1:2"]
+    assert await engine.record_feedback("telegram", "telegram:7", "👍", where=ShownIn("telegram", "7", 1)) == "ignored"
+    assert engine.take_interrupted("telegram") == [ShownIn("telegram", "1", 2)]
     assert isinstance(await engine.look_up("telegram", "7", "仁", 3), LookupResult)
     check = object()
     engine.register_admin_check("telegram", check)
-    assert inner.shown == [("t1", "telegram:7:1")] and inner.deliveries == [("t1", False)]
+    assert inner.shown == [("t1", ShownIn("telegram", "7", 1))] and inner.deliveries == [("t1", False)]
     assert inner.feedback == [("telegram", "telegram:7", "👍")] and inner.admin_checks == {"telegram": check}

@@ -37,6 +37,7 @@ from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta
 from core.llm.types import LLM, Completion, StreamEvent
 from core.llm.wrapper import LLMCall, WrapperLLM
 from core.ports import Engine
+from core.shown_in import ShownIn
 from core.types import Incoming
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -137,7 +138,7 @@ class ObservedEngine(EngineWrapper):
         self._metrics, self._clock = metrics, clock
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> str:
         """The engine's word on a reaction; a verdict stored is counted in fuzi_reply_feedback_total."""
         outcome = await self.inner.record_feedback(platform, account, reaction, where=where, trace_id=trace_id)

@@ -31,6 +31,7 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.common import lifecycle
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
@@ -44,6 +45,7 @@ from adapters.telegram.webhook import install as install_strict_webhook
 from core.ports import Engine
 from core.schedule.ports import Posters
 from core.seen import InMemorySeen, Seen
+from core.shown_in import ShownIn
 from core.texts import say
 
 log = structlog.get_logger(__name__)
@@ -188,21 +190,19 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
 
 async def close_interrupted(app: Application, engine: Engine) -> None:
     """Edit each reply a crash froze half-way into a short "interrupted, please ask again" line."""
-    for where in engine.take_interrupted("telegram"):
-        _, chat_id, message_id = where.split(":", 2)
-        try:
-            if message_id:
-                await app.bot.edit_message_text(
-                    say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id)
-                )
-            else:  # cut before anything was shown: say so in a new message (chat id [/ forum topic])
-                chat, _, topic = chat_id.partition("/")
-                thread = int(topic) if topic else None
-                await app.bot.send_message(int(chat), say("INTERRUPTED", None), message_thread_id=thread)
-        except (TelegramError, ValueError) as exc:  # deleted, too old to edit, malformed: nothing to correct
-            log.info("telegram_interrupted_not_edited", chat=chat_id, message=message_id, error=type(exc).__name__)
-        else:
-            log.info("telegram_interrupted_closed", chat=chat_id, message=message_id)
+
+    async def correct(where: ShownIn) -> None:
+        if where.message_id is not None:
+            await app.bot.edit_message_text(
+                say("INTERRUPTED", None), chat_id=int(where.chat), message_id=where.message_id
+            )
+        else:  # cut before anything was shown: say so in a new message (chat id [/ forum topic])
+            chat, _, topic = where.chat.partition("/")
+            thread = int(topic) if topic else None
+            await app.bot.send_message(int(chat), say("INTERRUPTED", None), message_thread_id=thread)
+
+    # deleted, too old to edit, malformed: nothing to correct
+    await lifecycle.close_interrupted(engine, "telegram", correct, gone=(TelegramError, ValueError))
 
 
 async def _initialize(app: Application) -> None:

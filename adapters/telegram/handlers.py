@@ -9,7 +9,6 @@ the running reply; that reply then ends with what was shown plus "（已停止�
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 
@@ -20,8 +19,9 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
+from adapters.common.lifecycle import ReplyLifecycle
 from adapters.common.metrics import RateLimitRecorder
-from adapters.common.stream import StreamingReply, report_delivery
+from adapters.common.stream import StreamingReply
 from adapters.telegram.inline import answer_inline
 from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
 from adapters.telegram.routing import Route, incoming_for, route, strip_mention
@@ -180,9 +180,10 @@ class TelegramHandlers:
         interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
         budget = self.budgets.get(str(message.chat.id), interval)
         chat_id = message.chat.id
+        life = ReplyLifecycle(self.engine, "telegram", incoming.trace_id)
 
         async def shown(handle: int) -> None:
-            await self.engine.record_shown(incoming.trace_id, f"telegram:{chat_id}:{handle}")
+            await life.shown(chat_id, handle)
 
         streaming = StreamingReply(
             sink,
@@ -195,15 +196,11 @@ class TelegramHandlers:
             sleep=budget.sleep,
         )
         try:
-            stats = await streaming.run(events)
-        except asyncio.CancelledError:
-            raise
+            stats = await life.stream(streaming, events)
         except Exception as exc:
             log.exception("telegram_reply_failed", trace_id=incoming.trace_id, error=type(exc).__name__)
-            await report_delivery(self.engine, incoming.trace_id, False)
             await self._apologize(context, message, incoming.trace_id)
             return
-        await report_delivery(self.engine, incoming.trace_id, stats.delivered)
         log.info(
             "telegram_replied",
             outcome=stats.outcome,

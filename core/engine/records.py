@@ -12,8 +12,10 @@ from datetime import datetime
 import structlog
 
 from core.reply_watch import ReplyWatch
-from core.storage.replies import STREAMING, Interrupted
+from core.shown_in import ShownIn
+from core.storage.replies import Interrupted
 from core.storage.repos import Storage
+from core.storage.status import STREAMING
 
 log = structlog.get_logger(__name__)
 
@@ -38,11 +40,10 @@ class ReplyRecords:
             )  # stopped at the final, never confirmed
             log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
-        """The adapter's note of where a running reply is shown (``telegram:<chat>:<message>``); a
-        reaction on that message later finds the reply (`record_feedback`)."""
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
+        """The adapter's note of where a running reply is shown; a reaction on that message later
+        finds the reply (`record_feedback`)."""
         await self._storage.replies.shown_in(trace_id, where)
-        await self._storage.feedback.shown(trace_id, where)
 
     async def close_interrupted(self, started_before: datetime | None = None) -> None:
         """At start: close the replies a crash cut short (core/storage/replies.py); adapters then
@@ -51,16 +52,10 @@ class ReplyRecords:
         if self._interrupted:
             log.warning("replies_interrupted", count=len(self._interrupted))
 
-    def take_interrupted(self, platform: str) -> list[str]:
-        """Where the interrupted replies of `platform` are shown, ``<platform>:<chat>:<message>``, or
-        ``<platform>:<chat>:`` when nothing was shown yet (once: later calls get nothing)."""
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
+        """Where the interrupted replies of `platform` are shown: the message, or only the chat
+        (`message_id` None) when nothing was shown yet (once: later calls get nothing)."""
         self.watch.platforms.add(platform)  # from now on the repair sweep claims this platform's replies
-        mine = [r for r in self._interrupted if _where(r).startswith(f"{platform}:")]
+        mine = [r for r in self._interrupted if r.where.platform == platform]
         self._interrupted[:] = [r for r in self._interrupted if r not in mine]  # the watch extends this list
-        return [_where(r) for r in mine]
-
-
-def _where(reply: Interrupted) -> str:
-    """Where the reply is shown; a reply cut before anything was shown is ``<chat_key>:`` (no message
-    id): the adapter then tells the chat in a new message, so the person is never left with nothing."""
-    return reply.shown_in or f"{reply.chat_key}:"
+        return [r.where for r in mine]

@@ -6,14 +6,14 @@ guarded fallback ladder (core/guarded.py) and stores the answer; a cancelled rep
 shown so far as "cancelled". The final text is stored while its row is still "streaming" (pending
 delivery): the row gets its final status only once the consumer took the FinalReply and asked for
 more, so a final text that never reached the person is never recorded "ok" (core/reply_watch.py
-confirms it). Usage is recorded; memory updates and the cited passages' note run in the background.
+confirms it). Usage is recorded (the footnotes are stored with the text); memory updates run in the background.
 """
 
 from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine
+from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import aclosing
 from typing import Any
 
@@ -21,7 +21,7 @@ import structlog
 
 from core.admission import RunningReplies
 from core.engine.notices import notice
-from core.events import FinalReply, ReplyEvent, TextReset
+from core.events import Citation, FinalReply, ReplyEvent, TextReset
 from core.fallback import LadderRequest, LevelStart
 from core.guarded import GuardedLadder, Outcome, ReplyProgress
 from core.llm.errors import LLMConfigError
@@ -29,8 +29,8 @@ from core.logging import current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
 from core.reply_watch import ReplyWatch
 from core.skills import Skill
-from core.storage.replies import STREAMING
 from core.storage.repos import Storage
+from core.storage.status import STREAMING
 from core.text import reply_language
 from core.texts import say
 from core.tools.server import ToolContext
@@ -182,13 +182,12 @@ class ReplyTask:
 
     async def _finish(self, turn: Turn, outcome: Outcome, started: float, progress: ReplyProgress) -> None:
         answer = outcome.answer
-        await self._store_reply(turn, answer.text, answer.level, STREAMING)  # confirmed once delivered
+        # its status is confirmed once delivered; its footnotes go with it (the web history, feedback)
+        await self._store_reply(turn, answer.text, answer.level, STREAMING, answer.citations)
         progress.status = outcome.status
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
-        if answer.citations:  # for feedback listings; off the reply's path
-            self._schedule(self._note_cited(turn.incoming.trace_id, [c.ref for c in answer.citations]))
         log.info(
             "reply",
             fallback_level=answer.level,
@@ -200,15 +199,11 @@ class ReplyTask:
             completion_tokens=answer.usage.completion_tokens if answer.usage else None,
         )
 
-    async def _store_reply(self, turn: Turn, text: str, level: int | None, status: str) -> int:
+    async def _store_reply(
+        self, turn: Turn, text: str, level: int | None, status: str, citations: Sequence[Citation] = ()
+    ) -> int:
         incoming = turn.incoming
-        return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status)
-
-    async def _note_cited(self, trace_id: str, refs: list[str]) -> None:
-        try:
-            await self._storage.feedback.cited(trace_id, refs)
-        except Exception:
-            log.exception("cited_not_stored")
+        return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status, citations)
 
     async def _after_reply(self, turn: Turn, text: str) -> None:
         try:

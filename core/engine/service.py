@@ -54,6 +54,7 @@ from core.ports import ContextBuilder, Guard, Turn
 from core.quotes import screen_quotes
 from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
+from core.shown_in import ShownIn
 from core.skills import SkillRegistry
 from core.storage.feedback import FeedbackOutcome
 from core.storage.replies import Interrupted
@@ -177,7 +178,7 @@ class ChatService(ReplyRecords):
             self.settings.add_listener(listener)
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> FeedbackOutcome:
         """A reaction (👍 👎 …, or "up"/"down" from a button) on an answer (core/storage/feedback.py)."""
         return await self._storage.feedback.rate(platform, account, reaction, where=where, trace_id=trace_id)

@@ -13,6 +13,7 @@ from typing import Any
 
 from core.events import ReplyEvent
 from core.ports import Engine
+from core.shown_in import ShownIn
 from core.types import Incoming
 
 
@@ -35,18 +36,18 @@ class EngineWrapper(Engine):
     def skills(self) -> list[tuple[str, str]]:
         return self.inner.skills()
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
         await self.inner.record_shown(trace_id, where)
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         await self.inner.record_delivery(trace_id, delivered)
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> str:
         return await self.inner.record_feedback(platform, account, reaction, where=where, trace_id=trace_id)
 
-    def take_interrupted(self, platform: str) -> list[str]:
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
         return self.inner.take_interrupted(platform)
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:

@@ -23,6 +23,7 @@ from typing import Any
 
 from core.events import FinalReply, Notice, ReplyEvent
 from core.lookup import NOTHING, LookupResult
+from core.shown_in import ShownIn
 from core.types import Incoming
 
 SKILLS = (("teaching", "夫子教诲 (Teaching)"), ("poetry", "诗词赏析 (Poetry)"), ("debate", "经学辩论 (Debate)"))
@@ -68,7 +69,7 @@ class ScriptedEngine:
         self,
         sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         default: Iterable[Step] | Callable[[Incoming], list[Step]] = echo,
-        interrupted: Iterable[str] = (),
+        interrupted: Iterable[ShownIn] = (),
     ) -> None:
         self.sleep = sleep
         self._default = default if callable(default) else list(default)
@@ -78,7 +79,7 @@ class ScriptedEngine:
         self.received: list[Incoming] = []
         self.arrived = asyncio.Event()
         self.finished: list[str] = []
-        self.shown: list[tuple[str, str]] = []
+        self.shown: list[tuple[str, ShownIn]] = []
         self.deliveries: list[tuple[str, bool]] = []
         self.feedback: list[tuple[str, str, str]] = []
         self.admin_checks: dict[str, Any] = {}
@@ -134,20 +135,20 @@ class ScriptedEngine:
             self._running.pop(incoming.account, None)
             self.finished.append(incoming.trace_id)
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
         self.shown.append((trace_id, where))
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         self.deliveries.append((trace_id, delivered))
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> str:
         self.feedback.append((platform, account, reaction))
         return "ignored"
 
-    def take_interrupted(self, platform: str) -> list[str]:
-        mine = [w for w in self.interrupted if w.startswith(f"{platform}:")]
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
+        mine = [w for w in self.interrupted if w.platform == platform]
         self.interrupted = [w for w in self.interrupted if w not in mine]
         return mine
 
