@@ -13,10 +13,10 @@ from redis.asyncio import Redis
 from adapters.common.metrics import FuziMetrics
 from adapters.telegram.settings import TelegramSettings
 from adapters.web.settings import WebSettings
+from bot.logging import secret_redactor
 from bot.settings import Settings
 from bot.settings.database import RedisSettings
 from bot.web import build_ops_app
-from bot.wiring import secret_redactor
 from core.guards.redact import MASK
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_web import build_retriever, serving, web_runtime

@@ -18,9 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics, ObservedEngine
     from bot.first_start import prepare_data
+    from bot.logging import setup_logging
     from bot.schedule import running_scheduler
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import build_budgets, build_pace, build_seen, open_runtime, setup_logging
+    from bot.shared_state import build_budgets, build_pace, build_seen
+    from bot.wiring import open_runtime
     from core.ports import Engine
     from core.schedule.digest import DigestTap
     from core.schedule.ports import Posters

@@ -1,0 +1,64 @@
+"""The LLM port as the engine uses it: the client behind a circuit breaker behind a bulkhead."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import structlog
+
+from bot.settings import Settings
+from core.llm.breaker import CircuitBreakerLLM
+from core.llm.bulkhead import BulkheadLLM
+from core.llm.errors import LLMNotConfigured
+from core.llm.types import LLM
+
+if TYPE_CHECKING:
+    from core.llm.client import OpenAIChatClient
+
+log = structlog.get_logger(__name__)
+
+
+def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient | None]:
+    """The client behind a breaker behind a bulkhead, or (None, None) when no API key is configured (L2 mode).
+
+    The openai SDK (about half a second of imports) is loaded only when a key is configured.
+    """
+    s = settings.llm
+    if s.api_key is None or not s.api_key.get_secret_value():
+        log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
+        return None, None
+    from core.llm.client import OpenAIChatClient
+
+    try:
+        client = OpenAIChatClient(
+            base_url=s.base_url,
+            api_key=s.api_key.get_secret_value() if s.api_key else None,
+            model=s.model,
+            timeout_s=s.timeout_s,
+            connect_timeout_s=s.connect_timeout_s,
+            first_token_timeout_s=s.first_token_timeout_s,
+            stream_idle_timeout_s=s.stream_idle_timeout_s,
+            retry=s.retry_policy(),
+        )
+    except LLMNotConfigured:
+        log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
+        return None, None
+    if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
+        from core.llm.breaker_redis import SharedCircuitBreakerLLM
+
+        breaker: LLM = SharedCircuitBreakerLLM(
+            client,
+            settings.redis.url,
+            prefix=settings.redis.prefix,
+            failures=s.breaker_failures,
+            reset_s=s.breaker_reset_s,
+        )
+    else:
+        breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
+    bulkhead = BulkheadLLM(
+        breaker,
+        max_concurrent=s.max_concurrent,
+        max_wait_s=s.max_wait_s,
+        max_healthy=max(s.max_concurrent, s.max_concurrent_healthy),
+    )
+    return bulkhead, client
