@@ -5,9 +5,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 import structlog
+from redis.asyncio import Redis
 
 from bot.settings import Settings
 from core.llm.breaker import CircuitBreakerLLM
+from core.llm.breaker_redis import SharedCircuitBreakerLLM
 from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
@@ -18,9 +20,10 @@ if TYPE_CHECKING:
 log = structlog.get_logger(__name__)
 
 
-def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient | None]:
+def build_llm(settings: Settings, redis: Redis | None = None) -> tuple[BulkheadLLM | None, OpenAIChatClient | None]:
     """The client behind a breaker behind a bulkhead, or (None, None) when no API key is configured (L2 mode).
 
+    With `redis` the breaker's state is shared by every process (one half-open probe across all).
     The openai SDK (about half a second of imports) is loaded only when a key is configured.
     """
     s = settings.llm
@@ -43,12 +46,10 @@ def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient 
     except LLMNotConfigured:
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
         return None, None
-    if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
-        from core.llm.breaker_redis import SharedCircuitBreakerLLM
-
+    if redis is not None:  # N processes: one shared breaker state, one half-open probe across all
         breaker: LLM = SharedCircuitBreakerLLM(
             client,
-            settings.redis.url,
+            redis,
             prefix=settings.redis.prefix,
             failures=s.breaker_failures,
             reset_s=s.breaker_reset_s,

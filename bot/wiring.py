@@ -10,11 +10,14 @@ built by their own modules: `bot.llm` (the LLM ladder's port), `bot.database` (S
 from __future__ import annotations
 
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import cast
+
+from limits.aio.storage import Storage as LimitsStorage
+from redis.asyncio import Redis
 
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.startup import PlatformStatus
@@ -27,7 +30,7 @@ from bot.media import build_media
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
-from bot.shared_state import build_shared_state
+from bot.shared_state import build_shared_state, lookup_limits, open_redis
 from core.admission import Admission, RunningReplies
 from core.agent import Agent
 from core.chatsettings.admins import ChatAdmins
@@ -72,7 +75,7 @@ def compose_service(
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
     scripts: ScriptConverter | None = None,
-    lookup_limits: str = "memory://",
+    lookup_limits: LimitsStorage | None = None,
     reply_lease_s: float = 30.0,
     media: MediaIntake | None = None,
 ) -> ChatService:
@@ -114,7 +117,7 @@ def compose_service(
         clock=clock,
         settings=settings,
         scripts=scripts,
-        lookup=PassageLookup(retriever, scripts, limits_storage=lookup_limits) if retriever is not None else None,
+        lookup=PassageLookup(retriever, scripts, limits=lookup_limits) if retriever is not None else None,
         media=media,
     )
 
@@ -127,7 +130,7 @@ class Runtime:
     storage: Storage
     retriever: HybridRetriever | TimedSearch
     llm: LLM | None
-    redis_ping: Callable[[], Awaitable[object]] | None = None  # FUZI_REDIS_URL set: readiness asks it too
+    redis: Redis | None = None  # the one Redis client (FUZI_REDIS_URL): the bots' shared parts, readiness
     scripts: ScriptConverter | None = None  # Traditional conversion, shared with scheduled posts
     digest: Digest | None = None  # the opt-in group digest (docs/schedule.md): its store and commentary
 
@@ -155,10 +158,13 @@ async def open_runtime(
     """
     settings.home.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
-        bulkhead, _ = build_llm(settings)
+        redis = open_redis(settings)
+        if redis is not None:  # closed last: every part below that uses it has stopped by then
+            stack.push_async_callback(redis.aclose)
+        bulkhead, _ = build_llm(settings, redis)
         llm: LLM | None = bulkhead
         if bulkhead is not None:
-            stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its Redis connection)
+            stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its opening listener)
             if metrics is not None:
                 metrics.watch_breaker(lambda: bulkhead.state)
                 llm = TimedLLM(bulkhead, metrics)
@@ -184,18 +190,15 @@ async def open_runtime(
         if web is not None:
             tools.add_server(web)
         router = CommandRouter()
-        limiter, running = build_shared_state(settings)
+        limiter, running = build_shared_state(settings, redis)
         if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
             await running.start()
             stack.push_async_callback(running.aclose)
-        if hasattr(limiter, "aclose"):
-            stack.push_async_callback(limiter.aclose)
         guard = build_guard(settings, sql, llm, limiter)
-        media = build_media(settings)
-        for part in (media.transcriber, media.limiter):  # the STT client, the Redis media quota
-            closer = getattr(part, "aclose", None)
-            if closer is not None:
-                stack.push_async_callback(closer)
+        media = build_media(settings, redis)
+        closer = getattr(media.transcriber, "aclose", None)  # the STT endpoint's HTTP client
+        if closer is not None:
+            stack.push_async_callback(closer)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )
@@ -229,7 +232,7 @@ async def open_runtime(
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
             scripts=scripts,
-            lookup_limits=settings.redis.url or "memory://",
+            lookup_limits=lookup_limits(redis),
             reply_lease_s=settings.redis.reply_lease_s,
             media=media,
         )
@@ -242,14 +245,7 @@ async def open_runtime(
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()
-        redis_ping = None
-        if settings.redis.url:
-            from redis.asyncio import Redis
-
-            ops_redis = Redis.from_url(settings.redis.url, socket_timeout=1.0, socket_connect_timeout=1.0)
-            stack.push_async_callback(ops_redis.aclose)
-            redis_ping = ops_redis.ping
-        yield Runtime(service, storage, retriever, llm, redis_ping, scripts, digest)
+        yield Runtime(service, storage, retriever, llm, redis, scripts, digest)
 
 
 def _interrupted_before(settings: Settings) -> datetime | None:

@@ -37,7 +37,7 @@ async def test_redis_down_is_degraded_not_unready(tmp_path, fake_llm, retriever)
     metrics = FuziMetrics()
     dead = Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1)
     async with web_runtime(tmp_path, fake_llm, retriever, metrics) as runtime:
-        runtime = dataclasses.replace(runtime, redis_ping=dead.ping)
+        runtime = dataclasses.replace(runtime, redis=dead)
         async with serving(build_ops_app(runtime, metrics)) as base, httpx.AsyncClient(timeout=10) as client:
             ready = await client.get(f"{base}/readyz")
     await dead.aclose()

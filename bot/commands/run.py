@@ -57,14 +57,16 @@ def _run(args: argparse.Namespace) -> int:
             extra: dict[str, dict[str, Any]] = {
                 name: {
                     "status": platforms,
-                    "seen": build_seen(settings),
-                    "budgets": build_budgets(settings, name),
+                    "seen": build_seen(settings, runtime.redis),
+                    "budgets": build_budgets(settings, runtime.redis, name),
                     "posters": posters,
                 }
                 for name in wanted
             }
             if "telegram" in extra:
-                extra["telegram"] |= {"pace": build_pace(settings)} | ({"recorder": metrics} if metrics else {})
+                extra["telegram"] |= {"pace": build_pace(settings, runtime.redis)} | (
+                    {"recorder": metrics} if metrics else {}
+                )
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:
