@@ -74,13 +74,13 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
         engine = open_database(url)
         engines.append(engine)
         if backend == "postgres":
-            client = redis_client(REDIS_URL)  # one client a replica, as bot/ builds it
+            shared = redis_client(REDIS_URL)  # one client a replica, as bot/ builds it
             limiter, running = (
-                RedisRateLimiter(QUOTA, client, prefix=prefix),
-                RedisRunningReplies(client, prefix=prefix),
+                RedisRateLimiter(QUOTA, shared, prefix=prefix),
+                RedisRunningReplies(shared, prefix=prefix),
             )
             await running.start()
-            closers += [running.aclose, client.aclose]
+            closers += [running.aclose, shared.aclose]
         else:
             limiter, running = InMemoryRateLimiter(QUOTA), RunningReplies()
         memory = build_memory(engine, None, HashingEmbedder(), MemoryConfig(profile_enabled=False))

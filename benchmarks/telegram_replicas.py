@@ -50,11 +50,9 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
             edit_interval_group_s=3.0,
             poll_timeout_s=1,
         )
-        clients = [redis_client(REDIS_URL) for _ in range(replicas)] if shared else []  # one a replica
-        paces = [RedisPace(c, f"{prefix}pace:telegram", settings.max_requests_per_s) for c in clients] or [
-            None
-        ] * replicas
-        gates = [RedisChatGate(c, f"{prefix}budget:telegram:") for c in clients] or [None] * replicas
+        conns = [redis_client(REDIS_URL) if shared else None for _ in range(replicas)]  # one a replica
+        paces = [RedisPace(c, f"{prefix}pace:telegram", settings.max_requests_per_s) if c else None for c in conns]
+        gates = [RedisChatGate(c, f"{prefix}budget:telegram:") if c else None for c in conns]
         apps = [
             build_application(settings, engine, pace=pace, budgets=BudgetRegistry(gate=gate))
             for pace, gate in zip(paces, gates, strict=True)
@@ -87,8 +85,9 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
             for app in apps:
                 await app.stop()
                 await app.shutdown()
-            for client in clients:
-                await client.aclose()
+            for conn in conns:
+                if conn is not None:
+                    await conn.aclose()
         args.limiter = "priority"
         result = summarize(tg, ids, expected, start, elapsed, args)
     client = redis.Redis.from_url(REDIS_URL)
