@@ -14,13 +14,13 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import cast
 
 from limits.aio.storage import Storage as LimitsStorage
 from redis.asyncio import Redis
 
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.startup import PlatformStatus
+from bot.agent import build_agent, build_tools
 from bot.database import open_storage
 from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
@@ -32,7 +32,6 @@ from bot.schedule import build_digest
 from bot.settings import Settings
 from bot.shared_state import build_shared_state, lookup_limits, open_redis
 from core.admission import Admission, RunningReplies
-from core.agent import Agent
 from core.chatsettings.admins import ChatAdmins
 from core.chatsettings.command import SettingsCommand
 from core.commands import BuiltinCommands, CommandRouter
@@ -48,13 +47,11 @@ from core.ports import ContextBuilder, Guard, PassageSearch
 from core.replies_redis import RedisRunningReplies
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
-from core.retrieval.tools import classics_tools
 from core.schedule.digest import Digest
 from core.script import ScriptConverter, SimplifiedQueries
 from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import Storage
-from core.tools import ToolClient, build_web_search_server
 
 
 def compose_service(
@@ -171,24 +168,11 @@ async def open_runtime(
         sql = await open_storage(settings, status)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
-        retriever: HybridRetriever | TimedSearch
-        if first_build is not None:
-            retriever = await keyword_first(settings, llm, embedder, first_build, stack)
-        else:
-            try:
-                retriever = await build_retriever(settings, llm=llm, embedder=embedder)
-            except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
-                raise StartupError(str(exc)) from None
+        retriever: HybridRetriever | TimedSearch = await _open_retriever(settings, llm, embedder, first_build, stack)
         if metrics is not None:
             retriever = TimedSearch(retriever, metrics)
         scripts = ScriptConverter()
-        tools = ToolClient(
-            [classics_tools(cast(HybridRetriever, SimplifiedQueries(retriever, scripts)))],
-            timeout_s=settings.agent.tool_timeout_s,
-        )
-        web = build_web_search_server(settings.web_search)
-        if web is not None:
-            tools.add_server(web)
+        tools = build_tools(settings, retriever, scripts)
         router = CommandRouter()
         limiter, running = build_shared_state(settings, redis)
         if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
@@ -203,18 +187,6 @@ async def open_runtime(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )
         stack.push_async_callback(memory.aclose)
-        a = settings.agent
-        agent = (
-            Agent(
-                llm,
-                tools,
-                max_rounds=a.max_rounds,
-                tool_timeout_s=a.tool_timeout_s,
-                final_answer_timeout_s=a.final_answer_timeout_s,
-            )
-            if llm
-            else None
-        )
         storage = Storage(sql)
         service = compose_service(
             storage=storage,
@@ -222,7 +194,7 @@ async def open_runtime(
             router=router,
             context=VisionContext(memory.context) if media.vision else memory.context,
             guard=guard,
-            agent=agent,
+            agent=build_agent(settings, llm, tools),
             llm=llm,
             retriever=retriever,
             admins=settings.admins,
@@ -246,6 +218,19 @@ async def open_runtime(
         guard.register_commands(router)
         await tools.connect()
         yield Runtime(service, storage, retriever, llm, redis, scripts, digest)
+
+
+async def _open_retriever(
+    settings: Settings, llm: LLM | None, embedder, first_build: IndexBuild | None, stack: AsyncExitStack
+) -> HybridRetriever:
+    """The hybrid retriever over the built index; on a fresh machine (`first_build`) the keyword
+    route until the build is done. A missing or mismatched index is a configuration error."""
+    if first_build is not None:
+        return await keyword_first(settings, llm, embedder, first_build, stack)
+    try:
+        return await build_retriever(settings, llm=llm, embedder=embedder)
+    except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
+        raise StartupError(str(exc)) from None
 
 
 def _interrupted_before(settings: Settings) -> datetime | None:
