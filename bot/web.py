@@ -98,7 +98,7 @@ def readiness(
         if storage != "ok" and clock() - failing_since[0] < STORAGE_UNREADY_AFTER_S:
             storage = "degraded"
         checks = {"storage": storage, "index": _index_state(runtime), "llm": _breaker_state(runtime)}
-        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis, failing open
+        if runtime.redis is not None:  # N processes: limits and leases live in Redis, failing open
             checks["redis"] = "ok" if await _redis_state(runtime) == "ok" else "degraded"
         return checks
 
@@ -120,8 +120,8 @@ async def _storage_state(runtime: Runtime) -> str:
 
 async def _redis_state(runtime: Runtime) -> str:
     try:
-        assert runtime.redis_ping is not None, "asked only when FUZI_REDIS_URL is set"
-        await asyncio.wait_for(runtime.redis_ping(), timeout=3.0)
+        assert runtime.redis is not None, "asked only when FUZI_REDIS_URL is set"
+        await asyncio.wait_for(runtime.redis.ping(), timeout=3.0)
         return "ok"
     except Exception as exc:
         log.warning("readiness_redis_failed", error=type(exc).__name__)

@@ -61,7 +61,7 @@ class FuziDiscordClient(discord.Client):
         engine: the chat engine every message and command goes through.
         clock: monotonic clock for interaction-token age (tests inject one).
         budgets: per-channel outbound budgets (one registry per client by default; shared by every
-            process when it has a gate, see ``bot.wiring.build_budgets``).
+            process when it has a gate, see ``bot.shared_state.build_budgets``).
         seen: which message and interaction ids were handled already, shared by every process (two
             processes connected as one shard, e.g. while a replacement starts, answer once).
         interaction_ttl_s: how long an interaction token is used (INTERACTION_TTL_S; tests shorten it).

@@ -56,9 +56,9 @@ def _token_create(args: argparse.Namespace) -> int:
 
 def _token_revoke(args: argparse.Namespace) -> int:
     from adapters.web.auth import valid_user
+    from bot.database import database_engine
     from bot.logging import configure_logging
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import database_engine
     from core.storage import Storage
 
     settings = load_settings()
@@ -78,6 +78,7 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics
     from bot.first_start import prepare_data
+    from bot.logging import setup_logging
     from bot.settings import load_settings
     from bot.web import (
         authenticator,
@@ -85,7 +86,7 @@ def _serve(args: argparse.Namespace) -> int:
         serve_until_signalled,
         uvicorn_server,
     )
-    from bot.wiring import open_runtime, setup_logging
+    from bot.wiring import open_runtime
 
     settings = load_settings()
     setup_logging(settings)
