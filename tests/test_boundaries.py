@@ -143,7 +143,8 @@ def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
 
 
 def _import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
-    """Module → the first-party modules it imports (`from a import b` counts `a.b` when that is a module)."""
+    """Module → the first-party modules it imports (`from a import b` counts `a.b` when that is a module,
+    and the packages the import initialises)."""
     graph: dict[str, set[str]] = {}
     for name, path in modules.items():
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
@@ -158,7 +159,11 @@ def _import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
                 base = ".".join([*anchor, *([base] if base else [])])
             for alias in node.names:
                 targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
-        graph[name] = {t for t in targets if t in modules and t != name}
+        # importing a.b.c first runs a/__init__ and a/b/__init__: an edge to each such package that
+        # does not contain the importer (its own packages are already initialising)
+        parents = {t.rsplit(".", k)[0] for t in targets for k in range(1, t.count(".") + 1)}
+        own = {name.rsplit(".", k)[0] for k in range(0, name.count(".") + 1)}
+        graph[name] = {t for t in targets | (parents - own) if t in modules and t != name}
     return graph
 
 
@@ -214,3 +219,17 @@ def test_the_cycle_check_sees_hidden_and_relative_imports(tmp_path):
     (pkg / "e.py").write_text("from core.pkg.d import x\n")
     graph = _import_graph(_modules(tmp_path, ("core",)))
     assert _cycles(graph) == [["core.pkg.a", "core.pkg.b", "core.pkg.c"]]  # d ↔ e only under TYPE_CHECKING
+
+
+def test_the_cycle_check_sees_a_cycle_through_a_package_init(tmp_path):
+    """`from core.store.models import x` runs core/store/__init__.py first: a cycle through it counts
+    (how core.memory.models ↔ core.storage.chatlog once failed to import when a test ran alone)."""
+    for package in ("core", "core/store", "core/mem"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "core/store/__init__.py").write_text("from core.store.repos import Repo\n")
+    (tmp_path / "core/store/repos.py").write_text("from core.mem.models import Fact\n")
+    (tmp_path / "core/store/models.py").write_text("def utcnow(): ...\n")
+    (tmp_path / "core/mem/models.py").write_text("from core.store.models import utcnow\n")
+    graph = _import_graph(_modules(tmp_path, ("core",)))
+    assert _cycles(graph) == [["core.mem.models", "core.store", "core.store.repos"]]
