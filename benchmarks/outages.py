@@ -1,6 +1,9 @@
 """LLM outages with 20 people asking at once: who gets an answer, how fast, what reached the endpoint.
 
-    FUZI_CORPUS_DIR=../shared/corpus python benchmarks/outages.py [--people 20] [--json]
+    FUZI_CORPUS_DIR=../shared/corpus python benchmarks/outages.py [--people 20] [--json] [--redis URL]
+
+`--redis redis://127.0.0.1:6379/0` runs the same stack with the shared breaker (the one policy over
+the Redis store, as a process with FUZI_REDIS_URL builds it; keys under a fresh prefix).
 
 The real engine stack with the shipped defaults (bot/settings: connect 5 s, first token 15 s,
 between tokens 10 s, 3 attempts, breaker 5 failures / 30 s, bulkhead 16, reply deadline 120 s,
@@ -24,6 +27,7 @@ import statistics
 import sys
 import tempfile
 import time
+import uuid
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -36,8 +40,9 @@ from bot.settings.llm import LLMSettings  # noqa: E402
 from core.agent import Agent  # noqa: E402
 from core.events import FinalReply  # noqa: E402
 from core.llm.breaker import CircuitBreakerLLM  # noqa: E402
+from core.llm.breaker_redis import SharedCircuitBreakerLLM  # noqa: E402
 from core.llm.bulkhead import BulkheadLLM  # noqa: E402
-from core.llm.client import OpenAIChatClient  # noqa: E402
+from core.llm.client import STREAM_IDLE_TIMEOUT_S, OpenAIChatClient  # noqa: E402
 from core.tools.classics import classics_server  # noqa: E402
 from core.tools.client import ToolClient  # noqa: E402
 from tests.fakes.openai_server import Error, FakeOpenAI, Reply  # noqa: E402
@@ -56,21 +61,24 @@ SCENARIOS = {
 }
 
 
-def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = False):
+def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = False, redis_url: str | None = None):
     s, e = LLMSettings(_env_file=None), EngineSettings(_env_file=None)
     client = OpenAIChatClient(
         base_url=fake.base_url,
         api_key="sk-bench",
         model="bench",
         timeout_s=s.timeout_s,
-        connect_timeout_s=s.connect_timeout_s,
         first_token_timeout_s=s.first_token_timeout_s,
-        stream_idle_timeout_s=s.stream_idle_timeout_s,
+        stream_idle_timeout_s=STREAM_IDLE_TIMEOUT_S,
         retry=s.retry_policy(),
     )
-    breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
-    ceiling = s.max_concurrent if fixed else max(s.max_concurrent, s.max_concurrent_healthy)
-    llm = BulkheadLLM(breaker, max_concurrent=s.max_concurrent, max_wait_s=s.max_wait_s, max_healthy=ceiling)
+    if redis_url:  # the shared breaker (FUZI_REDIS_URL): the same policy over the Redis store
+        prefix = f"bench-outages-{uuid.uuid4().hex[:8]}:"
+        breaker: CircuitBreakerLLM = SharedCircuitBreakerLLM(client, redis_url, prefix=prefix)
+    else:
+        breaker = CircuitBreakerLLM(client)
+    ceiling = s.bulkhead_floor if fixed else s.max_concurrent_healthy
+    llm = BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=ceiling)
     agent = Agent(llm, ToolClient([classics_server(corpus)]))
     service = make_service(
         sqlite_storage(home),
@@ -100,18 +108,20 @@ def p95(values: list[float]) -> float:
     return ordered[max(0, round(0.95 * len(ordered)) - 1)]
 
 
-async def scenario(name: str, people: int, corpus: CorpusRetriever, fixed: bool = False) -> dict:
+async def scenario(
+    name: str, people: int, corpus: CorpusRetriever, fixed: bool = False, redis_url: str | None = None
+) -> dict:
     fake = await FakeOpenAI().start()
     fake.set_default(SCENARIOS[name])
     with tempfile.TemporaryDirectory() as home:
-        service, breaker, bulkhead, client = build(fake, corpus, Path(home), fixed)
+        service, breaker, bulkhead, client = build(fake, corpus, Path(home), fixed, redis_url)
         try:
             started = time.monotonic()
             results = await asyncio.gather(*(ask(service, n) for n in range(people)))
             wall = time.monotonic() - started
         finally:
             await fake.stop()
-            await client.aclose()
+            await bulkhead.aclose()  # closes the breaker (and its store's Redis client) and the client
     waits = [w for _, w, _ in results]
     firsts = [f for _, _, f in results if f is not None]
     levels = [lv for lv, _, _ in results]
@@ -125,6 +135,7 @@ async def scenario(name: str, people: int, corpus: CorpusRetriever, fixed: bool 
         "max_s": round(max(waits), 2),
         "first_event_p95_s": round(p95(firsts), 2) if firsts else None,
         "bulkhead": "fixed" if fixed else "adaptive",
+        "breaker_store": "redis" if redis_url else "memory",
         "llm_requests": len(fake.requests),
         "peak_in_flight": bulkhead.peak,
         "breaker": " → ".join(["closed", *[to for _, to in breaker.transitions]]),
@@ -144,15 +155,15 @@ def table(rows: list[dict]) -> str:
     return "\n".join(lines)
 
 
-async def main(people: int, as_json: bool, names: list[str], fixed: bool) -> None:
+async def main(people: int, as_json: bool, names: list[str], fixed: bool, redis_url: str | None) -> None:
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(40))  # errors only
     corpus = CorpusRetriever()
-    rows = [await scenario(name, people, corpus, fixed) for name in names]
+    rows = [await scenario(name, people, corpus, fixed, redis_url) for name in names]
     if as_json:
         print(json.dumps(rows, ensure_ascii=False, indent=2))
         return
     print(
-        f"{people} people at once; {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n"
+        f"{people} people at once; breaker store: {'Redis' if redis_url else 'memory'}; {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}\n"
     )
     print(table(rows))
 
@@ -163,5 +174,6 @@ if __name__ == "__main__":
     parser.add_argument("--json", action="store_true")
     parser.add_argument("--scenario", action="append", choices=sorted(SCENARIOS), help="default: all")
     parser.add_argument("--fixed", action="store_true", help="the v1 bulkhead: a fixed limit (no growth)")
+    parser.add_argument("--redis", metavar="URL", help="the shared breaker over this Redis (as with FUZI_REDIS_URL)")
     args = parser.parse_args()
-    asyncio.run(main(args.people, args.json, args.scenario or list(SCENARIOS), args.fixed))
+    asyncio.run(main(args.people, args.json, args.scenario or list(SCENARIOS), args.fixed, args.redis))

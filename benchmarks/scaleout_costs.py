@@ -26,6 +26,7 @@ sys.path.insert(0, str(ROOT))
 import redis  # noqa: E402
 from sqlalchemy import create_engine, event, text  # noqa: E402
 
+from bot.shared_state import redis_client  # noqa: E402
 from bot.wiring import compose_service  # noqa: E402
 from core.admission import RunningReplies  # noqa: E402
 from core.commands import CommandRouter  # noqa: E402
@@ -73,12 +74,13 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
         engine = open_database(url)
         engines.append(engine)
         if backend == "postgres":
+            shared = redis_client(REDIS_URL)  # one client a replica, as bot/ builds it
             limiter, running = (
-                RedisRateLimiter(QUOTA, REDIS_URL, prefix=prefix),
-                RedisRunningReplies(REDIS_URL, prefix=prefix),
+                RedisRateLimiter(QUOTA, shared, prefix=prefix),
+                RedisRunningReplies(shared, prefix=prefix),
             )
             await running.start()
-            closers += [limiter.aclose, running.aclose]
+            closers += [running.aclose, shared.aclose]
         else:
             limiter, running = InMemoryRateLimiter(QUOTA), RunningReplies()
         memory = build_memory(engine, None, HashingEmbedder(), MemoryConfig(profile_enabled=False))

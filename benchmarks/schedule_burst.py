@@ -27,6 +27,7 @@ from pathlib import Path
 
 from adapters.common.pace import RedisPace
 from adapters.telegram.app import scheduled_poster
+from bot.shared_state import redis_client
 from core.llm.bulkhead import BulkheadLLM
 from core.schedule.passage import DailyPassage
 from core.schedule.ports import ChatSchedule, Posters
@@ -80,8 +81,9 @@ async def run(args: argparse.Namespace) -> dict:
         for _ in range(args.replicas):
             pace = None
             if args.redis_url:
-                pace = RedisPace(args.redis_url, f"bench:{os.getpid()}:pace", 28.0)
-                stack.push_async_callback(pace.aclose)
+                client = redis_client(args.redis_url)
+                stack.push_async_callback(client.aclose)
+                pace = RedisPace(client, f"bench:{os.getpid()}:pace", 28.0)
             app = await stack.enter_async_context(running_bot(tg, ScriptedEngine(), edit_interval_group_s=3.0))
             if pace is not None:
                 app.bot.rate_limiter.shared = pace

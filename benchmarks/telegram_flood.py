@@ -90,7 +90,7 @@ async def run(args: argparse.Namespace) -> dict:
             edit_interval_private_s=1.0,
             edit_interval_group_s=3.0,
             poll_timeout_s=1,
-            global_limiter=args.limiter,
+            limiter=args.limiter,
         ):
             await asyncio.sleep(0.2)
             start = time.monotonic()

@@ -24,8 +24,9 @@ from adapters.common.budget_redis import RedisChatGate
 from adapters.common.pace import RedisPace
 from adapters.common.render import compose
 from adapters.telegram.app import build_application
-from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from benchmarks.telegram_flood import answer_for, chat_ids, script, summarize
+from bot.shared_state import redis_client
 from tests.fakes.telegram_api import BOT_USERNAME, TOKEN, FakeTelegram, FloodLimits
 from tests.helpers_db import REDIS_URL
 from tests.helpers_telegram import ScriptedEngine
@@ -49,11 +50,9 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
             edit_interval_group_s=3.0,
             poll_timeout_s=1,
         )
-        paces = [
-            RedisPace(REDIS_URL, f"{prefix}pace:telegram", settings.max_requests_per_s) if shared else None
-            for _ in range(replicas)
-        ]
-        gates = [RedisChatGate(REDIS_URL, f"{prefix}budget:telegram:") if shared else None for _ in range(replicas)]
+        conns = [redis_client(REDIS_URL) if shared else None for _ in range(replicas)]  # one a replica
+        paces = [RedisPace(c, f"{prefix}pace:telegram", MAX_REQUESTS_PER_S) if c else None for c in conns]
+        gates = [RedisChatGate(c, f"{prefix}budget:telegram:") if c else None for c in conns]
         apps = [
             build_application(settings, engine, pace=pace, budgets=BudgetRegistry(gate=gate))
             for pace, gate in zip(paces, gates, strict=True)
@@ -86,9 +85,9 @@ async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:
             for app in apps:
                 await app.stop()
                 await app.shutdown()
-            for closable in [*paces, *gates]:
-                if closable is not None:
-                    await closable.aclose()
+            for conn in conns:
+                if conn is not None:
+                    await conn.aclose()
         args.limiter = "priority"
         result = summarize(tg, ids, expected, start, elapsed, args)
     client = redis.Redis.from_url(REDIS_URL)

@@ -66,7 +66,7 @@ def check_index(settings: Settings) -> Check:
     from core.retrieval.store import PassageStore
 
     try:
-        store = PassageStore(lancedb_path(settings), table=settings.retrieval.table)
+        store = PassageStore(lancedb_path(settings))
         recorded = store.recorded_model()
         count = store.count() if recorded else 0
     except Exception as exc:  # noqa: BLE001 - a damaged table, whatever LanceDB raises: say so, keep checking
@@ -104,15 +104,16 @@ def check_database(settings: Settings) -> Check:
 
 async def check_redis(settings: Settings, timeout_s: float) -> Check:
     """FUZI_REDIS_URL answers PING (limits, leases, /cancel and the breaker are shared through it)."""
-    from redis.asyncio import Redis
     from redis.exceptions import RedisError
+
+    from bot.shared_state import redis_client
 
     url = settings.redis.url
     if not url:
         return Check("redis", "skip", "no FUZI_REDIS_URL: one process, limits and leases in memory")
     password = urlsplit(url).password
     shown = _hide(url, password) if password else url
-    client = Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+    client = redis_client(url, timeout_s=timeout_s)
     try:
         await asyncio.wait_for(client.ping(), timeout_s)
     except (RedisError, OSError, TimeoutError) as exc:

@@ -11,10 +11,15 @@ from __future__ import annotations
 import logging
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import IO
+from urllib.parse import unquote, urlsplit
 
 import structlog
 from structlog.typing import Processor
+
+from bot.settings import Settings
+from core.guards.redact import SecretRedactor
 
 _HANDLER_MARK = "_fuzi_handler"
 
@@ -104,3 +109,35 @@ def reset_logging() -> None:
     for name in QUIET_LOGGERS:
         logging.getLogger(name).setLevel(logging.NOTSET)
     structlog.reset_defaults()
+
+
+def secret_redactor(settings: Settings) -> SecretRedactor:
+    """A log processor that knows every configured secret (plus the generic token patterns)."""
+    secrets = [
+        settings.llm.api_key,
+        settings.telegram.bot_token,
+        settings.discord.bot_token,
+        settings.web_search.tavily_api_key,
+        settings.web.jwt_secret,
+        settings.telegram.webhook_secret,
+    ]
+    passwords = [url_password(url) for url in (settings.database_url, settings.redis.url)]
+    return SecretRedactor([*(s.get_secret_value() for s in secrets if s is not None), *passwords])
+
+
+def url_password(url: str | None) -> str | None:
+    """The password in a database or Redis URL (percent-decoded), or None."""
+    try:
+        password = urlsplit(url).password if url else None
+    except ValueError:  # not a URL: nothing to find
+        return None
+    return unquote(password) if password else None
+
+
+def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
+    """structlog with secret redaction; to `log_file` (the terminal chat keeps its screen clean) or stderr."""
+    stream = None
+    if log_file is not None:
+        log_file.parent.mkdir(parents=True, exist_ok=True)
+        stream = open(log_file, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - lives as long as the process
+    configure_logging(settings.env, settings.log_level, extra_processors=[secret_redactor(settings)], stream=stream)

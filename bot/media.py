@@ -10,9 +10,11 @@ from __future__ import annotations
 import threading
 
 import structlog
+from redis.asyncio import Redis
 
 from bot.settings import Settings
 from core.guards.limits import InMemoryRateLimiter, Quota, RateLimiter
+from core.guards.limits_redis import RedisRateLimiter
 from core.media.intake import MediaIntake, MediaLimits
 from core.media.ocr import PageReader, TextReader
 from core.media.ocr_rapid import RapidReader, rapidocr_available
@@ -40,8 +42,8 @@ class LazyReader:
         return engine.read(image)
 
 
-def build_media(settings: Settings) -> MediaIntake:
-    """The intake for `settings`: OCR if installed, STT if configured, the media quota."""
+def build_media(settings: Settings, redis: Redis | None = None) -> MediaIntake:
+    """The intake for `settings`: OCR if installed, STT if configured, the media quota (in `redis` if given)."""
     pages = None
     if rapidocr_available():
         pages = PageReader(LazyReader(lambda: RapidReader(threads=OCR_THREADS), "rapidocr"))
@@ -55,14 +57,12 @@ def build_media(settings: Settings) -> MediaIntake:
         key = s.api_key.get_secret_value() if s.api_key else None
         transcriber = OpenAITranscriber(s.base_url, key, s.model)
     vision = settings.llm.vision and settings.llm.api_key is not None
-    return MediaIntake(pages, transcriber, media_limiter(settings), MediaLimits(), vision=vision)
+    return MediaIntake(pages, transcriber, media_limiter(settings, redis), MediaLimits(), vision=vision)
 
 
-def media_limiter(settings: Settings) -> RateLimiter:
-    """The media quota on the same store as the message limits: in memory, or Redis when configured."""
+def media_limiter(settings: Settings, redis: Redis | None = None) -> RateLimiter:
+    """The media quota on the same store as the message limits: in memory, or in `redis`."""
     quota = Quota(per_minute=MEDIA_PER_MINUTE, per_day=settings.media.per_day, group_per_minute=None)
-    if not settings.redis.url:
+    if redis is None:
         return InMemoryRateLimiter(quota)
-    from core.guards.limits_redis import RedisRateLimiter
-
-    return RedisRateLimiter(quota, settings.redis.url, prefix=f"{settings.redis.prefix}media:")
+    return RedisRateLimiter(quota, redis, prefix=f"{settings.redis.prefix}media:")

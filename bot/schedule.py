@@ -10,7 +10,6 @@ from __future__ import annotations
 import asyncio
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
-from datetime import timedelta
 from typing import TYPE_CHECKING
 
 import structlog
@@ -69,7 +68,6 @@ def build_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> S
         posters,
         digest=runtime.digest,
         messages=storage.messages,
-        grace=timedelta(minutes=settings.schedule.grace_min),
         digest_at=settings.schedule.digest_time,
     )
 

@@ -28,6 +28,8 @@ from bot.wiring import Runtime
 
 log = structlog.get_logger(__name__)
 
+LOCAL_USER = "local"  # the one person a loopback server without a secret serves (was FUZI_WEB_LOCAL_USER)
+
 
 def is_loopback(host: str) -> bool:
     """True for localhost, 127.0.0.0/8 and ::1."""
@@ -58,7 +60,7 @@ def authenticator(settings: Settings, host: str, revocations: Revocations | None
             f"refusing to serve on {host} without FUZI_WEB_JWT_SECRET (anyone could chat as anyone); "
             "set a secret or bind to 127.0.0.1"
         )
-    return LocalAuth(settings.web.local_user)
+    return LocalAuth(LOCAL_USER)
 
 
 STORAGE_UNREADY_AFTER_S = 15.0
@@ -96,7 +98,7 @@ def readiness(
         if storage != "ok" and clock() - failing_since[0] < STORAGE_UNREADY_AFTER_S:
             storage = "degraded"
         checks = {"storage": storage, "index": _index_state(runtime), "llm": _breaker_state(runtime)}
-        if runtime.redis_ping is not None:  # N processes: limits and leases live in Redis, failing open
+        if runtime.redis is not None:  # N processes: limits and leases live in Redis, failing open
             checks["redis"] = "ok" if await _redis_state(runtime) == "ok" else "degraded"
         return checks
 
@@ -118,8 +120,8 @@ async def _storage_state(runtime: Runtime) -> str:
 
 async def _redis_state(runtime: Runtime) -> str:
     try:
-        assert runtime.redis_ping is not None, "asked only when FUZI_REDIS_URL is set"
-        await asyncio.wait_for(runtime.redis_ping(), timeout=3.0)
+        assert runtime.redis is not None, "asked only when FUZI_REDIS_URL is set"
+        await asyncio.wait_for(runtime.redis.ping(), timeout=3.0)
         return "ok"
     except Exception as exc:
         log.warning("readiness_redis_failed", error=type(exc).__name__)

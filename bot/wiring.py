@@ -1,57 +1,44 @@
 """Wiring: builds every long-lived object once from Settings and hands them to the engine.
 
-`open_engine(settings)` is the only place that knows how the parts fit together; the CLI
-(`fuzi chat`, `fuzi run …`) and nothing else calls it.
+`open_engine(settings)` / `open_runtime(settings)` is the only place that knows how the parts fit
+together; the CLI (`fuzi chat`, `fuzi run …`, `fuzi web`) and nothing else calls it. The parts are
+built by their own modules: `bot.llm` (the LLM ladder's port), `bot.database` (SQL), `bot.guard`,
+`bot.shared_state` (what N processes share in Redis), `bot.retrieval_factory`, `bot.media`,
+`bot.schedule`; `compose_service` puts the engine together from them.
 """
 
 from __future__ import annotations
 
-import asyncio
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
-from typing import TYPE_CHECKING, cast
-from urllib.parse import unquote, urlsplit
 
-import structlog
-from sqlalchemy.exc import OperationalError
+from limits.aio.storage import Storage as LimitsStorage
+from redis.asyncio import Redis
 
-from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
-from adapters.common.pace import RedisPace
 from adapters.common.startup import PlatformStatus
+from bot.agent import build_agent, build_tools
+from bot.database import open_storage
 from bot.errors import StartupError
 from bot.first_start import IndexBuild, keyword_first
-from bot.logging import configure_logging
+from bot.guard import build_guard
+from bot.llm import build_llm
 from bot.media import build_media
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
+from bot.shared_state import build_shared_state, lookup_limits, open_redis
 from core.admission import Admission, RunningReplies
-from core.agent import Agent
 from core.chatsettings.admins import ChatAdmins
 from core.chatsettings.command import SettingsCommand
 from core.commands import BuiltinCommands, CommandRouter
+from core.engine.service import ChatService
 from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
-from core.guards import (
-    FuziGuard,
-    InjectionDetector,
-    InMemoryRateLimiter,
-    OutputChecker,
-    Quota,
-    SecretRedactor,
-    UsageStore,
-)
 from core.guards.fact_screen import FactScreen
-from core.guards.limits import RateLimiter
-from core.guards.second_opinion import SecondOpinion
-from core.llm.breaker import CircuitBreakerLLM
-from core.llm.bulkhead import BulkheadLLM
-from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 from core.lookup import PassageLookup
 from core.media.intake import MediaIntake
@@ -61,202 +48,10 @@ from core.ports import ContextBuilder, Guard, PassageSearch
 from core.replies_redis import RedisRunningReplies
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
-from core.retrieval.tools import classics_tools
 from core.schedule.digest import Digest
 from core.script import ScriptConverter, SimplifiedQueries
-from core.seen import InMemorySeen, RedisSeen, Seen
-from core.service import ChatService
 from core.skills import SkillRegistry
-from core.storage import PoolConfig, Storage, open_database
-from core.tools import ToolClient, build_web_search_server
-
-if TYPE_CHECKING:
-    from core.llm.client import OpenAIChatClient
-
-log = structlog.get_logger(__name__)
-
-
-def secret_redactor(settings: Settings) -> SecretRedactor:
-    """A log processor that knows every configured secret (plus the generic token patterns)."""
-    secrets = [
-        settings.llm.api_key,
-        settings.telegram.bot_token,
-        settings.discord.bot_token,
-        settings.web_search.tavily_api_key,
-        settings.web.jwt_secret,
-        settings.telegram.webhook_secret,
-    ]
-    passwords = [url_password(url) for url in (settings.database_url, settings.redis.url)]
-    return SecretRedactor([*(s.get_secret_value() for s in secrets if s is not None), *passwords])
-
-
-def url_password(url: str | None) -> str | None:
-    """The password in a database or Redis URL (percent-decoded), or None."""
-    try:
-        password = urlsplit(url).password if url else None
-    except ValueError:  # not a URL: nothing to find
-        return None
-    return unquote(password) if password else None
-
-
-def setup_logging(settings: Settings, *, log_file: Path | None = None) -> None:
-    """structlog with secret redaction; to `log_file` (the terminal chat keeps its screen clean) or stderr."""
-    stream = None
-    if log_file is not None:
-        log_file.parent.mkdir(parents=True, exist_ok=True)
-        stream = open(log_file, "a", encoding="utf-8", buffering=1)  # noqa: SIM115 - lives as long as the process
-    configure_logging(settings.env, settings.log_level, extra_processors=[secret_redactor(settings)], stream=stream)
-
-
-def build_llm(settings: Settings) -> tuple[BulkheadLLM | None, OpenAIChatClient | None]:
-    """The client behind a breaker behind a bulkhead, or (None, None) when no API key is configured (L2 mode).
-
-    The openai SDK (about half a second of imports) is loaded only when a key is configured.
-    """
-    s = settings.llm
-    if s.api_key is None or not s.api_key.get_secret_value():
-        log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
-        return None, None
-    from core.llm.client import OpenAIChatClient
-
-    try:
-        client = OpenAIChatClient(
-            base_url=s.base_url,
-            api_key=s.api_key.get_secret_value() if s.api_key else None,
-            model=s.model,
-            timeout_s=s.timeout_s,
-            connect_timeout_s=s.connect_timeout_s,
-            first_token_timeout_s=s.first_token_timeout_s,
-            stream_idle_timeout_s=s.stream_idle_timeout_s,
-            retry=s.retry_policy(),
-        )
-    except LLMNotConfigured:
-        log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
-        return None, None
-    if settings.redis.url:  # N processes: one shared breaker state, one half-open probe across all
-        from core.llm.breaker_redis import SharedCircuitBreakerLLM
-
-        breaker: LLM = SharedCircuitBreakerLLM(
-            client,
-            settings.redis.url,
-            prefix=settings.redis.prefix,
-            failures=s.breaker_failures,
-            reset_s=s.breaker_reset_s,
-        )
-    else:
-        breaker = CircuitBreakerLLM(client, failures=s.breaker_failures, reset_s=s.breaker_reset_s)
-    bulkhead = BulkheadLLM(
-        breaker,
-        max_concurrent=s.max_concurrent,
-        max_wait_s=s.max_wait_s,
-        max_healthy=max(s.max_concurrent, s.max_concurrent_healthy),
-    )
-    return bulkhead, client
-
-
-def database_engine(settings: Settings, *, migrate: bool | None = None):
-    """The SQL engine of FUZI_DATABASE_URL with its pool; the schema upgraded unless told not to."""
-    d = settings.database
-    pool = PoolConfig(
-        size=d.pool_size, max_overflow=d.max_overflow, timeout_s=d.pool_timeout_s, recycle_s=d.pool_recycle_s
-    )
-    return open_database(settings.db_url, pool=pool, migrate=d.migrate_on_start if migrate is None else migrate)
-
-
-STORAGE_RETRY_MAX_S = 30.0
-"""The longest wait between two attempts to reach a database server that is down at start."""
-
-
-async def open_storage(settings: Settings, status: PlatformStatus | None = None, sleep=asyncio.sleep):
-    """`database_engine` for a process that starts: a database server that cannot be reached is one
-    log line per attempt (no traceback), retried with backoff (1 s doubling to 30 s) until it answers;
-    ``status`` says "storage": "unreachable" meanwhile (/readyz 503). A SQLite file that cannot be
-    opened is a configuration error: one line, and the process stops."""
-    wait, attempt = 1.0, 0
-    while True:
-        attempt += 1
-        try:
-            sql = await asyncio.to_thread(database_engine, settings)
-        except OperationalError as exc:
-            detail = (str(exc.orig or exc).strip().splitlines() or [""])[0][:200]
-            if settings.db_url.startswith("sqlite"):
-                raise StartupError(f"cannot open the database FUZI_DATABASE_URL: {detail}") from None
-            if status is not None:
-                status.set("storage", "unreachable")
-            log.warning(
-                "storage_unreachable",
-                attempt=attempt,
-                error=type(exc.orig or exc).__name__,
-                detail=detail,
-                retry_in_s=wait,
-            )
-            await sleep(wait)
-            wait = min(wait * 2, STORAGE_RETRY_MAX_S)
-            continue
-        if status is not None:
-            status.set("storage", "ok")
-        if attempt > 1:
-            log.info("storage_reached", attempts=attempt)
-        return sql
-
-
-def _quota(settings: Settings) -> Quota:
-    g = settings.guards
-    return Quota(per_minute=g.per_minute, per_day=g.per_day, group_per_minute=g.per_group_per_minute)
-
-
-def build_shared_state(settings: Settings) -> tuple[RateLimiter, RunningReplies]:
-    """Per-person limits and the one-reply-in-flight owner: in memory, or in Redis when FUZI_REDIS_URL is set."""
-    r, quota = settings.redis, _quota(settings)
-    if not r.url:
-        return InMemoryRateLimiter(quota), RunningReplies()
-    from core.guards.limits_redis import RedisRateLimiter
-
-    return (
-        RedisRateLimiter(quota, r.url, prefix=r.prefix),
-        RedisRunningReplies(r.url, prefix=r.prefix, lease_s=r.reply_lease_s),
-    )
-
-
-def build_seen(settings: Settings) -> Seen:
-    """Which platform update ids were handled: in process, or shared in Redis when FUZI_REDIS_URL is set."""
-    if settings.redis.url:
-        return RedisSeen(settings.redis.url, prefix=settings.redis.prefix)
-    return InMemorySeen()
-
-
-def build_pace(settings: Settings) -> RedisPace | None:
-    """Telegram's bot-wide send schedule shared by N processes (None: each process paces itself)."""
-    if not settings.redis.url:
-        return None
-    return RedisPace(settings.redis.url, f"{settings.redis.prefix}pace:telegram", settings.telegram.max_requests_per_s)
-
-
-def build_budgets(settings: Settings, platform: str) -> BudgetRegistry:
-    """Per-chat outbound budgets of ``platform``: in process, or shared in Redis when FUZI_REDIS_URL is set."""
-    if not settings.redis.url:
-        return BudgetRegistry()
-    from adapters.common.budget_redis import RedisChatGate
-
-    return BudgetRegistry(gate=RedisChatGate(settings.redis.url, f"{settings.redis.prefix}budget:{platform}:"))
-
-
-def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None) -> FuziGuard:
-    g = settings.guards
-    second = None
-    if llm is not None and g.second_opinion and g.injection_classifier:
-        second = SecondOpinion(
-            llm, low=g.second_opinion_low, high=g.second_opinion_high, timeout_s=g.second_opinion_timeout_s
-        )
-    usage = UsageStore(engine, tz=g.zone)
-    return FuziGuard(
-        limiter or InMemoryRateLimiter(_quota(settings)),
-        detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
-        output=OutputChecker(min_run=g.verbatim_min_chars),
-        usage=usage,
-        daily_token_budget=g.daily_token_budget,
-        second_opinion=second,
-    )
+from core.storage import Storage
 
 
 def compose_service(
@@ -277,7 +72,7 @@ def compose_service(
     clock: Callable[[], float] = time.monotonic,
     running: RunningReplies | None = None,
     scripts: ScriptConverter | None = None,
-    lookup_limits: str = "memory://",
+    lookup_limits: LimitsStorage | None = None,
     reply_lease_s: float = 30.0,
     media: MediaIntake | None = None,
 ) -> ChatService:
@@ -288,8 +83,8 @@ def compose_service(
     own limits); `l2_passages` is how many passages a retrieval-only answer quotes; a reply whose
     model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
-    gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process.
-    gives the Redis one); `media` reads photos and voice messages (`bot.media.build_media`).
+    gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process;
+    `media` reads photos and voice messages (`bot.media.build_media`).
     """
     scripts = scripts or ScriptConverter()
     ladder = FallbackLadder(
@@ -319,7 +114,7 @@ def compose_service(
         clock=clock,
         settings=settings,
         scripts=scripts,
-        lookup=PassageLookup(retriever, scripts, limits_storage=lookup_limits) if retriever is not None else None,
+        lookup=PassageLookup(retriever, scripts, limits=lookup_limits) if retriever is not None else None,
         media=media,
     )
 
@@ -332,7 +127,7 @@ class Runtime:
     storage: Storage
     retriever: HybridRetriever | TimedSearch
     llm: LLM | None
-    redis_ping: Callable[[], Awaitable[object]] | None = None  # FUZI_REDIS_URL set: readiness asks it too
+    redis: Redis | None = None  # the one Redis client (FUZI_REDIS_URL): the bots' shared parts, readiness
     scripts: ScriptConverter | None = None  # Traditional conversion, shared with scheduled posts
     digest: Digest | None = None  # the opt-in group digest (docs/schedule.md): its store and commentary
 
@@ -360,63 +155,38 @@ async def open_runtime(
     """
     settings.home.mkdir(parents=True, exist_ok=True)
     async with AsyncExitStack() as stack:
-        bulkhead, _ = build_llm(settings)
+        redis = open_redis(settings)
+        if redis is not None:  # closed last: every part below that uses it has stopped by then
+            stack.push_async_callback(redis.aclose)
+        bulkhead, _ = build_llm(settings, redis)
         llm: LLM | None = bulkhead
         if bulkhead is not None:
-            stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its Redis connection)
+            stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its opening listener)
             if metrics is not None:
                 metrics.watch_breaker(lambda: bulkhead.state)
                 llm = TimedLLM(bulkhead, metrics)
         sql = await open_storage(settings, status)
         stack.callback(sql.dispose)
         embedder = build_embedder(settings)
-        retriever: HybridRetriever | TimedSearch
-        if first_build is not None:
-            retriever = await keyword_first(settings, llm, embedder, first_build, stack)
-        else:
-            try:
-                retriever = await build_retriever(settings, llm=llm, embedder=embedder)
-            except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
-                raise StartupError(str(exc)) from None
+        retriever: HybridRetriever | TimedSearch = await _open_retriever(settings, llm, embedder, first_build, stack)
         if metrics is not None:
             retriever = TimedSearch(retriever, metrics)
         scripts = ScriptConverter()
-        tools = ToolClient(
-            [classics_tools(cast(HybridRetriever, SimplifiedQueries(retriever, scripts)))],
-            timeout_s=settings.agent.tool_timeout_s,
-        )
-        web = build_web_search_server(settings.web_search)
-        if web is not None:
-            tools.add_server(web)
+        tools = build_tools(settings, retriever, scripts)
         router = CommandRouter()
-        limiter, running = build_shared_state(settings)
+        limiter, running = build_shared_state(settings, redis)
         if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
             await running.start()
             stack.push_async_callback(running.aclose)
-        if hasattr(limiter, "aclose"):
-            stack.push_async_callback(limiter.aclose)
         guard = build_guard(settings, sql, llm, limiter)
-        media = build_media(settings)
-        for part in (media.transcriber, media.limiter):  # the STT client, the Redis media quota
-            closer = getattr(part, "aclose", None)
-            if closer is not None:
-                stack.push_async_callback(closer)
+        media = build_media(settings, redis)
+        closer = getattr(media.transcriber, "aclose", None)  # the STT endpoint's HTTP client
+        if closer is not None:
+            stack.push_async_callback(closer)
         memory = build_memory(
             sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
         )
         stack.push_async_callback(memory.aclose)
-        a = settings.agent
-        agent = (
-            Agent(
-                llm,
-                tools,
-                max_rounds=a.max_rounds,
-                tool_timeout_s=a.tool_timeout_s,
-                final_answer_timeout_s=a.final_answer_timeout_s,
-            )
-            if llm
-            else None
-        )
         storage = Storage(sql)
         service = compose_service(
             storage=storage,
@@ -424,21 +194,20 @@ async def open_runtime(
             router=router,
             context=VisionContext(memory.context) if media.vision else memory.context,
             guard=guard,
-            agent=agent,
+            agent=build_agent(settings, llm, tools),
             llm=llm,
             retriever=retriever,
             admins=settings.admins,
             max_input_chars=settings.engine.max_input_chars,
-            l2_passages=settings.engine.l2_passages,
             reply_deadline_s=settings.engine.reply_deadline_s,
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
             scripts=scripts,
-            lookup_limits=settings.redis.url or "memory://",
+            lookup_limits=lookup_limits(redis),
             reply_lease_s=settings.redis.reply_lease_s,
             media=media,
         )
-        stack.push_async_callback(service.aclose, settings.engine.shutdown_timeout_s)
+        stack.push_async_callback(service.aclose)
         digest = build_digest(storage, llm, guard, SkillRegistry(default=settings.engine.default_skill), scripts)
         service.add_settings_listener(digest)  # digest on: say what is kept; off: delete it at once
         await service.close_interrupted(_interrupted_before(settings))
@@ -447,14 +216,20 @@ async def open_runtime(
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()
-        redis_ping = None
-        if settings.redis.url:
-            from redis.asyncio import Redis
+        yield Runtime(service, storage, retriever, llm, redis, scripts, digest)
 
-            ops_redis = Redis.from_url(settings.redis.url, socket_timeout=1.0, socket_connect_timeout=1.0)
-            stack.push_async_callback(ops_redis.aclose)
-            redis_ping = ops_redis.ping
-        yield Runtime(service, storage, retriever, llm, redis_ping, scripts, digest)
+
+async def _open_retriever(
+    settings: Settings, llm: LLM | None, embedder, first_build: IndexBuild | None, stack: AsyncExitStack
+) -> HybridRetriever:
+    """The hybrid retriever over the built index; on a fresh machine (`first_build`) the keyword
+    route until the build is done. A missing or mismatched index is a configuration error."""
+    if first_build is not None:
+        return await keyword_first(settings, llm, embedder, first_build, stack)
+    try:
+        return await build_retriever(settings, llm=llm, embedder=embedder)
+    except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
+        raise StartupError(str(exc)) from None
 
 
 def _interrupted_before(settings: Settings) -> datetime | None:

@@ -15,8 +15,8 @@ from dataclasses import dataclass
 
 import structlog
 from limits import parse_many
-from limits.storage import storage_from_string
-from limits.strategies import MovingWindowRateLimiter
+from limits.aio.storage import MemoryStorage, Storage
+from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.ports import PassageSearch
 from core.script import ScriptConverter
@@ -57,22 +57,22 @@ class PassageLookup:
     Args:
         search: the passage search (the hybrid retriever); `get(id)` is used for ids when it has one.
         scripts: Simplified/Traditional conversion.
-        limits_storage: where the per-person counters live (`memory://`, or a `redis://` URL to share
-            them between replicas).
+        limits: where the per-person counters live (default in memory; bot/ hands in the Redis storage
+            that shares them between replicas).
     """
 
-    def __init__(self, search: PassageSearch, scripts: ScriptConverter, *, limits_storage: str = "memory://"):
+    def __init__(self, search: PassageSearch, scripts: ScriptConverter, *, limits: Storage | None = None):
         self._search = search
         self._scripts = scripts
         self._limits = parse_many(LOOKUP_LIMITS)
-        self._limiter = MovingWindowRateLimiter(storage_from_string(limits_storage))
+        self._limiter = MovingWindowRateLimiter(limits if limits is not None else MemoryStorage())
 
     async def lookup(self, query: str, *, account: str, k: int = 10) -> LookupResult:
         """Up to `k` passages for `query`, for the person `account` (`platform:user_id`)."""
         q = " ".join(query.split())[:MAX_QUERY_CHARS]
         if not _WORDS.search(q):
             return LookupResult(hint=HINT)
-        if not self._allowed(account):
+        if not await self._allowed(account):
             log.info("lookup_limited", account=account)
             return LookupResult(hint=SLOW_DOWN, limited=True)
         traditional = self._scripts.is_traditional(q)
@@ -81,9 +81,12 @@ class PassageLookup:
             passages = [self._traditional(p) for p in passages]
         return LookupResult(tuple(passages)) if passages else LookupResult(hint=NOTHING)
 
-    def _allowed(self, account: str) -> bool:
+    async def _allowed(self, account: str) -> bool:
         try:
-            return all(self._limiter.hit(limit, "fuzi-lookup", account) for limit in self._limits)
+            for limit in self._limits:  # in order, stopping at the first refusal (as `all` over the hits did)
+                if not await self._limiter.hit(limit, "fuzi-lookup", account):
+                    return False
+            return True
         except Exception as exc:  # a limits store that is down fails open: a look-up is cheap
             log.warning("lookup_limit_unavailable", error=type(exc).__name__)
             return True

@@ -1,4 +1,4 @@
-"""Ports between the engine (core/service.py) and the parts that plug into it.
+"""Ports between the engine (core/engine/) and the parts that plug into it.
 
 The engine calls these; memory (core/memory), guards (core/guards) and retrieval (core/retrieval)
 implement them. Keeping them here lets each part be built and tested on its own.
@@ -12,13 +12,14 @@ from typing import Any, Literal, Protocol
 
 from core.events import ReplyEvent
 from core.llm.types import Message, Usage
+from core.shown_in import ShownIn
 from core.types import Incoming
 
 # ---------------------------------------------------------------- the engine, as adapters see it
 
 
 class Engine(Protocol):
-    """What every adapter drives (core.service.ChatService implements it).
+    """What every adapter drives (core.engine.service.ChatService implements it).
 
     `handle` yields TextDelta / TextReset / ToolStep events, then one FinalReply or Notice; the stream
     always ends cleanly. An adapter that stops reading early closes it (`contextlib.aclosing`), which
@@ -35,8 +36,8 @@ class Engine(Protocol):
         """(name, display) of every skill, for /skill choices and buttons."""
         ...
 
-    async def record_shown(self, trace_id: str, where: str) -> None:
-        """Where a running reply is shown (`telegram:<chat>:<message>`), so a crash can be corrected."""
+    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
+        """Where a running reply is shown (its first platform message), so a crash can be corrected."""
         ...
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
@@ -44,14 +45,15 @@ class Engine(Protocol):
         ...
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> str:
         """A reaction on an answer (found by `where` it is shown, or its `trace_id`): "up", "down",
         "cleared" or "ignored" (not an answer of Fuzi's)."""
         ...
 
-    def take_interrupted(self, platform: str) -> list[str]:
-        """Where the replies a crash cut short are shown on `platform` (each handed out once)."""
+    def take_interrupted(self, platform: str) -> list[ShownIn]:
+        """Where the replies a crash cut short are shown on `platform` (each handed out once); a
+        `message_id` of None: nothing was shown, the adapter says so in a new message."""
         ...
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:

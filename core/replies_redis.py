@@ -24,6 +24,7 @@ from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
 from core.admission import Busy, RunningReplies
+from core.failopen import FailOpen
 
 log = structlog.get_logger(__name__)
 
@@ -41,14 +42,14 @@ class RedisRunningReplies(RunningReplies):
     """`RunningReplies` shared by every process through Redis.
 
     Args:
-        redis_url: e.g. ``redis://host:6379/0``.
+        redis: the client (built once in bot/shared_state.py; closed there).
         prefix: key prefix (one per deployment; tests use one per test).
         lease_s: how long a lease lives without renewal (a crashed process's person is free after it).
     """
 
-    def __init__(self, redis_url: str, *, prefix: str = "fuzi:", lease_s: float = 30.0) -> None:
+    def __init__(self, redis: Redis, *, prefix: str = "fuzi:", lease_s: float = 30.0) -> None:
         super().__init__()
-        self._redis = Redis.from_url(redis_url, socket_timeout=2.0, socket_connect_timeout=2.0)
+        self._redis = redis
         self._prefix = prefix
         self._lease_ms = max(100, int(lease_s * 1000))
         self._renew = self._redis.register_script(_RENEW)
@@ -56,7 +57,7 @@ class RedisRunningReplies(RunningReplies):
         self._renewers: dict[int, asyncio.Task] = {}
         self._listener: asyncio.Task | None = None
         self._listening = asyncio.Event()
-        self._down = False
+        self._health = FailOpen("replies")
 
     @property
     def channel(self) -> str:
@@ -88,9 +89,9 @@ class RedisRunningReplies(RunningReplies):
         try:
             taken = await self._redis.set(self._key(person_id), token, nx=True, px=self._lease_ms)
         except RedisError as exc:
-            self._mark_down(exc, "reserve")
+            self._health.failed(exc, op="reserve")
             return None  # fail open: this process still runs one reply per person
-        self._mark_up()
+        self._health.answered()
         if not taken:
             raise Busy(person_id)
         self._renewers[person_id] = asyncio.create_task(self._keep(person_id, token))
@@ -105,7 +106,7 @@ class RedisRunningReplies(RunningReplies):
                     log.warning("reply_lease_lost", person=person_id)  # expired during a stall
                     return
             except (TimeoutError, RedisError, OSError) as exc:  # keep trying: the reply still runs
-                self._mark_down(exc, "renew")
+                self._health.failed(exc, op="renew")
 
     async def _give_back(self, person_id: int, token: str | None) -> None:
         """Stop renewing and delete the lease if it is still ours."""
@@ -117,7 +118,7 @@ class RedisRunningReplies(RunningReplies):
         try:
             await self._release(keys=[self._key(person_id)], args=[token])
         except (TimeoutError, RedisError, OSError) as exc:  # the lease expires by itself after lease_s
-            self._mark_down(exc, "release")
+            self._health.failed(exc, op="release")
 
     async def cancel(self, person_id: int) -> bool:
         """Cancel the person's reply here or in whichever process runs it; False when none runs."""
@@ -128,7 +129,7 @@ class RedisRunningReplies(RunningReplies):
                 return False
             await self._redis.publish(self.channel, str(person_id))
         except RedisError as exc:
-            self._mark_down(exc, "cancel")
+            self._health.failed(exc, op="cancel")
             return False
         log.info("reply_cancel_published", person=person_id)
         return True
@@ -145,28 +146,17 @@ class RedisRunningReplies(RunningReplies):
                             await super().cancel(int(message["data"]))
             except RedisError as exc:
                 self._listening.clear()
-                self._mark_down(exc, "listen")
+                self._health.failed(exc, op="listen")
                 await asyncio.sleep(1.0)
             finally:
                 with contextlib.suppress(Exception):
                     await pubsub.aclose()
 
     async def aclose(self) -> None:
-        """Stop listening and renewing (held leases then expire within lease_s), close the connection."""
+        """Stop listening and renewing (held leases then expire within lease_s); the client stays open."""
         if self._listener is not None:
             self._listener.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await self._listener
         for renewer in self._renewers.values():
             renewer.cancel()
-        await self._redis.aclose()
-
-    def _mark_down(self, exc: BaseException, op: str) -> None:
-        if not self._down:
-            log.error("replies_redis_down", op=op, error=type(exc).__name__, policy="fail_open")
-        self._down = True
-
-    def _mark_up(self) -> None:
-        if self._down:
-            log.info("replies_redis_recovered")
-        self._down = False

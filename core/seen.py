@@ -12,11 +12,10 @@ import time
 from collections import OrderedDict
 from typing import Protocol
 
-import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-log = structlog.get_logger(__name__)
+from core.failopen import FailOpen
 
 
 class Seen(Protocol):
@@ -49,29 +48,22 @@ class RedisSeen:
     """`Seen` shared by every process through Redis.
 
     Args:
-        redis_url: e.g. ``redis://host:6379/0``.
+        redis: the client (built once in bot/shared_state.py; closed there).
         prefix: key prefix (one per deployment; tests use one per test).
         ttl_s: how long an id is remembered (Telegram retries an update for about a day at most).
     """
 
-    def __init__(self, redis_url: str, *, prefix: str = "fuzi:", ttl_s: int = 86_400) -> None:
-        self._redis = Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
+    def __init__(self, redis: Redis, *, prefix: str = "fuzi:", ttl_s: int = 86_400) -> None:
+        self._redis = redis
         self._prefix = f"{prefix}seen:"
         self._ttl = ttl_s
-        self._down = False
+        self._health = FailOpen("seen")
 
     async def first(self, key: str) -> bool:
         try:
             new = await self._redis.set(self._prefix + key, 1, nx=True, ex=self._ttl)
         except RedisError as exc:
-            if not self._down:
-                log.error("seen_redis_down", error=type(exc).__name__, policy="fail_open")
-            self._down = True
+            self._health.failed(exc)
             return True
-        if self._down:
-            log.info("seen_redis_recovered")
-        self._down = False
+        self._health.answered()
         return bool(new)
-
-    async def aclose(self) -> None:
-        await self._redis.aclose()

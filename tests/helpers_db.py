@@ -17,6 +17,8 @@ from urllib.parse import quote
 import pytest
 from sqlalchemy import create_engine, text
 
+from bot.shared_state import redis_client as build_redis_client
+
 POSTGRES_URL = os.environ.get("FUZI_TEST_POSTGRES_URL", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 REDIS_URL = os.environ.get("FUZI_TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
@@ -109,3 +111,18 @@ def redis_prefix():
             client.delete(*keys)
     finally:
         client.close()
+
+
+@pytest.fixture
+async def redis_client():
+    """``make(url)``: a Redis client built as bot/ builds one (its own pool, as one process has);
+    every client made is closed after the test."""
+    made = []
+
+    def make(url: str = REDIS_URL):
+        made.append(build_redis_client(url))
+        return made[-1]
+
+    yield make
+    for client in made:
+        await client.aclose()

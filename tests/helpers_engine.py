@@ -16,10 +16,10 @@ from pathlib import Path
 
 from bot.wiring import compose_service
 from core.commands import CommandRouter
+from core.engine.service import ChatService
 from core.events import FinalReply, Notice, TextDelta
 from core.llm.types import Usage
 from core.ports import InputVerdict, OutputVerdict, Refusal, Turn
-from core.service import ChatService
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
 from core.types import Incoming

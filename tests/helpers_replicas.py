@@ -1,11 +1,16 @@
-"""Faults for subprocess tests and benchmarks: a PostgreSQL the test can cut, a Redis it can stop,
-`fuzi run telegram` webhook replicas it can SIGTERM or kill -9.
+"""Fuzi as real processes, for subprocess tests and benchmarks: start them, wait for them, cut what
+they depend on.
 
+- `fuzi_env`: the environment of a `python -m bot …` process (the caller's FUZI_/TELEGRAM_/DISCORD_
+  dropped; hashing embedder, offline, no profile); `release_index` runs the release step
+  (`fuzi index`) in it, as a deployment does before the replicas start.
+- `FuziProcess`: one `python -m bot run <platform>` with its output in a log file; `assert_alive`,
+  `tail`, `terminate`; `stop_all` SIGTERMs several at once and waits for them.
+- `Replica`: a `fuzi run telegram` webhook process with an ops port: `started` waits for /readyz.
 - `TcpProxy`: a loopback TCP proxy in front of the shared PostgreSQL; `cut()` drops every
   connection and refuses new ones (the database is "down" for the replicas), `restore()` listens
   again on the same port. The shared server itself is never touched.
 - `OwnRedis`: a `redis-server --port <free> --save ''` of the test's own; `stop()`/`start()`.
-- `Replica`: one `python -m bot run telegram` in webhook mode with an ops port.
 """
 
 from __future__ import annotations
@@ -22,6 +27,8 @@ import time
 from pathlib import Path
 
 import aiohttp
+
+from tests.helpers_corpus import corpus_dir
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "webhook-secret-123"
@@ -118,10 +125,9 @@ class OwnRedis:
         shutil.rmtree(self._dir, ignore_errors=True)
 
 
-def replica_env(home: Path, database_url: str, redis_url: str, prefix: str, telegram_base: str, llm_base: str) -> dict:
-    """The environment of a webhook replica (FUZI_* and TELEGRAM_* from the caller's env dropped)."""
-    from tests.helpers_corpus import corpus_dir
-
+def fuzi_env(home: Path, database_url: str, llm_base: str, **settings: str) -> dict:
+    """The environment of a `python -m bot …` process in `home` plus `settings` (FUZI_*, TELEGRAM_*,
+    DISCORD_* from the caller's own environment dropped)."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     return env | dict(
         PYTHONPATH=str(ROOT),
@@ -131,6 +137,33 @@ def replica_env(home: Path, database_url: str, redis_url: str, prefix: str, tele
         FUZI_MEMORY_PROFILE_ENABLED="false",
         HF_HUB_OFFLINE="1",
         FUZI_DATABASE_URL=database_url,
+        FUZI_LLM_BASE_URL=llm_base,
+        FUZI_LLM_API_KEY="sk-test",
+        **settings,
+    )
+
+
+async def release_index(env: dict) -> None:
+    """`fuzi index` in the process environment: the release step, so every replica opens one index
+    (run in a thread: the test's fake servers keep answering meanwhile)."""
+    done = await asyncio.to_thread(
+        subprocess.run,
+        [sys.executable, "-m", "bot", "index"],
+        cwd=env["FUZI_HOME"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+    assert done.returncode == 0, done.stderr[-3000:]
+
+
+def replica_env(home: Path, database_url: str, redis_url: str, prefix: str, telegram_base: str, llm_base: str) -> dict:
+    """The environment of a Telegram webhook replica on one PostgreSQL and one Redis prefix."""
+    return fuzi_env(
+        home,
+        database_url,
+        llm_base,
         FUZI_DATABASE_POOL_TIMEOUT_S="3",
         FUZI_REDIS_URL=redis_url,
         FUZI_REDIS_PREFIX=prefix,
@@ -141,26 +174,65 @@ def replica_env(home: Path, database_url: str, redis_url: str, prefix: str, tele
         TELEGRAM_WEBHOOK_LISTEN="127.0.0.1",
         TELEGRAM_WEBHOOK_SECRET=SECRET,
         TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.1",
-        FUZI_LLM_BASE_URL=llm_base,
-        FUZI_LLM_API_KEY="sk-test",
         FUZI_REDIS_REPLY_LEASE_S="2",
     )
 
 
-class Replica:
-    """One `fuzi run telegram` webhook process with its ops port (/readyz)."""
+class FuziProcess:
+    """One `python -m bot run <platform>` process (`telegram`, `discord`, `all`), output to `log`."""
 
-    def __init__(self, env: dict, log: Path) -> None:
-        self.port, self.health = free_port(), free_port()
-        env = env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_METRICS_PORT": str(self.health)}
+    def __init__(self, env: dict, platform: str, log: Path) -> None:
         self.log_path = log
-        self.log = open(log, "w")  # noqa: SIM115
+        self.log = open(log, "w")  # noqa: SIM115 - closed by stop()
         self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "run", "telegram"],
+            [sys.executable, "-m", "bot", "run", platform],
             cwd=env["FUZI_HOME"],
             env=env,
             stdout=self.log,
             stderr=subprocess.STDOUT,
+        )
+
+    def tail(self, n: int = 3000) -> str:
+        return self.log_path.read_text(errors="replace")[-n:]
+
+    def assert_alive(self) -> None:
+        """Fails with the end of the process's log when it has exited."""
+        assert self.proc.poll() is None, self.tail()
+
+    def terminate(self, grace_s: float = 20.0) -> float:
+        """SIGTERM; seconds until the process was gone (killed after `grace_s`: returns inf)."""
+        started = time.monotonic()
+        if self.proc.poll() is None:
+            self.proc.terminate()
+            try:
+                self.proc.wait(grace_s)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait(10)
+                return float("inf")
+        return time.monotonic() - started
+
+    def stop(self) -> None:
+        stop_all([self])
+
+
+def stop_all(processes: list[FuziProcess], grace_s: float = 20.0) -> None:
+    """SIGTERM every process at once, then wait for each (killed after `grace_s`); their logs closed."""
+    for p in processes:
+        if p.proc.poll() is None:
+            p.proc.terminate()
+    for p in processes:
+        p.terminate(grace_s)
+        p.log.close()
+
+
+class Replica(FuziProcess):
+    """One `fuzi run telegram` webhook process with its ops port (/readyz)."""
+
+    def __init__(self, env: dict, log: Path) -> None:
+        self.port, self.health = free_port(), free_port()
+        super().__init__(
+            env | {"TELEGRAM_WEBHOOK_PORT": str(self.port), "FUZI_METRICS_PORT": str(self.health)}, "telegram", log
         )
 
     @classmethod
@@ -178,9 +250,6 @@ class Replica:
                     raise
         raise AssertionError("unreachable")
 
-    def tail(self, n: int = 3000) -> str:
-        return self.log_path.read_text(errors="replace")[-n:]
-
     async def readyz(self, session: aiohttp.ClientSession) -> tuple[int, dict]:
         try:
             async with session.get(f"http://127.0.0.1:{self.health}/readyz", timeout=aiohttp.ClientTimeout(5)) as r:
@@ -191,7 +260,7 @@ class Replica:
     async def ready(self, session: aiohttp.ClientSession, timeout: float = 180) -> None:
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
-            assert self.proc.poll() is None, self.tail()
+            self.assert_alive()
             if (await self.readyz(session))[0] == 200:
                 return
             await asyncio.sleep(0.5)
@@ -208,21 +277,3 @@ class Replica:
                 return r.status
         except (aiohttp.ClientError, TimeoutError):
             return 0
-
-    def terminate(self, grace_s: float = 20.0) -> float:
-        """SIGTERM; seconds until the process was gone (killed after `grace_s`: returns inf)."""
-        started = time.monotonic()
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(grace_s)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(10)
-                return float("inf")
-        return time.monotonic() - started
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.terminate()
-        self.log.close()

@@ -10,7 +10,8 @@ from adapters.common.render import truncate
 from adapters.common.split import split_text
 from adapters.common.stream import BudgetRegistry, OutboundBudget, RateLimited, StreamingReply
 from core.events import Citation, FinalReply, Notice, TextDelta, TextReset, ToolStep
-from tests.helpers_telegram import FakeTime, ScriptedEngine
+from tests.fakes.engine import ScriptedEngine
+from tests.helpers_telegram import FakeTime
 
 LIMIT = 100
 

@@ -94,3 +94,142 @@ def test_no_test_looks_for_a_shared_folder_beside_the_checkout():
         if p.name not in {"test_corpus_resolution.py", "test_boundaries.py"} and pattern.search(p.read_text("utf-8"))
     ]
     assert offenders == []
+
+
+# ---------------------------------------------------------------- size and import cycles
+
+PACKAGES = ("bot", "core", "adapters", "data")
+MAX_LINES = 400
+
+
+def _modules(root: Path, packages: tuple[str, ...] = PACKAGES) -> dict[str, Path]:
+    """Dotted module name → file, for every module of the first-party packages under `root`."""
+    found: dict[str, Path] = {}
+    for package in packages:
+        for path in (root / package).rglob("*.py"):
+            parts = path.relative_to(root).with_suffix("").parts
+            found[".".join(parts[:-1] if parts[-1] == "__init__" else parts)] = path
+    return found
+
+
+def test_every_module_has_at_most_400_lines():
+    over = {
+        str(path.relative_to(ROOT)): lines
+        for path in _modules(ROOT).values()
+        if (lines := len(path.read_text("utf-8").splitlines())) > MAX_LINES
+    }
+    assert over == {}
+
+
+def _is_type_checking(test: ast.expr) -> bool:
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
+
+
+def _imports(tree: ast.AST) -> list[ast.Import | ast.ImportFrom]:
+    """Every import statement, at any depth (function-level ones too), except under `if TYPE_CHECKING:`."""
+    found: list[ast.Import | ast.ImportFrom] = []
+    stack: list[ast.AST] = [tree]
+    while stack:
+        node = stack.pop()
+        if isinstance(node, ast.Import | ast.ImportFrom):
+            found.append(node)
+        elif isinstance(node, ast.If) and _is_type_checking(node.test):
+            stack.extend(node.orelse)
+        else:
+            stack.extend(ast.iter_child_nodes(node))
+    return found
+
+
+def _import_graph(modules: dict[str, Path]) -> dict[str, set[str]]:
+    """Module → the first-party modules it imports (`from a import b` counts `a.b` when that is a module,
+    and the packages the import initialises)."""
+    graph: dict[str, set[str]] = {}
+    for name, path in modules.items():
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        targets: set[str] = set()
+        for node in _imports(ast.parse(path.read_text("utf-8"), filename=str(path))):
+            if isinstance(node, ast.Import):
+                targets.update(alias.name for alias in node.names)
+                continue
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join([*anchor, *([base] if base else [])])
+            for alias in node.names:
+                targets.add(f"{base}.{alias.name}" if f"{base}.{alias.name}" in modules else base)
+        # importing a.b.c first runs a/__init__ and a/b/__init__: an edge to each such package that
+        # does not contain the importer (its own packages are already initialising)
+        parents = {t.rsplit(".", k)[0] for t in targets for k in range(1, t.count(".") + 1)}
+        own = {name.rsplit(".", k)[0] for k in range(0, name.count(".") + 1)}
+        graph[name] = {t for t in targets | (parents - own) if t in modules and t != name}
+    return graph
+
+
+def _cycles(graph: dict[str, set[str]]) -> list[list[str]]:
+    """The strongly connected components with more than one module (Tarjan), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    on_stack: set[str] = set()
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        on_stack.add(node)
+        for target in sorted(graph.get(node, ())):
+            if target not in index:
+                visit(target)
+                low[node] = min(low[node], low[target])
+            elif target in on_stack:
+                low[node] = min(low[node], index[target])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                on_stack.discard(member)
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1:
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
+
+
+def test_no_import_cycles_among_first_party_modules():
+    """Function-level imports count (they only hide a cycle); imports under TYPE_CHECKING do not."""
+    assert _cycles(_import_graph(_modules(ROOT))) == []
+
+
+def test_the_cycle_check_sees_hidden_and_relative_imports(tmp_path):
+    pkg = tmp_path / "core" / "pkg"
+    pkg.mkdir(parents=True)
+    (tmp_path / "core" / "__init__.py").write_text("")
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from core.pkg import b\n")
+    (pkg / "b.py").write_text("def f():\n    from . import c\n")  # function-level, relative
+    (pkg / "c.py").write_text("import core.pkg.a\n")
+    (pkg / "d.py").write_text("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n    from core.pkg import e\n")
+    (pkg / "e.py").write_text("from core.pkg.d import x\n")
+    graph = _import_graph(_modules(tmp_path, ("core",)))
+    assert _cycles(graph) == [["core.pkg.a", "core.pkg.b", "core.pkg.c"]]  # d ↔ e only under TYPE_CHECKING
+
+
+def test_the_cycle_check_sees_a_cycle_through_a_package_init(tmp_path):
+    """`from core.store.models import x` runs core/store/__init__.py first: a cycle through it counts
+    (how core.memory.models ↔ core.storage.chatlog once failed to import when a test ran alone)."""
+    for package in ("core", "core/store", "core/mem"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "core/store/__init__.py").write_text("from core.store.repos import Repo\n")
+    (tmp_path / "core/store/repos.py").write_text("from core.mem.models import Fact\n")
+    (tmp_path / "core/store/models.py").write_text("def utcnow(): ...\n")
+    (tmp_path / "core/mem/models.py").write_text("from core.store.models import utcnow\n")
+    graph = _import_graph(_modules(tmp_path, ("core",)))
+    assert _cycles(graph) == [["core.mem.models", "core.store", "core.store.repos"]]

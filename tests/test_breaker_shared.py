@@ -15,7 +15,7 @@ from core.llm.breaker_redis import SharedCircuitBreakerLLM
 from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import CircuitOpen, LLMUnavailable
 from core.llm.types import Completion
-from tests.helpers_db import redis_prefix  # noqa: F401
+from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 
 USER = [{"role": "user", "content": "何为君子？"}]
 RESET_S = 0.5
@@ -43,7 +43,7 @@ class SwitchableLLM:
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def breakers(request):
+async def breakers(request, redis_client):
     """Factory: breakers over one SwitchableLLM; Redis ones share state (as N processes would)."""
     llm = SwitchableLLM()
     made: list = []
@@ -54,7 +54,7 @@ async def breakers(request):
                 made.append(CircuitBreakerLLM(llm, failures=3, reset_s=RESET_S))
             return made[0]
         url, prefix = request.getfixturevalue("redis_prefix")
-        breaker = SharedCircuitBreakerLLM(llm, url, prefix=prefix, failures=3, reset_s=RESET_S)
+        breaker = SharedCircuitBreakerLLM(llm, redis_client(url), prefix=prefix, failures=3, reset_s=RESET_S)
         made.append(breaker)
         return breaker
 
@@ -112,12 +112,12 @@ async def test_a_failed_probe_opens_it_again(breakers):
     assert await outcome(a) == "open"
 
 
-async def test_redis_down_falls_back_to_a_local_breaker():
+async def test_redis_down_falls_back_to_a_local_breaker(redis_client):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
     llm = SwitchableLLM()
-    breaker = SharedCircuitBreakerLLM(llm, f"redis://127.0.0.1:{port}/0", failures=3, reset_s=RESET_S)
+    breaker = SharedCircuitBreakerLLM(llm, redis_client(f"redis://127.0.0.1:{port}/0"), failures=3, reset_s=RESET_S)
     try:
         assert await outcome(breaker) == "ok"
         llm.down = True
@@ -176,7 +176,7 @@ async def _reply(breaker, wait_s: float | None) -> tuple[str, float]:
 
 
 @pytest.mark.parametrize("mode", ["memory", "redis"])
-async def test_hangs_open_it_and_nobody_waits_past_the_opening(mode, request):
+async def test_hangs_open_it_and_nobody_waits_past_the_opening(mode, request, redis_client):
     """Two engines (separate Redis clients, as two processes): hangs seen by A open the breaker and
     every call B admitted earlier (people and a background memory call) is shed at that moment."""
     llm = HungLLM()
@@ -184,8 +184,8 @@ async def test_hangs_open_it_and_nobody_waits_past_the_opening(mode, request):
         a = b = CircuitBreakerLLM(llm, failures=3, reset_s=30)
     else:
         url, prefix = request.getfixturevalue("redis_prefix")
-        a = SharedCircuitBreakerLLM(llm, url, prefix=prefix, failures=3, reset_s=30)
-        b = SharedCircuitBreakerLLM(llm, url, prefix=prefix, failures=3, reset_s=30)
+        a = SharedCircuitBreakerLLM(llm, redis_client(url), prefix=prefix, failures=3, reset_s=30)
+        b = SharedCircuitBreakerLLM(llm, redis_client(url), prefix=prefix, failures=3, reset_s=30)
     try:
         waiting = [asyncio.create_task(_reply(b, None))]  # a background call: no reply budget
         for _ in range(10):  # people arriving one by one, each willing to wait 5 s

@@ -16,18 +16,17 @@ from adapters.common.render import truncate
 from adapters.common.split import split_text
 from adapters.common.stream import StreamingReply
 from core.events import FinalReply, TextDelta
-from tests.helpers_db import redis_prefix  # noqa: F401
+from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 
 INTERVAL = 0.3
 
 
 @pytest.fixture
-async def processes(redis_prefix):
+def processes(redis_prefix, redis_client):
     url, prefix = redis_prefix
-    gates = [RedisChatGate(url, f"{prefix}budget:test:", lease_s=2.0) for _ in range(3)]
-    yield [BudgetRegistry(gate=g) for g in gates]
-    for g in gates:
-        await g.aclose()
+    return [
+        BudgetRegistry(gate=RedisChatGate(redis_client(url), f"{prefix}budget:test:", lease_s=2.0)) for _ in range(3)
+    ]
 
 
 def budgets(processes: list[BudgetRegistry], chat: str = "group-1") -> list[OutboundBudget]:
@@ -75,34 +74,27 @@ async def test_a_final_waiting_in_one_process_goes_before_previews_of_another(pr
     assert await c.claim(urgent=False) == 0
 
 
-async def test_a_claim_whose_process_died_lapses(redis_prefix):
+async def test_a_claim_whose_process_died_lapses(redis_prefix, redis_client):
     url, prefix = redis_prefix
-    gates = [RedisChatGate(url, f"{prefix}budget:test:", lease_s=0.3) for _ in range(2)]
+    gates = [RedisChatGate(redis_client(url), f"{prefix}budget:test:", lease_s=0.3) for _ in range(2)]
     a, b = (BudgetRegistry(gate=g).get("chat", 0.05) for g in gates)
-    try:
-        assert await a.claim() == 0  # and its process is killed: done() never comes
-        deadline = time.monotonic() + 2
-        while await b.claim() > 0:
-            assert time.monotonic() < deadline, "the dead process's claim never lapsed"
-            await asyncio.sleep(0.05)
-    finally:
-        for g in gates:
-            await g.aclose()
+    assert await a.claim() == 0  # and its process is killed: done() never comes
+    deadline = time.monotonic() + 2
+    while await b.claim() > 0:
+        assert time.monotonic() < deadline, "the dead process's claim never lapsed"
+        await asyncio.sleep(0.05)
 
 
-async def test_each_process_paces_alone_when_redis_is_down():
+async def test_each_process_paces_alone_when_redis_is_down(redis_client):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    gate = RedisChatGate(f"redis://127.0.0.1:{port}/0", "down:")
+    gate = RedisChatGate(redis_client(f"redis://127.0.0.1:{port}/0"), "down:")
     budget = BudgetRegistry(gate=gate).get("chat", INTERVAL)
-    try:
-        with capture_logs() as logs:
-            assert await budget.claim() == 0
-            await budget.done()
-            assert await budget.claim() > 0  # the local budget still spaces the chat
-    finally:
-        await gate.aclose()
+    with capture_logs() as logs:
+        assert await budget.claim() == 0
+        await budget.done()
+        assert await budget.claim() > 0  # the local budget still spaces the chat
     assert [e["event"] for e in logs].count("budget_redis_down") == 1
 
 

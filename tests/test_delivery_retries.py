@@ -10,9 +10,10 @@ import pytest_asyncio
 
 from adapters.common.render import compose
 from core.events import Citation, FinalReply, TextDelta
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_engine import incoming, make_service, sqlite_storage
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_telegram import running_bot
 
 ANSWER = "子曰：“管仲之器小哉！”[1] 管仲不知礼，故夫子小之。"
 CITES = (Citation(1, "lunyu:3.22", "《论语·八佾》第22章"),)
@@ -22,17 +23,6 @@ CITES = (Citation(1, "lunyu:3.22", "《论语·八佾》第22章"),)
 async def tg():
     async with FakeTelegram() as fake:
         yield fake
-
-
-class RecordingEngine(ScriptedEngine):
-    """A scripted engine that also hears the adapter's delivery reports."""
-
-    def __init__(self, **kw) -> None:
-        super().__init__(**kw)
-        self.deliveries: list[tuple[str, bool]] = []
-
-    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
-        self.deliveries.append((trace_id, delivered))
 
 
 def is_final(call) -> bool:
@@ -47,7 +37,7 @@ def streamed(text: str, every: float = 0.05, size: int = 6) -> list:
 
 
 async def test_a_5xx_on_the_final_edit_is_retried_and_the_final_arrives(tg):
-    engine = RecordingEngine()
+    engine = ScriptedEngine()
     engine.queue(0.4, *streamed(ANSWER), FinalReply(ANSWER, CITES))
     tg.fail("editMessageText", status=502, when=is_final)
     async with running_bot(tg, engine):
@@ -61,7 +51,7 @@ async def test_a_5xx_on_the_final_edit_is_retried_and_the_final_arrives(tg):
 
 
 async def test_a_500_on_the_final_send_is_retried(tg):
-    engine = RecordingEngine()
+    engine = ScriptedEngine()
     engine.queue(FinalReply(ANSWER, CITES))  # instant answer: the final text is a new message
     tg.fail("sendMessage", status=500, when=is_final, times=2)
     async with running_bot(tg, engine):
@@ -72,7 +62,7 @@ async def test_a_500_on_the_final_send_is_retried(tg):
 
 
 async def test_a_chat_that_stays_down_is_reported_undelivered(tg):
-    engine = RecordingEngine()
+    engine = ScriptedEngine()
     engine.queue(FinalReply(ANSWER, CITES))
     tg.fail("sendMessage", status=502, when=is_final, times=20)
     async with running_bot(tg, engine):

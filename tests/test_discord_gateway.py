@@ -10,7 +10,8 @@ from discord.http import Route
 
 from adapters.discord.client import run_discord
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
-from tests.helpers_discord import SKILLS, ScriptedEngine, running_bot, settings_for
+from tests.fakes.engine import SKILLS, ScriptedEngine
+from tests.helpers_discord import running_bot, settings_for
 
 
 async def test_ready_and_heartbeats(fake_discord: FakeDiscord):

@@ -11,7 +11,8 @@ import pytest
 from adapters.discord.settings import DiscordSettings
 from core.seen import InMemorySeen
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
-from tests.helpers_discord import ScriptedEngine, running_bot
+from tests.fakes.engine import ScriptedEngine
+from tests.helpers_discord import running_bot
 
 
 def command_syncs(fake: FakeDiscord) -> list:
@@ -74,7 +75,7 @@ async def test_two_processes_connected_as_one_shard_answer_once(fake_discord: Fa
         await asyncio.sleep(0.5)  # a second answer would have started by now
         assert len(fake_discord.channel_messages(channel)) == 1
         assert len(fake_discord.calls("POST", r"/callback$")) == 1
-        assert [i.text for i in engine.incomings] == ["何为礼", "何为孝"]
+        assert [i.text for i in engine.received] == ["何为礼", "何为孝"]
 
 
 def test_a_count_without_ids_runs_every_shard_here():

@@ -9,7 +9,8 @@ import structlog.testing
 from core.events import Citation, FinalReply, Notice, TextDelta
 from tests.fakes.clock import FakeClock
 from tests.fakes.discord_server import FakeDiscord, Recorded, fake_discord  # noqa: F401
-from tests.helpers_discord import Hold, ScriptedEngine, running_bot
+from tests.fakes.engine import Hold, ScriptedEngine
+from tests.helpers_discord import running_bot
 
 ORIGINAL = r"/messages/@original$"
 
@@ -21,7 +22,7 @@ def _patches(fake: FakeDiscord) -> list[Recorded]:
 async def test_ask_defers_streams_edits_and_ends_with_footnotes(fake_discord: FakeDiscord):
     engine, hold = ScriptedEngine(), Hold()
     citation = Citation(1, "lunyu:2.12", "《论语·为政》第12章", "子曰：君子不器。")
-    engine.then(TextDelta("子曰："), hold, TextDelta("君子不器。[1]"), FinalReply("子曰：君子不器。[1]", (citation,)))
+    engine.queue(TextDelta("子曰："), hold, TextDelta("君子不器。[1]"), FinalReply("子曰：君子不器。[1]", (citation,)))
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("ask", {"question": "何为君子"})
         (callback,) = await fake_discord.wait_for(lambda r: r.path.endswith("/callback"))
@@ -34,7 +35,7 @@ async def test_ask_defers_streams_edits_and_ends_with_footnotes(fake_discord: Fa
     assert contents[0] == "子曰："
     assert contents[-1] == "子曰：君子不器。[1]\n\n-# [1] 《论语·为政》第12章"  # footnotes as Discord subtext
     assert fake_discord.followups(inter["token"]) == []
-    (incoming,) = engine.incomings
+    (incoming,) = engine.received
     assert (incoming.command, incoming.text, incoming.addressed, incoming.is_group) == (None, "何为君子", True, True)
     assert incoming.chat_id == fake_discord.channel["id"] and incoming.user_id == fake_discord.human["id"]
 
@@ -51,7 +52,7 @@ async def test_edits_are_paced_by_the_channel_budget(fake_discord: FakeDiscord):
     steps: list = []
     for piece in pieces:
         steps += [TextDelta(piece), slowly]
-    engine.then(*steps, FinalReply("".join(pieces)))
+    engine.queue(*steps, FinalReply("".join(pieces)))
     async with running_bot(fake_discord, engine, edit_interval_s=0.15):
         inter = await fake_discord.slash("ask", {"question": "慢慢说"})
         await fake_discord.wait_until(
@@ -65,30 +66,30 @@ async def test_edits_are_paced_by_the_channel_budget(fake_discord: FakeDiscord):
 
 async def test_skill_choice_reaches_engine_as_command(fake_discord: FakeDiscord):
     engine = ScriptedEngine()
-    engine.then(Notice("已改为「诗经吟咏」。", reason="command", extra={"skill": "poetry"}))
+    engine.queue(Notice("已改为「诗经吟咏」。", reason="command", extra={"skill": "poetry"}))
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("skill", {"skill": "poetry"})
         await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content"))
-    (incoming,) = engine.incomings
+    (incoming,) = engine.received
     assert (incoming.command, incoming.text, incoming.chat_id) == ("skill", "poetry", fake_discord.channel["id"])
     assert fake_discord.original(inter["token"])["content"] == "已改为「诗经吟咏」。"
 
 
 async def test_private_command_is_ephemeral_in_guild(fake_discord: FakeDiscord):
     engine = ScriptedEngine()
-    engine.then(Notice("我记得：你喜欢《关雎》。", reason="command"))
+    engine.queue(Notice("我记得：你喜欢《关雎》。", reason="command"))
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("memories")
         await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content"))
     (callback,) = fake_discord.calls("POST", r"/callback$")
     assert callback.body == {"type": 5, "data": {"flags": 64}}
-    assert engine.incomings[0].command == "memories"
+    assert engine.received[0].command == "memories"
 
 
 async def test_rate_limited_edit_is_retried_and_final_text_is_exact(fake_discord: FakeDiscord):
     engine, hold = ScriptedEngine(), Hold()
     final = "学而时习之，不亦说乎？有朋自远方来，不亦乐乎？"
-    engine.then(TextDelta("学而时习之，"), hold, TextDelta(final[6:]), FinalReply(final))
+    engine.queue(TextDelta("学而时习之，"), hold, TextDelta(final[6:]), FinalReply(final))
     fake_discord.fail_next("PATCH", ORIGINAL, status=429, retry_after=0.3)
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("ask", {"question": "学"})
@@ -109,7 +110,7 @@ async def test_long_answer_splits_into_ordered_followups(fake_discord: FakeDisco
     text = "\n\n".join(paragraphs)
     assert len(text) > 5000
     engine = ScriptedEngine()
-    engine.then(TextDelta(text[:1500]), FinalReply(text))
+    engine.queue(TextDelta(text[:1500]), FinalReply(text))
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("ask", {"question": "长篇"})
         await fake_discord.wait_until(lambda: len(fake_discord.followups(inter["token"])) >= 2)
@@ -124,7 +125,7 @@ async def test_long_answer_splits_into_ordered_followups(fake_discord: FakeDisco
 
 async def test_expired_token_continues_as_channel_message(fake_discord: FakeDiscord):
     clock, engine, hold = FakeClock(), ScriptedEngine(), Hold()
-    engine.then(
+    engine.queue(
         TextDelta("先说一半，"),
         hold,
         lambda: clock.advance(3600),
@@ -151,14 +152,14 @@ async def test_engine_failure_answers_with_apology_and_trace(fake_discord: FakeD
     def boom():
         raise RuntimeError("secret internals")
 
-    engine.then(TextDelta("正要说"), boom)
+    engine.queue(TextDelta("正要说"), boom)
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("ask", {"question": "错"})
         await fake_discord.wait_until(
             lambda: "trace" in (fake_discord.original(inter["token"]) or {}).get("content", "")
         )
     content = fake_discord.original(inter["token"])["content"]
-    assert engine.incomings[0].trace_id in content and "secret" not in content
+    assert engine.received[0].trace_id in content and "secret" not in content
 
 
 async def test_handler_error_is_logged_and_answered_with_ephemeral_apology(fake_discord: FakeDiscord):
@@ -176,11 +177,11 @@ async def test_handler_error_is_logged_and_answered_with_ephemeral_apology(fake_
 
 async def test_engine_registered_command_reaches_engine(fake_discord: FakeDiscord):
     engine = ScriptedEngine()
-    engine.then(Notice("已停止。Stopped.", reason="command", extra={"cancelled": True}))
+    engine.queue(Notice("已停止。Stopped.", reason="command", extra={"cancelled": True}))
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("cancel")
         await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content"))
-    (incoming,) = engine.incomings
+    (incoming,) = engine.received
     assert (incoming.command, incoming.text) == ("cancel", "")
     assert fake_discord.original(inter["token"])["content"] == "已停止。Stopped."
 
@@ -192,7 +193,7 @@ async def test_unknown_command_gets_ephemeral_apology(fake_discord: FakeDiscord)
         (callback,) = await fake_discord.wait_for(lambda r: r.path.endswith("/callback"))
     assert callback.body["type"] == 4 and callback.body["data"]["flags"] == 64
     assert re.search(r"trace [0-9a-f]{16}", callback.body["data"]["content"])
-    assert engine.incomings == []
+    assert engine.received == []
 
 
 async def test_ask_in_dm_is_a_private_chat(fake_discord: FakeDiscord):
@@ -200,7 +201,7 @@ async def test_ask_in_dm_is_a_private_chat(fake_discord: FakeDiscord):
     async with running_bot(fake_discord, engine):
         inter = await fake_discord.slash("memories", dm=True)
         await fake_discord.wait_until(lambda: (fake_discord.original(inter["token"]) or {}).get("content"))
-    (incoming,) = engine.incomings
+    (incoming,) = engine.received
     assert (incoming.chat_id, incoming.is_group, incoming.command) == (fake_discord.dm_channel_id, False, "memories")
     (callback,) = fake_discord.calls("POST", r"/callback$")
     assert callback.body == {"type": 5}  # a DM is private anyway: no ephemeral flag
@@ -208,7 +209,7 @@ async def test_ask_in_dm_is_a_private_chat(fake_discord: FakeDiscord):
 
 async def test_expired_private_answer_continues_in_dm(fake_discord: FakeDiscord):
     clock, engine = FakeClock(), ScriptedEngine()
-    engine.then(lambda: clock.advance(3600), Notice("我记得：你住在鲁国。", reason="command"))
+    engine.queue(lambda: clock.advance(3600), Notice("我记得：你住在鲁国。", reason="command"))
     async with running_bot(fake_discord, engine, clock=clock, interaction_ttl_s=60):
         inter = await fake_discord.slash("memories")
         (post,) = await fake_discord.wait_for(lambda r: r.path == f"/channels/{fake_discord.dm_channel_id}/messages")
@@ -219,7 +220,7 @@ async def test_expired_private_answer_continues_in_dm(fake_discord: FakeDiscord)
 
 async def test_rejected_token_moves_the_reply_to_the_channel(fake_discord: FakeDiscord):
     engine = ScriptedEngine()
-    engine.then(TextDelta("温故而知新，"), FinalReply("温故而知新，可以为师矣。"))
+    engine.queue(TextDelta("温故而知新，"), FinalReply("温故而知新，可以为师矣。"))
     fake_discord.fail_next("PATCH", ORIGINAL, status=401)  # e.g. Discord already expired the token
     channel_id = fake_discord.channel["id"]
     async with running_bot(fake_discord, engine):

@@ -18,7 +18,7 @@ from core.texts import say
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import postgres_url  # noqa: F401
-from tests.helpers_replicas import OwnRedis, Replica, TcpProxy, replica_env
+from tests.helpers_replicas import OwnRedis, Replica, TcpProxy, release_index, replica_env, stop_all
 
 ANSWER = "学而时习之，不亦说乎？有朋自远方来，不亦乐乎？"
 BUSY, ERROR, INTERRUPTED = say("BUSY", "zh")[:8], say("ERROR", "zh", trace="x")[:6], say("INTERRUPTED", "zh")[:8]
@@ -33,9 +33,6 @@ async def tg():
 @pytest_asyncio.fixture
 async def cluster(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811
     """(replicas, proxy, redis, direct database URL) with the release step run once."""
-    import subprocess
-    import sys
-
     proxy = await TcpProxy("127.0.0.1", 5432).start()
     redis = OwnRedis().start()
     home = tmp_path / "home"
@@ -43,10 +40,7 @@ async def cluster(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811
     proxied = postgres_url.replace("@127.0.0.1:5432/", f"@127.0.0.1:{proxy.port}/")
     env = replica_env(home, proxied, redis.url, "fuzi:", tg.base_url, fake_llm.base_url)
     fake_llm.set_default(_answer)
-    release = await asyncio.to_thread(
-        subprocess.run, [sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, timeout=300
-    )
-    assert release.returncode == 0, release.stderr[-3000:]
+    await release_index(env)
     replicas: list[Replica] = []
     try:
         async with aiohttp.ClientSession() as session:
@@ -54,8 +48,7 @@ async def cluster(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811
                 replicas.append(await Replica.started(env, tmp_path / f"replica{i}.log", session))
         yield replicas, proxy, redis, postgres_url
     finally:
-        for r in replicas:
-            r.stop()
+        stop_all(replicas)
         await proxy.aclose()
         redis.close()
 

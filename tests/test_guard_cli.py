@@ -46,7 +46,7 @@ def test_guard_eval_table_and_bad_file(tmp_path: Path, capsys: pytest.CaptureFix
 
 
 def test_shipped_dev_set_meets_the_goal(capsys: pytest.CaptureFixture[str]) -> None:
-    dev = Path(__file__).resolve().parents[1] / "evals" / "guard_dev.jsonl"
+    dev = Path(__file__).resolve().parents[1] / "evals" / "guard" / "dev.jsonl"
     assert main(["guard-eval", str(dev), "--json"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["tp"] + report["fn"] >= 150 and report["tn"] + report["fp"] >= 300

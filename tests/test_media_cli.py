@@ -9,6 +9,7 @@ import os
 import pytest
 
 from bot.cli import main
+from core.shown_in import ShownIn
 from core.storage.db import create_engine_and_tables
 from core.storage.repos import Storage
 from tests.helpers_engine import CorpusRetriever, collect, final_of, incoming, make_service
@@ -35,8 +36,10 @@ async def _seed(home) -> None:
     for text, user, emoji in (("学而时习之", "a", "👍"), ("巧言令色", "b", "💩")):
         question = incoming(text, user=user, chat=f"dm-{user}")
         final_of(await collect(service, question))
-        await service.record_shown(question.trace_id, f"console:dm-{user}:1")
-        assert await service.record_feedback("console", f"console:{user}", emoji, where=f"console:dm-{user}:1") in (
+        await service.record_shown(question.trace_id, ShownIn("console", f"dm-{user}", 1))
+        assert await service.record_feedback(
+            "console", f"console:{user}", emoji, where=ShownIn("console", f"dm-{user}", 1)
+        ) in (
             "up",
             "down",
         )

@@ -13,6 +13,7 @@ from adapters.common.metrics import FuziMetrics, ObservedEngine
 from core.media.intake import MediaIntake
 from core.media.ocr import PageReader
 from core.media.stt import OpenAITranscriber
+from core.shown_in import ShownIn
 from tests.fakes.discord_media import attachment, message_with, react
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.fakes.stt_server import FakeTranscriber
@@ -80,7 +81,7 @@ async def test_voice_message_is_transcribed_and_reactions_are_feedback(fake_disc
             await message_with(fake, "", [voice], dm=True, voice=True)
             await until(fake, lambda: any("🎙️「巧言令色鲜矣仁」" in c for c in contents(fake, fake.dm_channel_id)))
             answer = fake.channel_messages(fake.dm_channel_id)[0]
-            await _noted(storage, f"discord:{fake.dm_channel_id}:{answer['id']}")
+            await _noted(storage, ShownIn("discord", str(fake.dm_channel_id), int(answer["id"])))
             await react(fake, answer, "👎")
             await until(fake, lambda: _count(metrics, "down") == 1, timeout=10)
             await react(fake, answer, "👎", added=False)
@@ -97,7 +98,7 @@ def _count(metrics: FuziMetrics, verdict: str) -> float:
     return value or 0.0
 
 
-async def _noted(storage, where: str) -> None:
+async def _noted(storage, where: ShownIn) -> None:
     for _ in range(100):
         if await storage.feedback.reply_at(where):
             return

@@ -12,6 +12,7 @@ from adapters.common.metrics import FuziMetrics, ObservedEngine
 from core.guards.limits import InMemoryRateLimiter, Quota
 from core.media.intake import MediaIntake
 from core.media.ocr import PageReader
+from core.shown_in import ShownIn
 from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram
 from tests.fakes.telegram_media import document, photo, reaction, sticker
 from tests.helpers_engine import CorpusRetriever, make_service, sqlite_storage
@@ -109,7 +110,7 @@ async def test_reactions_on_answers_are_stored_counted_and_taken_back(tg, bot):
         question = tg.private_text(5, "学而时习之")
         await tg.wait_for(lambda: tg.messages_in(5), timeout=20)
         answer = tg.messages_in(5)[0].message_id
-        await _noted(storage, f"telegram:5:{answer}")  # a person reacts seconds later; the test must wait
+        await _noted(storage, ShownIn("telegram", "5", answer))  # a person reacts seconds later; the test must wait
         reaction(tg, 5, answer, "👍", user_id=5)
         reaction(tg, 5, question["message"]["message_id"], "👎", user_id=5)  # the person's own message
         reaction(tg, 5, 999_999, "👎", user_id=5)  # a deleted or unknown message
@@ -135,7 +136,7 @@ async def _settle(tg) -> None:
     await tg.wait_for(lambda: len(tg.calls_to("getUpdates")) >= start + 2, timeout=10)
 
 
-async def _noted(storage, where: str) -> None:
+async def _noted(storage, where: ShownIn) -> None:
     import asyncio
 
     for _ in range(100):

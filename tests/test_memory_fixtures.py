@@ -1,6 +1,6 @@
 """Shared helpers for the memory tests: a deterministic embedder, a scripted LLM router, a mini engine.
 
-The mini engine does what core/service.py does around memory for one turn: resolve the person,
+The mini engine does what core/engine/service.py does around memory for one turn: resolve the person,
 store the user message, build the context, ask the (fake, over HTTP) model, store the reply, and
 call ``after_reply``. Tests then assert on the requests the fake OpenAI server received.
 """

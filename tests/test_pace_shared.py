@@ -8,7 +8,7 @@ import time
 
 from adapters.common.pace import RedisPace
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
-from tests.helpers_db import redis_prefix  # noqa: F401
+from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 
 RATE = 10.0
 
@@ -28,51 +28,42 @@ def busiest_second(times: list[float]) -> int:
     return max(sum(1 for t in times if start <= t < start + 1.0) for start in times)
 
 
-async def test_two_processes_together_stay_at_the_bot_wide_rate(redis_prefix):
+async def test_two_processes_together_stay_at_the_bot_wide_rate(redis_prefix, redis_client):
     url, prefix = redis_prefix
-    paces = [RedisPace(url, f"{prefix}pace:telegram", RATE) for _ in range(2)]
-    a, b = (PriorityRateLimiter(RATE, shared=p) for p in paces)
+    a, b = (
+        PriorityRateLimiter(RATE, shared=RedisPace(redis_client(url), f"{prefix}pace:telegram", RATE)) for _ in "ab"
+    )
     sent: list[float] = []
-    try:
-        await asyncio.gather(send_all(a, 15, sent), send_all(b, 15, sent))
-    finally:
-        for p in paces:
-            await p.aclose()
+    await asyncio.gather(send_all(a, 15, sent), send_all(b, 15, sent))
     assert len(sent) == 30
     assert busiest_second(sent) <= RATE + 1  # each limiter alone would allow 10/s: together 20/s
     assert max(sent) - min(sent) >= (30 - 1) / RATE * 0.9
 
 
-async def test_each_process_alone_when_redis_is_down():
+async def test_each_process_alone_when_redis_is_down(redis_client):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    pace = RedisPace(f"redis://127.0.0.1:{port}/0", "down:pace", RATE)
+    pace = RedisPace(redis_client(f"redis://127.0.0.1:{port}/0"), "down:pace", RATE)
     limiter = PriorityRateLimiter(RATE, shared=pace)
     sent: list[float] = []
-    try:
-        await send_all(limiter, 5, sent)
-    finally:
-        await pace.aclose()
+    await send_all(limiter, 5, sent)
     assert len(sent) == 5 and busiest_second(sent) <= RATE + 1
 
 
-async def test_a_slot_is_granted_only_when_due_never_booked_ahead(redis_prefix):
+async def test_a_slot_is_granted_only_when_due_never_booked_ahead(redis_prefix, redis_client):
     url, prefix = redis_prefix
-    a, b = (RedisPace(url, f"{prefix}pace:telegram", RATE) for _ in range(2))
-    try:
-        assert await a.acquire() == 0
-        waits = [await b.acquire() for _ in range(3)]  # asking again does not book further slots
-    finally:
-        for p in (a, b):
-            await p.aclose()
+    a, b = (RedisPace(redis_client(url), f"{prefix}pace:telegram", RATE) for _ in range(2))
+    assert await a.acquire() == 0
+    waits = [await b.acquire() for _ in range(3)]  # asking again does not book further slots
     assert all(0 < w <= 1 / RATE for w in waits)
 
 
-async def test_finals_of_one_process_go_before_edits_queued_in_another(redis_prefix):
+async def test_finals_of_one_process_go_before_edits_queued_in_another(redis_prefix, redis_client):
     url, prefix = redis_prefix
-    paces = [RedisPace(url, f"{prefix}pace:telegram", RATE) for _ in range(2)]
-    a, b = (PriorityRateLimiter(RATE, shared=p) for p in paces)
+    a, b = (
+        PriorityRateLimiter(RATE, shared=RedisPace(redis_client(url), f"{prefix}pace:telegram", RATE)) for _ in "ab"
+    )
     released: list[tuple[float, str]] = []
 
     def request(limiter: PriorityRateLimiter, kind: str, chat: int):
@@ -82,15 +73,11 @@ async def test_finals_of_one_process_go_before_edits_queued_in_another(redis_pre
 
         return limiter.process_request(callback, (), {}, "editMessageText", {"chat_id": chat}, Ticket(kind))
 
-    try:
-        edits = asyncio.gather(*(request(a, "edit", i) for i in range(12)))
-        await asyncio.sleep(0.25)  # a few edits went out; the rest wait in process a
-        finals_at = time.monotonic()
-        await asyncio.gather(*(request(b, "final", 100 + i) for i in range(3)))
-        await edits
-    finally:
-        for p in paces:
-            await p.aclose()
+    edits = asyncio.gather(*(request(a, "edit", i) for i in range(12)))
+    await asyncio.sleep(0.25)  # a few edits went out; the rest wait in process a
+    finals_at = time.monotonic()
+    await asyncio.gather(*(request(b, "final", 100 + i) for i in range(3)))
+    await edits
     after = [kind for t, kind in sorted(released) if t >= finals_at]
     assert after[:4].count("final") == 3  # at most one edit (granted already) before the 3 finals
     assert busiest_second([t for t, _ in released]) <= RATE + 1

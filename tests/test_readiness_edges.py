@@ -13,10 +13,10 @@ from redis.asyncio import Redis
 from adapters.common.metrics import FuziMetrics
 from adapters.telegram.settings import TelegramSettings
 from adapters.web.settings import WebSettings
+from bot.logging import secret_redactor
 from bot.settings import Settings
 from bot.settings.database import RedisSettings
 from bot.web import build_ops_app
-from bot.wiring import secret_redactor
 from core.guards.redact import MASK
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_web import build_retriever, serving, web_runtime
@@ -37,7 +37,7 @@ async def test_redis_down_is_degraded_not_unready(tmp_path, fake_llm, retriever)
     metrics = FuziMetrics()
     dead = Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1)
     async with web_runtime(tmp_path, fake_llm, retriever, metrics) as runtime:
-        runtime = dataclasses.replace(runtime, redis_ping=dead.ping)
+        runtime = dataclasses.replace(runtime, redis=dead)
         async with serving(build_ops_app(runtime, metrics)) as base, httpx.AsyncClient(timeout=10) as client:
             ready = await client.get(f"{base}/readyz")
     await dead.aclose()

@@ -15,13 +15,13 @@ import pytest
 
 from core.admission import Busy, RunningReplies
 from core.replies_redis import RedisRunningReplies
-from tests.helpers_db import redis_prefix  # noqa: F401
+from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def make_running(request):
+async def make_running(request, redis_client):
     """Factory of RunningReplies sharing one state: Redis ones share the server (as N processes)."""
     made: list[RunningReplies] = []
 
@@ -31,7 +31,7 @@ async def make_running(request):
                 made.append(RunningReplies())
             return made[0]
         url, prefix = request.getfixturevalue("redis_prefix")
-        running = RedisRunningReplies(url, prefix=prefix, **kwargs)
+        running = RedisRunningReplies(redis_client(url), prefix=prefix, **kwargs)
         await running.start()
         made.append(running)
         return running
@@ -78,10 +78,10 @@ async def test_cancel_reaches_the_process_running_the_reply(make_running):
     assert await b.cancel(7) is False  # nothing runs any more
 
 
-async def test_a_working_owner_keeps_its_lease(redis_prefix):
+async def test_a_working_owner_keeps_its_lease(redis_prefix, redis_client):
     url, prefix = redis_prefix
-    a = RedisRunningReplies(url, prefix=prefix, lease_s=0.5)
-    b = RedisRunningReplies(url, prefix=prefix, lease_s=0.5)
+    a = RedisRunningReplies(redis_client(url), prefix=prefix, lease_s=0.5)
+    b = RedisRunningReplies(redis_client(url), prefix=prefix, lease_s=0.5)
     try:
         async with a.hold(3):
             await asyncio.sleep(1.6)  # three lease lifetimes: only renewal keeps it
@@ -94,9 +94,10 @@ async def test_a_working_owner_keeps_its_lease(redis_prefix):
 
 _HOLDER = """
 import asyncio, sys
+from bot.shared_state import redis_client
 from core.replies_redis import RedisRunningReplies
 async def main():
-    r = RedisRunningReplies(sys.argv[1], prefix=sys.argv[2], lease_s=1.0)
+    r = RedisRunningReplies(redis_client(sys.argv[1]), prefix=sys.argv[2], lease_s=1.0)
     async with r.hold(5):
         print("held", flush=True)
         await asyncio.sleep(60)
@@ -104,7 +105,7 @@ asyncio.run(main())
 """
 
 
-async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix):
+async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix, redis_client):
     url, prefix = redis_prefix
     holder = subprocess.Popen(
         [sys.executable, "-c", _HOLDER, url, prefix],
@@ -113,7 +114,7 @@ async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix):
         text=True,
         env=os.environ | {"PYTHONPATH": str(ROOT)},
     )
-    other = RedisRunningReplies(url, prefix=prefix, lease_s=1.0)
+    other = RedisRunningReplies(redis_client(url), prefix=prefix, lease_s=1.0)
     try:
         assert await asyncio.to_thread(holder.stdout.readline) == "held\n"
         await asyncio.sleep(1.2)
@@ -132,11 +133,11 @@ async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix):
         await other.aclose()
 
 
-async def test_redis_down_fails_open_but_keeps_one_per_person_here():
+async def test_redis_down_fails_open_but_keeps_one_per_person_here(redis_client):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    running = RedisRunningReplies(f"redis://127.0.0.1:{port}/0", prefix="down:")
+    running = RedisRunningReplies(redis_client(f"redis://127.0.0.1:{port}/0"), prefix="down:")
     try:
         async with running.hold(1):
             assert await can_hold(running, 1) is False

@@ -14,7 +14,7 @@ from sqlalchemy.exc import OperationalError
 
 from core.events import FinalReply, Notice
 from core.storage.replies import ReplyRepo
-from tests.helpers_db import redis_prefix  # noqa: F401
+from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 from tests.helpers_engine import incoming, make_service, sqlite_storage
 
 pytestmark = pytest.mark.timeout(60)
@@ -40,9 +40,9 @@ class FailingReplies(ReplyRepo):
         self._maybe_fail("start")
         return await super().start(chat_key, trace_id)
 
-    async def finish(self, chat_key, trace_id, text, level, status) -> int:
+    async def finish(self, chat_key, trace_id, text, level, status, citations=()) -> int:
         self._maybe_fail("finish")
-        return await super().finish(chat_key, trace_id, text, level, status)
+        return await super().finish(chat_key, trace_id, text, level, status, citations)
 
     async def discard(self, trace_id: str) -> None:
         self._maybe_fail("discard")
@@ -108,13 +108,12 @@ async def test_cancel_while_storage_is_down_still_ends(tmp_path):
     assert not service.admission.running.is_running(person)
 
 
-async def test_lease_renewal_failing_while_storage_is_down_releases_the_person(tmp_path, redis_prefix):  # noqa: F811
-    from redis.asyncio import Redis
-
+async def test_lease_renewal_failing_while_storage_is_down_releases_the_person(tmp_path, redis_prefix, redis_client):  # noqa: F811
     from core.replies_redis import RedisRunningReplies
 
     url, prefix = redis_prefix
-    running = RedisRunningReplies(url, prefix=prefix, lease_s=0.3)
+    client = redis_client(url)
+    running = RedisRunningReplies(client, prefix=prefix, lease_s=0.3)
     await running.start()
     renewals = 0
 
@@ -149,8 +148,6 @@ async def test_lease_renewal_failing_while_storage_is_down_releases_the_person(t
         assert renewals >= 2
         person = await storage.identities.resolve("console", "alice", "alice")
         assert not running.is_running(person)
-        client = Redis.from_url(url)
         assert not await client.exists(f"{prefix}reply:{person}")  # released, not left to expire
-        await client.aclose()
     finally:
         await running.aclose()

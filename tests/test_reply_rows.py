@@ -6,6 +6,7 @@ import asyncio
 from datetime import UTC, datetime, timedelta, timezone
 from types import SimpleNamespace
 
+from core.shown_in import ShownIn
 from core.storage.replies import Interrupted
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import collect, incoming, make_service, sqlite_storage
@@ -56,18 +57,18 @@ async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_onc
     service = make_service(storage)
     await storage.messages.add("telegram:7", "user", "问", status="ok", trace_id="t1")
     await storage.replies.start("telegram:7", "t1")
-    await storage.replies.shown_in("t1", "telegram:7:1001")
+    await storage.replies.shown_in("t1", ShownIn("telegram", "7", 1001))
     await storage.messages.add("discord:9", "user", "问", status="ok", trace_id="t2")
     await storage.replies.start("discord:9", "t2")
     future = datetime.now(UTC) - timedelta(minutes=5)
     assert await storage.replies.close_interrupted(future) == []  # too young: another process may own them
     await service.close_interrupted()
-    assert service.take_interrupted("telegram") == ["telegram:7:1001"]
-    assert service.take_interrupted("discord") == ["discord:9:"]  # nothing shown: the chat is told anew
+    assert service.take_interrupted("telegram") == [ShownIn("telegram", "7", 1001)]
+    assert service.take_interrupted("discord") == [ShownIn("discord", "9")]  # nothing shown: the chat is told anew
     assert service.take_interrupted("telegram") == [] and service.take_interrupted("discord") == []
     rows = await storage.messages.recent("telegram:7", 5) + await storage.messages.recent("discord:9", 5)
     assert {(r.role, r.status) for r in rows} == {("user", "interrupted"), ("assistant", "interrupted")}
-    assert Interrupted("telegram:7", "t1", "telegram:7:1001") not in service._interrupted
+    assert Interrupted("telegram:7", "t1", ShownIn("telegram", "7", 1001)) not in service._interrupted
 
 
 async def test_a_reply_closed_by_another_process_while_running_is_revived_when_it_finishes(tmp_path):

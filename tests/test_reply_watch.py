@@ -10,6 +10,7 @@ from types import SimpleNamespace
 import pytest
 
 from core.events import FinalReply
+from core.shown_in import ShownIn
 from tests.helpers_engine import incoming, make_service, sqlite_storage
 from tests.test_reply_failures import FailingReplies
 
@@ -35,7 +36,7 @@ async def test_a_dead_process_reply_is_repaired_by_a_live_one_within_the_lease(t
     # what a process killed mid-reply leaves: the question, its started row, where it is shown
     await storage.messages.add("telegram:7", "user", "问", status="ok", trace_id="dead")
     await storage.replies.start("telegram:7", "dead")
-    await storage.replies.shown_in("dead", "telegram:7:1001")
+    await storage.replies.shown_in("dead", ShownIn("telegram", "7", 1001))
     retriever = _GatedSearch()
     live = make_service(storage, retriever=retriever, reply_lease_s=0.6)  # the replica still alive
     assert live.take_interrupted("telegram") == []  # as the adapter does at start, before any sweep
@@ -44,7 +45,7 @@ async def test_a_dead_process_reply_is_repaired_by_a_live_one_within_the_lease(t
     assert await live.watch.tick() == []  # younger than the lease: left alone
     await asyncio.sleep(0.7)
     await live.watch.tick()  # renews its own reply, closes the dead one
-    assert live.take_interrupted("telegram") == ["telegram:7:1001"]
+    assert live.take_interrupted("telegram") == [ShownIn("telegram", "7", 1001)]
     assert await _statuses(storage, "telegram:7") == [("user", "interrupted"), ("assistant", "interrupted")]
     assert ("assistant", "streaming") in await _statuses(storage)  # its own reply is alive: untouched
     retriever.gate.set()
@@ -61,7 +62,7 @@ async def test_two_processes_sweeping_together_close_each_row_once(tmp_path):
     storage = sqlite_storage(tmp_path)
     for n in range(3):
         await storage.replies.start("telegram:7", f"t{n}")
-        await storage.replies.shown_in(f"t{n}", f"telegram:7:{n}")
+        await storage.replies.shown_in(f"t{n}", ShownIn("telegram", "7", n))
     a, b = (make_service(storage, reply_lease_s=0.2) for _ in range(2))
     await storage.replies.start("discord:9", "d0")  # no Discord adapter here: left to a process that has one
     for service in (a, b):
@@ -130,4 +131,4 @@ async def test_a_reply_cut_before_anything_was_shown_is_handed_out_by_its_chat(t
     service.watch._healthy_since = -1e9
     await service.watch.tick()
     assert service.take_interrupted("discord") == []
-    assert service.take_interrupted("telegram") == ["telegram:8/77:"]  # the adapter tells the chat anew
+    assert service.take_interrupted("telegram") == [ShownIn("telegram", "8/77")]  # the adapter tells the chat anew

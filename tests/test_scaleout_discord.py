@@ -10,9 +10,6 @@ still connected as well, every message is answered exactly once (shared seen ids
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -20,10 +17,8 @@ import pytest_asyncio
 
 from tests.fakes.discord_server import FakeDiscord
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.helpers_corpus import corpus_dir
 from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers_replicas import FuziProcess, fuzi_env, release_index, stop_all
 
 
 @pytest_asyncio.fixture
@@ -36,40 +31,21 @@ async def discord2():
         await fake.stop()
 
 
-class ShardProcess:
-    def __init__(self, env: dict, shards: str, log: Path) -> None:
-        self.log = open(log, "w")  # noqa: SIM115
-        self.proc = subprocess.Popen(
-            [sys.executable, "-m", "bot", "run", "discord"],
-            cwd=env["FUZI_HOME"],
-            env=env | {"DISCORD_SHARD_IDS": shards},
-            stdout=self.log,
-            stderr=subprocess.STDOUT,
-        )
-
-    def tail(self) -> str:
-        return Path(self.log.name).read_text()[-3000:]
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(20)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-        self.log.close()
+def shard_process(env: dict, shards: str, log: Path) -> FuziProcess:
+    """`fuzi run discord` running the shards `shards` ("0", "1", "0,1") of DISCORD_SHARD_COUNT."""
+    return FuziProcess(env | {"DISCORD_SHARD_IDS": shards}, "discord", log)
 
 
 def command_syncs(fake: FakeDiscord) -> int:
     return len(fake.calls("PUT", r"/commands$"))
 
 
-async def connected(fake: FakeDiscord, shards: list[tuple[int, int]], procs: list[ShardProcess], count: int = 1):
+async def connected(fake: FakeDiscord, shards: list[tuple[int, int]], procs: list[FuziProcess], count: int = 1):
     """Wait until each shard in `shards` has `count` identified connections (then READY settles)."""
 
     def done() -> bool:
         for p in procs:
-            assert p.proc.poll() is None, p.tail()
+            p.assert_alive()
         have = fake.identified_shards()
         return all(have.count(s) >= count for s in shards)
 
@@ -107,15 +83,10 @@ async def test_two_shard_processes_share_memory_and_limits_and_a_replacement_ans
     redis_url, prefix = redis_prefix
     home = tmp_path / "home"
     home.mkdir()
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    env |= dict(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(home),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
-        FUZI_DATABASE_URL=postgres_url,
+    env = fuzi_env(
+        home,
+        postgres_url,
+        fake_llm.base_url,
         FUZI_REDIS_URL=redis_url,
         FUZI_REDIS_PREFIX=prefix,
         FUZI_GUARD_PER_MINUTE="3",
@@ -124,17 +95,12 @@ async def test_two_shard_processes_share_memory_and_limits_and_a_replacement_ans
         DISCORD_GATEWAY_URL=fake.gateway_url,
         DISCORD_SHARD_COUNT="2",
         DISCORD_EDIT_INTERVAL_S="0.2",
-        FUZI_LLM_BASE_URL=fake_llm.base_url,
-        FUZI_LLM_API_KEY="sk-test",
     )
     fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
-    release = subprocess.run(
-        [sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert release.returncode == 0, release.stderr[-3000:]
+    await release_index(env)
     g0, g1 = list(fake.guild_channels)
-    a = ShardProcess(env, "0", tmp_path / "shard0.log")
-    b = ShardProcess(env, "1", tmp_path / "shard1.log")
+    a = shard_process(env, "0", tmp_path / "shard0.log")
+    b = shard_process(env, "1", tmp_path / "shard1.log")
     procs = [a, b]
     try:
         await connected(fake, [(0, 2), (1, 2)], procs)
@@ -152,7 +118,7 @@ async def test_two_shard_processes_share_memory_and_limits_and_a_replacement_ans
         # shard 0's process dies; its replacement runs both shards while the shard-1 process still runs
         a.proc.kill()
         a.proc.wait(10)
-        c = ShardProcess(env, "0,1", tmp_path / "shards01.log")
+        c = shard_process(env, "0,1", tmp_path / "shards01.log")
         procs = [b, c]
         await connected(fake, [(0, 2), (1, 2)], procs, count=1)
         await connected(fake, [(1, 2)], procs, count=2)  # shard 1: the old process and the replacement
@@ -163,5 +129,4 @@ async def test_two_shard_processes_share_memory_and_limits_and_a_replacement_ans
             await asyncio.sleep(3.0)  # a second answer would have started by now
             assert len(fake.channel_messages(channel)) - before == 1, fake.channel_messages(channel)[before:]
     finally:
-        for p in procs + [a]:
-            p.stop()
+        stop_all([*procs, a])  # a twice while it runs: stopping twice is harmless

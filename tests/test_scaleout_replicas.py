@@ -19,7 +19,7 @@ from core.retrieval.embedder import HashingEmbedder
 from core.skills import SkillRegistry
 from core.storage import Storage, open_database
 from core.types import Incoming
-from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
+from tests.helpers_db import postgres_url, redis_client, redis_prefix  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect
 
 QUOTA = Quota(per_minute=15, per_day=150, group_per_minute=None)
@@ -45,16 +45,16 @@ def corpus_retriever():
 
 
 @pytest.fixture
-async def replicas(postgres_url, redis_prefix, corpus_retriever):
+async def replicas(postgres_url, redis_prefix, redis_client, corpus_retriever):
     url, prefix = redis_prefix
     async with AsyncExitStack() as stack:
         built = []
         for _ in range(2):
             engine = open_database(postgres_url)
             stack.callback(engine.dispose)
-            limiter = RedisRateLimiter(QUOTA, url, prefix=prefix)
-            stack.push_async_callback(limiter.aclose)
-            running = RedisRunningReplies(url, prefix=prefix, lease_s=5)
+            redis = redis_client(url)  # one client a replica, as bot/shared_state.open_redis builds it
+            limiter = RedisRateLimiter(QUOTA, redis, prefix=prefix)
+            running = RedisRunningReplies(redis, prefix=prefix, lease_s=5)
             await running.start()
             stack.push_async_callback(running.aclose)
             memory = build_memory(engine, None, HashingEmbedder(), MemoryConfig(profile_enabled=False))

@@ -20,9 +20,9 @@ from core.schedule.store import ClaimRepo, DigestRepo, RotationRepo
 from core.skills import SkillRegistry
 from core.storage import open_database
 from core.types import Incoming
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_schedule import DictSettings, FakeClock, RecordingPoster, log_events, tiny_passages, utc  # noqa: F401
-from tests.helpers_telegram import ScriptedEngine
 
 DUE = utc(2026, 12, 2, 0, 0)
 GROUP = "telegram:-1001"

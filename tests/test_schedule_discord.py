@@ -16,7 +16,8 @@ from core.schedule.store import ClaimRepo, RotationRepo
 from core.skills import SkillRegistry
 from core.storage import open_database
 from tests.fakes.discord_server import fake_discord  # noqa: F401
-from tests.helpers_discord import ScriptedEngine, running_bot
+from tests.fakes.engine import ScriptedEngine
+from tests.helpers_discord import running_bot
 from tests.helpers_schedule import DictSettings, FakeClock, tiny_passages, utc
 
 DUE = utc(2026, 12, 2, 0, 0)

@@ -6,9 +6,6 @@ answers 403 gets its schedule switched off."""
 from __future__ import annotations
 
 import asyncio
-import os
-import subprocess
-import sys
 import time as clock
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -21,10 +18,9 @@ from core.storage import Storage, open_database
 from core.storage.chat_settings import Daily
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import TOKEN, FakeTelegram
-from tests.helpers_corpus import corpus_dir
 from tests.helpers_db import postgres_url  # noqa: F401
+from tests.helpers_replicas import FuziProcess, fuzi_env, release_index, stop_all
 
-ROOT = Path(__file__).resolve().parents[1]
 CAUGHT_UP, MISSED, GONE, LIVE = -1001, -1002, -1003, -1004
 
 
@@ -35,20 +31,14 @@ async def tg():
 
 
 def env_for(home: Path, tg: FakeTelegram, llm_url: str, database_url: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    return env | dict(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(home),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
-        FUZI_DATABASE_URL=database_url,
+    """`fuzi run telegram` polling the fake Bot API, without Redis."""
+    return fuzi_env(
+        home,
+        database_url,
+        llm_url,
         TELEGRAM_BOT_TOKEN=TOKEN,
         TELEGRAM_API_BASE_URL=tg.base_url,
         TELEGRAM_POLL_TIMEOUT_S="1",
-        FUZI_LLM_BASE_URL=llm_url,
-        FUZI_LLM_API_KEY="sk-test",
     )
 
 
@@ -85,25 +75,16 @@ async def test_two_processes_post_each_due_chat_once(tmp_path, tg, fake_llm, pos
     with sql.begin() as conn:  # the times were set 4 h ago: today's occurrences count, yesterday's not
         conn.execute(text("UPDATE chat_setting_change SET created_at = :t"), {"t": now - timedelta(hours=4)})
     tg.fail("sendMessage", status=403, times=5, when=lambda c: c.chat_id == GONE)
-    release = subprocess.run(
-        [sys.executable, "-m", "bot", "index"], cwd=home, env=env, capture_output=True, text=True, timeout=300
-    )
-    assert release.returncode == 0, release.stderr[-3000:]
-    logs = [open(tmp_path / f"replica{i}.log", "w") for i in range(2)]  # noqa: SIM115
-    procs = [
-        subprocess.Popen(
-            [sys.executable, "-m", "bot", "run", "telegram"], cwd=home, env=env, stdout=f, stderr=subprocess.STDOUT
-        )
-        for f in logs
-    ]
+    await release_index(env)
+    procs = [FuziProcess(env, "telegram", tmp_path / f"replica{i}.log") for i in range(2)]
     try:
         deadline = clock.monotonic() + (live - datetime.now(UTC)).total_seconds() + 90
         while clock.monotonic() < deadline and not (tg.messages_in(LIVE) and tg.messages_in(CAUGHT_UP)):
-            for p, f in zip(procs, logs, strict=True):
-                assert p.poll() is None, Path(f.name).read_text()[-3000:]
+            for p in procs:
+                p.assert_alive()
             await asyncio.sleep(0.5)
         await asyncio.sleep(3)  # a second post, if there were one, would arrive now
-        output = "\n".join(Path(f.name).read_text() for f in logs)
+        output = "\n".join(p.log_path.read_text() for p in procs)
         assert len(tg.messages_in(LIVE)) == 1, output[-4000:]
         assert len(tg.messages_in(CAUGHT_UP)) == 1
         assert tg.messages_in(MISSED) == []
@@ -124,13 +105,5 @@ async def test_two_processes_post_each_due_chat_once(tmp_path, tg, fake_llm, pos
         assert len(missed) == 1 and f"telegram:{MISSED}" in missed[0]  # logged once, by one process
         assert "schedule_chat_gone_switched_off" in output
     finally:
-        for p in procs:
-            p.terminate()
-        for p in procs:
-            try:
-                p.wait(20)
-            except subprocess.TimeoutExpired:
-                p.kill()
-        for f in logs:
-            f.close()
+        stop_all(procs)
         sql.dispose()

@@ -11,13 +11,14 @@ import pytest_asyncio
 
 from core.events import FinalReply
 from core.seen import InMemorySeen, RedisSeen
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
-from tests.helpers_db import redis_prefix  # noqa: F401
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
+from tests.helpers_telegram import running_bot
 
 
 @pytest.fixture(params=["memory", "redis"])
-async def make_seen(request):
+def make_seen(request, redis_client):
     made: list = []
 
     def factory():
@@ -26,14 +27,9 @@ async def make_seen(request):
                 made.append(InMemorySeen())
             return made[0]
         url, prefix = request.getfixturevalue("redis_prefix")
-        seen = RedisSeen(url, prefix=prefix)
-        made.append(seen)
-        return seen
+        return RedisSeen(redis_client(url), prefix=prefix)  # one client a replica
 
-    yield factory
-    for seen in made:
-        if isinstance(seen, RedisSeen):
-            await seen.aclose()
+    return factory
 
 
 async def test_first_exactly_once_per_id_across_replicas(make_seen):
@@ -49,15 +45,12 @@ async def test_in_memory_seen_forgets_the_oldest_beyond_its_size():
     assert await seen.first("c") is False and await seen.first("a") is True  # "a" was forgotten
 
 
-async def test_redis_down_counts_every_id_as_new():
+async def test_redis_down_counts_every_id_as_new(redis_client):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    seen = RedisSeen(f"redis://127.0.0.1:{port}/0")
-    try:
-        assert await seen.first("x") is True and await seen.first("x") is True
-    finally:
-        await seen.aclose()
+    seen = RedisSeen(redis_client(f"redis://127.0.0.1:{port}/0"))
+    assert await seen.first("x") is True and await seen.first("x") is True
 
 
 @pytest_asyncio.fixture
@@ -66,18 +59,15 @@ async def tg():
         yield fake
 
 
-async def test_telegram_answers_a_redelivered_update_once(tg, redis_prefix):
+async def test_telegram_answers_a_redelivered_update_once(tg, redis_prefix, redis_client):
     url, prefix = redis_prefix
     engine = ScriptedEngine(default=[FinalReply("答")])
-    seen = RedisSeen(url, prefix=prefix)
-    try:
-        async with running_bot(tg, engine, seen=seen):
-            update = tg.private_text(5, "何为仁？")
-            tg.redeliver(update)
-            await tg.wait_for(lambda: tg.messages_in(5))
-            tg.private_text(5, "何为礼？")  # a new update_id is answered as usual
-            await tg.wait_for(lambda: len(engine.received) >= 2)
-            await asyncio.sleep(0.5)
-        assert [i.text for i in engine.received] == ["何为仁？", "何为礼？"]
-    finally:
-        await seen.aclose()
+    seen = RedisSeen(redis_client(url), prefix=prefix)
+    async with running_bot(tg, engine, seen=seen):
+        update = tg.private_text(5, "何为仁？")
+        tg.redeliver(update)
+        await tg.wait_for(lambda: tg.messages_in(5))
+        tg.private_text(5, "何为礼？")  # a new update_id is answered as usual
+        await tg.wait_for(lambda: len(engine.received) >= 2)
+        await asyncio.sleep(0.5)
+    assert [i.text for i in engine.received] == ["何为仁？", "何为礼？"]

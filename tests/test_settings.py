@@ -6,31 +6,36 @@ import subprocess
 import sys
 from pathlib import Path
 
-from pydantic import AliasChoices
-from pydantic_settings import BaseSettings
-
-from bot.settings import Settings, SettingsError, load_settings
+from bot.settings import DEPRECATED, RETIRED, SettingsError, deprecated_in_use, doc, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def _variables() -> set[str]:
-    names = set()
-    for name, field in Settings.model_fields.items():
-        cls = field.annotation
-        if isinstance(cls, type) and issubclass(cls, BaseSettings):
-            prefix = cls.model_config.get("env_prefix", "")
-            for sub_name, sub in cls.model_fields.items():
-                alias = sub.validation_alias
-                names.add(alias.choices[0] if isinstance(alias, AliasChoices) else (prefix + sub_name).upper())
-        else:
-            names.add(("FUZI_" + name).upper())
-    return names
+def test_env_example_is_generated_from_the_settings_classes():
+    committed = (ROOT / ".env.example").read_text(encoding="utf-8")
+    assert committed == doc.render(), f".env.example is out of date: run `{doc.COMMAND}` and commit it"
 
 
-def test_every_variable_is_in_env_example():
-    documented = set(re.findall(r"^#?\s*([A-Z][A-Z0-9_]+)=", (ROOT / ".env.example").read_text(), re.M))
-    assert _variables() - documented == set()
+def test_every_setting_has_a_one_line_reason_and_there_are_few():
+    names = [name for _, name, _ in doc.variables()]
+    assert len(names) == len(set(names))
+    assert len(names) <= 90, f"{len(names)} settings: make the knobs no operator changes constants (docs/settings.md)"
+    for _, name, field in doc.variables():
+        assert field.description and "\n" not in field.description and len(field.description) <= 120, name
+
+
+def test_retired_variables_are_no_settings_and_are_documented():
+    names = {name for _, name, _ in doc.variables()}
+    assert not (set(RETIRED) | set(DEPRECATED)) & names
+    documented = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
+    assert [name for name in RETIRED if name not in documented] == []
+
+
+def test_check_mode_names_the_command(tmp_path):
+    stale = tmp_path / ".env.example"
+    stale.write_text("# FUZI_HOME=./var\n", encoding="utf-8")
+    assert doc.main(["--check", "--output", str(stale)]) == 1
+    assert doc.main(["--output", str(stale)]) == 0 and doc.main(["--check", "--output", str(stale)]) == 0
 
 
 def test_malformed_value_names_the_variable(monkeypatch):
@@ -56,8 +61,6 @@ def test_cli_prints_one_line_and_no_traceback(tmp_path):
 
 
 def test_deprecated_settings_still_set_get_one_warning_line_each(tmp_path):
-    from bot.settings import DEPRECATED, deprecated_in_use
-
     dotenv = tmp_path / ".env"
     dotenv.write_text("FUZI_GUARD_MAX_INPUT_CHARS=100\nFUZI_LLM_MODEL=x\n", encoding="utf-8")
     lines = deprecated_in_use({"FUZI_GUARD_MAX_IN_FLIGHT": "2"}, dotenv)
@@ -66,6 +69,13 @@ def test_deprecated_settings_still_set_get_one_warning_line_each(tmp_path):
     assert deprecated_in_use({}, tmp_path / "missing.env") == []
     documented = (ROOT / ".env.example").read_text(encoding="utf-8")
     assert not [name for name in DEPRECATED if name in documented]  # removed from the documented settings
+
+
+def test_a_retired_setting_still_set_gets_one_line_naming_its_constant(tmp_path):
+    lines = deprecated_in_use({"FUZI_RETRIEVAL_FUSION": "rrf", "TELEGRAM_TYPING_REFRESH_S": "3"}, tmp_path / ".env")
+    assert len(lines) == 2
+    assert lines[0].startswith("warning: FUZI_RETRIEVAL_FUSION is deprecated and ignored: now a constant: core/")
+    assert "TYPING_REFRESH_S = 4.5" in lines[1]
 
 
 def test_a_deprecated_setting_does_not_stop_the_cli(tmp_path):

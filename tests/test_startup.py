@@ -20,9 +20,9 @@ import pytest_asyncio
 from adapters.common.startup import PlatformRejected
 from adapters.discord.client import FuziDiscordClient
 from tests.fakes.discord_server import fake_discord  # noqa: F401
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_corpus import corpus_dir
-from tests.helpers_discord import ScriptedEngine as DiscordEngine
 from tests.helpers_discord import settings_for
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -119,7 +119,7 @@ async def test_bot_api_down_at_start_is_retried_and_the_bot_runs(tmp_path, tg):
 
 async def test_discord_rejected_token_is_platform_rejected_without_the_token(fake_discord):
     fake_discord.fail_next("GET", r"/users/@me$", status=401)
-    client = FuziDiscordClient(settings_for(fake_discord), DiscordEngine())
+    client = FuziDiscordClient(settings_for(fake_discord), ScriptedEngine())
     try:
         with pytest.raises(PlatformRejected) as info:
             await asyncio.wait_for(client.start_with_endpoints("MTIz.secret-discord-token"), 10)

@@ -12,8 +12,9 @@ from telegram import Message
 
 from adapters.telegram.routing import route
 from core.events import FinalReply
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, FakeTelegram
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_telegram import running_bot
 
 GROUP = -1001
 PHOTO = [{"file_id": "p1", "file_unique_id": "u1", "width": 90, "height": 90}]

@@ -7,8 +7,9 @@ import asyncio
 import pytest_asyncio
 
 from core.events import FinalReply, Notice, TextDelta
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, FakeTelegram
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_telegram import running_bot
 
 GROUP = -1001
 

@@ -10,8 +10,9 @@ import pytest_asyncio
 from adapters.common.render import compose
 from adapters.telegram.handlers import PLACEHOLDER
 from core.events import Citation, FinalReply, Notice, TextDelta
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_telegram import running_bot
 
 
 @pytest_asyncio.fixture
@@ -168,14 +169,11 @@ async def test_second_message_while_busy_gets_notice(tg):
 
 
 async def test_engine_failure_apologizes_with_trace_and_polling_continues(tg):
-    class Broken(ScriptedEngine):
-        async def handle(self, incoming):
-            self.received.append(incoming)
-            if incoming.text == "坏":
-                raise RuntimeError("database password is hunter2")
-            yield Notice("好的", reason="command")
+    def broken() -> None:
+        raise RuntimeError("database password is hunter2")
 
-    engine = Broken()
+    engine = ScriptedEngine(default=[Notice("好的", reason="command")])
+    engine.on_text("坏", broken)
     async with running_bot(tg, engine):
         tg.private_text(8, "坏")
         await tg.wait_for(lambda: tg.messages_in(8))

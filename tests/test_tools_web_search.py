@@ -20,7 +20,7 @@ CTX = ToolContext(person_id=1, platform="console", chat_id="c", is_group=False, 
 
 @pytest.fixture(autouse=True)
 def _no_env(monkeypatch):
-    for name in ("TAVILY_API_KEY", "TAVILY_BASE_URL", "SEARXNG_URL", "MAX_RESULTS", "TIMEOUT_S"):
+    for name in ("TAVILY_API_KEY", "SEARXNG_URL"):
         monkeypatch.delenv(f"FUZI_WEB_SEARCH_{name}", raising=False)
 
 
@@ -28,8 +28,9 @@ def settings(**values) -> WebSearchSettings:
     return WebSearchSettings(_env_file=None, **values)
 
 
-async def client_for(config: WebSearchSettings) -> ToolClient:
-    server = build_web_search_server(config)
+async def client_for(config: WebSearchSettings, **tuning) -> ToolClient:
+    """A connected client; `tuning`: the server's constructor values (tavily_base_url, max_results, timeout_s)."""
+    server = build_web_search_server(config, **tuning)
     assert server is not None
     client = ToolClient([server], timeout_s=5)
     await client.connect()
@@ -43,7 +44,7 @@ def test_absent_when_not_configured():
 
 
 async def test_tavily_search_returns_citable_results(fake_search):
-    client = await client_for(settings(tavily_api_key="test-key", tavily_base_url=fake_search.base_url))
+    client = await client_for(settings(tavily_api_key="test-key"), tavily_base_url=fake_search.base_url)
     assert client.names == ["web_search"]
     description = client.to_openai_tools()[0]["function"]["description"]
     assert "Do not use" in description and "Analects" in description
@@ -64,8 +65,9 @@ async def test_tavily_search_returns_citable_results(fake_search):
 
 
 async def test_results_capped_by_max_results(fake_search):
-    config = settings(tavily_api_key="test-key", tavily_base_url=fake_search.base_url, max_results=2)
-    outcome = await (await client_for(config)).call("web_search", {"query": "Confucius", "k": 10}, CTX)
+    config = settings(tavily_api_key="test-key")
+    client = await client_for(config, tavily_base_url=fake_search.base_url, max_results=2)
+    outcome = await client.call("web_search", {"query": "Confucius", "k": 10}, CTX)
     assert len(outcome.content["passages"]) == 2
     assert fake_search.requests[0]["json"]["max_results"] == 2
 
@@ -81,16 +83,18 @@ async def test_searxng_search(fake_search):
 
 
 async def test_tavily_preferred_over_searxng(fake_search):
-    config = settings(tavily_api_key="test-key", tavily_base_url=fake_search.base_url, searxng_url="http://127.0.0.1:9")
+    config = settings(tavily_api_key="test-key", searxng_url="http://127.0.0.1:9")
     assert config.provider == "tavily"
-    assert (await (await client_for(config)).call("web_search", {"query": "x"}, CTX)).ok
+    assert (
+        await (await client_for(config, tavily_base_url=fake_search.base_url)).call("web_search", {"query": "x"}, CTX)
+    ).ok
 
 
 @pytest.mark.parametrize(
     ("status", "words"), [(429, "rate limited"), (500, "HTTP 500"), (401, "refused the configured key")]
 )
 async def test_provider_errors_become_observations(fake_search, status, words):
-    client = await client_for(settings(tavily_api_key="test-key", tavily_base_url=fake_search.base_url))
+    client = await client_for(settings(tavily_api_key="test-key"), tavily_base_url=fake_search.base_url)
     fake_search.fail_with(status)
     outcome = await client.call("web_search", {"query": "x"}, CTX)
     assert not outcome.ok and outcome.code == rpc.TOOL_EXECUTION_ERROR
@@ -99,14 +103,14 @@ async def test_provider_errors_become_observations(fake_search, status, words):
 
 
 async def test_wrong_key_is_refused_by_provider(fake_search):
-    client = await client_for(settings(tavily_api_key="wrong", tavily_base_url=fake_search.base_url))
+    client = await client_for(settings(tavily_api_key="wrong"), tavily_base_url=fake_search.base_url)
     outcome = await client.call("web_search", {"query": "x"}, CTX)
     assert not outcome.ok and "refused the configured key" in outcome.error
 
 
 async def test_provider_timeout_and_unreachable(fake_search):
     fake_search.delay = 1.0
-    slow = await client_for(settings(searxng_url=fake_search.base_url, timeout_s=0.05))
+    slow = await client_for(settings(searxng_url=fake_search.base_url), timeout_s=0.05)
     outcome = await slow.call("web_search", {"query": "x"}, CTX)
     assert not outcome.ok and "unreachable" in outcome.error
     down = await client_for(settings(searxng_url="http://127.0.0.1:9"))

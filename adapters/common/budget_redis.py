@@ -19,11 +19,10 @@ bot-wide schedule), logged once as ``budget_redis_down``.
 
 from __future__ import annotations
 
-import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-log = structlog.get_logger(__name__)
+from core.failopen import FailOpen
 
 LEASE_S = 15.0  # a claim in flight lapses after this (its process died); longer than a queued request waits
 POLL_S = 0.1  # how soon to ask again while another process's request is in flight
@@ -80,17 +79,16 @@ class RedisChatGate:
     """:class:`~adapters.common.budget.ChatGate` in Redis.
 
     Args:
-        redis_url: e.g. ``redis://host:6379/0``.
+        redis: the client (built once in bot/shared_state.py; closed there).
         prefix: key prefix for this platform's chats, e.g. ``fuzi:budget:telegram:``.
         lease_s: how long a claim in flight holds the chat at most.
     """
 
-    def __init__(self, redis_url: str, prefix: str, *, lease_s: float = LEASE_S) -> None:
-        self._redis = Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
-        self._claim = self._redis.register_script(_CLAIM)
-        self._done = self._redis.register_script(_DONE)
+    def __init__(self, redis: Redis, prefix: str, *, lease_s: float = LEASE_S) -> None:
+        self._claim = redis.register_script(_CLAIM)
+        self._done = redis.register_script(_DONE)
         self.prefix, self.lease_s = prefix, lease_s
-        self._down = False
+        self._health = FailOpen("budget")
 
     def _keys(self, chat: str) -> list[str]:
         return [f"{self.prefix}{chat}", f"{self.prefix}{chat}:urgent"]
@@ -110,9 +108,9 @@ class RedisChatGate:
         try:
             wait_us = await self._claim(keys=self._keys(chat), args=args)
         except RedisError as exc:
-            self._failed(exc)
+            self._health.failed(exc)
             return None
-        self._recovered()
+        self._health.answered()
         return int(wait_us) / 1_000_000
 
     async def done(self, chat: str, token: str, *, sent: bool, interval: float, pause: float) -> None:
@@ -120,17 +118,4 @@ class RedisChatGate:
         try:
             await self._done(keys=self._keys(chat), args=args)
         except RedisError as exc:
-            self._failed(exc)
-
-    def _failed(self, exc: Exception) -> None:
-        if not self._down:
-            log.error("budget_redis_down", error=type(exc).__name__, policy="fail_open")
-        self._down = True
-
-    def _recovered(self) -> None:
-        if self._down:
-            log.info("budget_redis_recovered")
-        self._down = False
-
-    async def aclose(self) -> None:
-        await self._redis.aclose()
+            self._health.failed(exc)

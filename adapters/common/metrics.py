@@ -1,4 +1,4 @@
-"""Prometheus metrics for every Fuzi process, in one place (no core imports but the event types).
+"""Prometheus metrics for every Fuzi process, in one place (from the core: events, ports, wrapper bases).
 
 :class:`FuziMetrics` defines the metrics on its own registry; the parts record into it:
 
@@ -32,10 +32,12 @@ from prometheus_client import (
     generate_latest,
 )
 
+from core.engine.wrapper import EngineWrapper
 from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta
 from core.llm.types import LLM, Completion, StreamEvent
 from core.llm.wrapper import LLMCall, WrapperLLM
 from core.ports import Engine
+from core.shown_in import ShownIn
 from core.types import Incoming
 
 CONTENT_TYPE = CONTENT_TYPE_LATEST
@@ -121,8 +123,9 @@ class FuziMetrics:
         return generate_latest(self.registry)
 
 
-class ObservedEngine:
-    """The engine, with every addressed message's reply recorded into ``metrics``.
+class ObservedEngine(EngineWrapper):
+    """The engine, with every addressed message's reply recorded into ``metrics``; every other call
+    passes through (`EngineWrapper`).
 
     Args:
         engine: the engine the adapter would otherwise drive.
@@ -131,34 +134,14 @@ class ObservedEngine:
     """
 
     def __init__(self, engine: Engine, metrics: FuziMetrics, clock: Callable[[], float] = time.monotonic):
-        self._engine, self._metrics, self._clock = engine, metrics, clock
-
-    def commands(self) -> list[tuple[str, str, str]]:
-        return self._engine.commands()
-
-    def skills(self) -> list[tuple[str, str]]:
-        return self._engine.skills()
-
-    async def record_shown(self, trace_id: str, where: str) -> None:
-        await self._engine.record_shown(trace_id, where)
-
-    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
-        await self._engine.record_delivery(trace_id, delivered)
-
-    def take_interrupted(self, platform: str) -> list[str]:
-        return self._engine.take_interrupted(platform)
-
-    def register_admin_check(self, platform: str, check: Any) -> None:
-        self._engine.register_admin_check(platform, check)
-
-    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
-        return await self._engine.look_up(platform, user_id, query, k)
+        super().__init__(engine)
+        self._metrics, self._clock = metrics, clock
 
     async def record_feedback(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> str:
         """The engine's word on a reaction; a verdict stored is counted in fuzi_reply_feedback_total."""
-        outcome = await self._engine.record_feedback(platform, account, reaction, where=where, trace_id=trace_id)
+        outcome = await self.inner.record_feedback(platform, account, reaction, where=where, trace_id=trace_id)
         if outcome in ("up", "down"):
             self._metrics.feedback.labels(platform, outcome).inc()
         return outcome
@@ -168,7 +151,7 @@ class ObservedEngine:
         started, level, first = self._clock(), "-", False
         outcome: ReplyOutcome = "cancelled"
         try:
-            async with aclosing(self._engine.handle(incoming)) as events:
+            async with aclosing(self.inner.handle(incoming)) as events:
                 async for event in events:
                     if isinstance(event, TextDelta) and not first:
                         first = True

@@ -37,11 +37,10 @@ from __future__ import annotations
 import uuid
 from typing import Protocol
 
-import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-log = structlog.get_logger(__name__)
+from core.failopen import FailOpen
 
 HOLD_US = 250_000  # a waiter's registration outlives its expected grant by this (its retry's round trip)
 
@@ -90,21 +89,20 @@ class RedisPace:
     """`SharedPace` in Redis.
 
     Args:
-        redis_url: e.g. ``redis://host:6379/0``.
+        redis: the client (built once in bot/shared_state.py; closed there).
         key: the schedule's key (one per bot and limit, e.g. ``fuzi:pace:telegram``); the waiters of
             priority p are kept under ``<key>:waiting:<p>``.
         max_per_s: sends per second across all processes, evenly spaced.
         levels: how many priorities there are (0 … levels-1).
     """
 
-    def __init__(self, redis_url: str, key: str, max_per_s: float, *, levels: int = 4) -> None:
-        self._redis = Redis.from_url(redis_url, socket_timeout=1.0, socket_connect_timeout=1.0)
-        self._script = self._redis.register_script(_ACQUIRE)
+    def __init__(self, redis: Redis, key: str, max_per_s: float, *, levels: int = 4) -> None:
+        self._script = redis.register_script(_ACQUIRE)
         self._keys = [key, *(f"{key}:waiting:{p}" for p in range(levels))]
         self._interval_us = max(1, int(1_000_000 / max_per_s))
         self._ttl_ms = max(10_000, self._interval_us // 100)
         self._me = uuid.uuid4().hex  # this process's waiter id
-        self._down = False
+        self._health = FailOpen("pace")
 
     async def acquire(self, priority: int = 0, after: int | None = None) -> float | None:
         top = len(self._keys) - 2
@@ -114,14 +112,7 @@ class RedisPace:
         try:
             wait_us = await self._script(keys=self._keys, args=args)
         except RedisError as exc:
-            if not self._down:
-                log.error("pace_redis_down", error=type(exc).__name__, policy="fail_open")
-            self._down = True
+            self._health.failed(exc)
             return None
-        if self._down:
-            log.info("pace_redis_recovered")
-        self._down = False
+        self._health.answered()
         return int(wait_us) / 1_000_000
-
-    async def aclose(self) -> None:
-        await self._redis.aclose()

@@ -17,7 +17,9 @@
 * a reply that is cancelled (the engine stream ends without a final event, or raises
   ``CancelledError`` itself) ends with the text shown so far plus "（已停止）".
 
-Clock and sleep are injectable, so tests drive time without sleeping.
+Clock and sleep are injectable, so tests drive time without sleeping. The sink's protocol and the
+stats live in adapters/common/sink.py; what the engine is told about the reply (where it is shown,
+whether it arrived, the repair of frozen messages) in adapters/common/lifecycle.py.
 """
 
 from __future__ import annotations
@@ -25,16 +27,16 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterable, Awaitable, Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
-from typing import Any, Protocol
+from typing import Any
 
 import structlog
 
 from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep, TransientDelivery
 from adapters.common.render import compose, stopped, with_notice
+from adapters.common.sink import MessageSink, StreamStats, Withdrawn
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
-from core.ports import Engine
 from core.texts import say
 
 log = structlog.get_logger(__name__)
@@ -48,59 +50,7 @@ __all__ = [
     "StreamingReply",
     "TransientDelivery",
     "Withdrawn",
-    "report_delivery",
 ]
-
-
-class Withdrawn(Exception):
-    """A queued preview request was withdrawn before it was sent (see ``MessageSink.withdraw``)."""
-
-
-class MessageSink(Protocol):
-    """One reply's messages on a platform. Raise :class:`RateLimited` on flood control.
-
-    ``final=False`` calls carry a plain-text streaming preview; ``final=True`` calls carry one
-    Markdown part of the final text, which the sink renders in the platform's format (falling back to
-    plain text if the platform rejects the formatting). ``extra`` is a Notice's extra (e.g.
-    ``{"choices": [...]}``), given with the last final part so the sink can add buttons.
-    """
-
-    async def typing(self) -> None:
-        """Show "typing…" in the chat."""
-
-    async def send(self, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
-        """Send a new message; return a handle for :meth:`edit`."""
-
-    async def edit(self, handle: Any, text: str, *, final: bool = False, extra: Mapping | None = None) -> Any:
-        """Replace the text of ``handle``; return the (possibly new) handle. "Not modified" is no error."""
-
-    def fit_preview(self, text: str) -> str:
-        """The streaming preview for ``text``: it if it fits in one message, else a truncation."""
-
-    def split_final(self, text: str) -> list[str]:
-        """The Markdown parts of the final text, each fitting one message after rendering."""
-
-    # Optional: ``def withdraw(self) -> None`` drops preview requests still queued locally (not yet
-    # sent); each raises :class:`Withdrawn`. Called when the final text is ready.
-
-
-@dataclass
-class StreamStats:
-    """What one streamed reply cost and when the user saw it (clock times)."""
-
-    sends: int = 0
-    edits: int = 0
-    typings: int = 0
-    rate_limited: int = 0
-    failures: int = 0
-    started_at: float = 0.0
-    first_visible_at: float | None = None
-    final_at: float | None = None
-    outcome: str = ""  # "final", "notice", "stopped", "error", "empty"
-    final_text: str = ""
-    delivered: bool = False  # every part of the final text went out
-    final_retries: int = 0  # transient failures of final parts that were retried
-    handles: list = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -402,11 +352,3 @@ class StreamingReply:
 
 
 _FAILED = object()
-
-
-async def report_delivery(engine: Engine, trace_id: str, delivered: bool) -> None:
-    """Tell the engine whether the final text reached the chat; a failed status update is only logged."""
-    try:
-        await engine.record_delivery(trace_id, delivered)
-    except Exception as exc:  # the reply itself is done; a failed status update is only logged
-        log.warning("delivery_not_recorded", trace_id=trace_id, error=type(exc).__name__)

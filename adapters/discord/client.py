@@ -23,8 +23,10 @@ import structlog
 from discord import app_commands
 
 from adapters.common.budget import BudgetRegistry
+from adapters.common.lifecycle import ReplyLifecycle, close_interrupted
+from adapters.common.sink import StreamStats
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
-from adapters.common.stream import StreamingReply, StreamStats, report_delivery
+from adapters.common.stream import StreamingReply
 from adapters.discord.buttons import SkillButton
 from adapters.discord.commands import CommandSpec, build_commands
 from adapters.discord.endpoints import discord_endpoints
@@ -34,10 +36,11 @@ from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
 from adapters.discord.sink import ChannelSink, InteractionSink
-from adapters.discord.triggers import incoming_from_interaction, incoming_from_message, is_bot_thread
+from adapters.discord.triggers import PLATFORM, incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
 from core.schedule.ports import Posters
 from core.seen import InMemorySeen, Seen
+from core.shown_in import ShownIn
 from core.texts import say
 from core.types import Incoming, new_trace_id
 
@@ -45,6 +48,9 @@ log = structlog.get_logger(__name__)
 REPAIR_EVERY_S = 2.0  # how often frozen messages the engine's repair sweep closed are corrected
 
 THREAD_NAME_LIMIT = 90
+# how long an interaction token is used before the reply moves to a plain channel message: Discord's
+# tokens expire after 15 minutes, a margin is kept (was DISCORD_INTERACTION_TTL_S)
+INTERACTION_TTL_S = 14 * 60 + 30.0
 
 
 class FuziDiscordClient(discord.Client):
@@ -55,9 +61,10 @@ class FuziDiscordClient(discord.Client):
         engine: the chat engine every message and command goes through.
         clock: monotonic clock for interaction-token age (tests inject one).
         budgets: per-channel outbound budgets (one registry per client by default; shared by every
-            process when it has a gate, see ``bot.wiring.build_budgets``).
+            process when it has a gate, see ``bot.shared_state.build_budgets``).
         seen: which message and interaction ids were handled already, shared by every process (two
             processes connected as one shard, e.g. while a replacement starts, answer once).
+        interaction_ttl_s: how long an interaction token is used (INTERACTION_TTL_S; tests shorten it).
         **options: passed to :class:`discord.Client` (e.g. ``guild_ready_timeout``).
     """
 
@@ -69,6 +76,7 @@ class FuziDiscordClient(discord.Client):
         clock: Callable[[], float] = time.monotonic,
         budgets: BudgetRegistry | None = None,
         seen: Seen | None = None,
+        interaction_ttl_s: float = INTERACTION_TTL_S,
         **options: Any,
     ) -> None:
         # reactions: 👍/👎 on answers are feedback (adapters/discord/media.py)
@@ -87,6 +95,7 @@ class FuziDiscordClient(discord.Client):
         self.settings = settings
         self.engine = engine
         self.clock = clock
+        self.interaction_ttl_s = interaction_ttl_s
         self.budgets = budgets or BudgetRegistry()
         self.seen = seen or InMemorySeen()
         self.tree = app_commands.CommandTree(self)
@@ -135,20 +144,16 @@ class FuziDiscordClient(discord.Client):
         Only plain channel messages are noted (``record_shown``); an interaction's response needs its
         token, which a restarted process no longer has.
         """
-        for where in self.engine.take_interrupted("discord"):
-            _, channel_id, message_id = where.split(":", 2)
-            try:
-                channel = self.get_partial_messageable(int(channel_id))
-                if message_id:
-                    await channel.get_partial_message(int(message_id)).edit(content=say("INTERRUPTED", None))
-                else:  # cut before a channel message was noted (or a slash command's): say so anew
-                    await channel.send(say("INTERRUPTED", None))
-            except (discord.HTTPException, ValueError) as exc:  # deleted, no access, malformed
-                log.info(
-                    "discord_interrupted_not_edited", channel=channel_id, message=message_id, error=type(exc).__name__
-                )
-            else:
-                log.info("discord_interrupted_closed", channel=channel_id, message=message_id)
+
+        async def correct(where: ShownIn) -> None:
+            channel = self.get_partial_messageable(int(where.chat))
+            if where.message_id is not None:
+                await channel.get_partial_message(where.message_id).edit(content=say("INTERRUPTED", None))
+            else:  # cut before a channel message was noted (or a slash command's): say so anew
+                await channel.send(say("INTERRUPTED", None))
+
+        # deleted, no access, malformed: nothing to correct
+        await close_interrupted(self.engine, "discord", correct, gone=(discord.HTTPException, ValueError))
 
     # ------------------------------------------------------------------ messages
 
@@ -239,7 +244,7 @@ class FuziDiscordClient(discord.Client):
         if not await self._first("interaction", interaction.id):
             return
         incoming = incoming_from_interaction(interaction, command, text)
-        sink = InteractionSink(interaction, private=private, ttl=self.settings.interaction_ttl_s, clock=self.clock)
+        sink = InteractionSink(interaction, private=private, ttl=self.interaction_ttl_s, clock=self.clock)
         is_click = interaction.type is discord.InteractionType.component
         try:
             await interaction.response.defer(thinking=not is_click, ephemeral=private)
@@ -270,17 +275,14 @@ class FuziDiscordClient(discord.Client):
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
 
+        life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id)
+
         async def shown(handle: Any) -> None:
             if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
-                await self.engine.record_shown(incoming.trace_id, f"discord:{handle.channel.id}:{handle.id}")
+                await life.shown(handle.channel.id, handle.id)
 
         reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=shown)
-        try:
-            stats = await reply.run(self.engine.handle(incoming))
-        except Exception:
-            await report_delivery(self.engine, incoming.trace_id, False)
-            raise
-        await report_delivery(self.engine, incoming.trace_id, stats.delivered)
+        stats = await life.stream(reply, self.engine.handle(incoming))
         log.info(
             "discord_reply_done",
             trace_id=incoming.trace_id,

@@ -15,6 +15,7 @@ import structlog
 
 from adapters.discord.triggers import PLATFORM, bot_role_ids, is_addressed, readable_mentions, strip_mentions
 from core.ports import Engine
+from core.shown_in import ShownIn
 from core.types import Incoming, Media
 
 log = structlog.get_logger(__name__)
@@ -84,10 +85,10 @@ async def record_reaction(engine: Engine, event: discord.RawReactionActionEvent,
     """A reaction added on (or taken off) a message: feedback when the message is one of Fuzi's answers."""
     if event.user_id == bot_id or (event.member is not None and event.member.bot):
         return "ignored"
-    where = f"discord:{event.channel_id}:{event.message_id}"
+    where = ShownIn(PLATFORM, str(event.channel_id), event.message_id)
     reaction = (event.emoji.name or "") if added else ""
     try:
         return await engine.record_feedback(PLATFORM, f"{PLATFORM}:{event.user_id}", reaction, where=where)
     except Exception as exc:  # feedback is a nicety: logged, the bot runs on
-        log.warning("discord_feedback_failed", where=where, error=type(exc).__name__)
+        log.warning("discord_feedback_failed", where=str(where), error=type(exc).__name__)
         return "ignored"

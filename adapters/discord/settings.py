@@ -5,40 +5,38 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class DiscordSettings(BaseSettings):
-    """Discord bot: token, endpoints (tests point them at a local fake), sync target and streaming pace.
+    """Discord (DISCORD_*): token, endpoints, slash-command sync target, intents, threads, shards.
 
-    Attributes:
-        bot_token: the bot token (DISCORD_BOT_TOKEN).
-        api_base_url: REST base replacing ``https://discord.com/api/v10`` (DISCORD_API_BASE_URL).
-        gateway_url: gateway replacing ``wss://gateway.discord.gg/`` (DISCORD_GATEWAY_URL).
-        guild_id: sync slash commands to this guild only (instant; for development), else globally.
-        edit_interval_s: least time between two requests (send, edit, typing) to one channel, shared
-            by every reply streaming there: the outbound budget (Discord allows ~5 edits per 5 s).
-        interaction_ttl_s: how long an interaction token is used before the reply moves to a plain
-            channel message (Discord's tokens expire after 15 minutes; a margin is kept).
-        message_content: request the privileged message-content intent; then unaddressed guild
-            messages reach the engine (addressed=False) as channel context.
-        thread_replies: answer a mention in a guild text channel inside a new thread started from the
-            user's message, so the conversation continues there without mentions.
-        shard_count / shard_ids: split the gateway over N processes (discord.py sharding): every
-            process gets the same DISCORD_SHARD_COUNT and its own DISCORD_SHARD_IDS, one or several
-            comma-separated ids from 0 … count-1 (several: discord.py's AutoShardedClient runs them in
-            one process; none: this process runs all of them). Only the process running shard 0 syncs
-            the slash commands.
+    Shards: every process gets the same DISCORD_SHARD_COUNT and its own DISCORD_SHARD_IDS (several:
+    discord.py's AutoShardedClient runs them in one process; none: this process runs all of them).
+    The interaction-token lifetime is a constant of adapters/discord/client.py.
     """
 
     model_config = SettingsConfigDict(env_prefix="DISCORD_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
-    bot_token: SecretStr | None = None
-    api_base_url: str | None = None
-    gateway_url: str | None = None
-    guild_id: int | None = Field(None, validation_alias=AliasChoices("FUZI_DISCORD_GUILD_ID", "DISCORD_GUILD_ID"))
-    edit_interval_s: float = Field(1.2, ge=0.0)
-    interaction_ttl_s: float = Field(14 * 60 + 30, gt=0.0)
-    message_content: bool = False
-    thread_replies: bool = False
-    shard_count: int | None = Field(None, ge=1)
-    shard_ids: str = ""
+    bot_token: SecretStr | None = Field(
+        None, description="from the Discord developer portal; needed for `fuzi run discord`"
+    )
+    api_base_url: str | None = Field(None, description="REST base replacing https://discord.com/api/v10 (a test fake)")
+    gateway_url: str | None = Field(None, description="gateway replacing wss://gateway.discord.gg/ (a test fake)")
+    guild_id: int | None = Field(
+        None,
+        validation_alias=AliasChoices("FUZI_DISCORD_GUILD_ID", "DISCORD_GUILD_ID"),
+        description="sync slash commands to this one guild (instant; for development); empty: globally",
+    )
+    edit_interval_s: float = Field(
+        1.2, ge=0.0, description="least time between two requests to one channel (Discord allows ~5 edits per 5 s)"
+    )
+    message_content: bool = Field(
+        False, description="request the privileged message-content intent: unaddressed guild messages become context"
+    )
+    thread_replies: bool = Field(False, description="answer a mention in a guild channel inside a new thread")
+    shard_count: int | None = Field(
+        None, ge=1, description="split the gateway over N processes: the same count in every process"
+    )
+    shard_ids: str = Field(
+        "", description="this process's shard ids (0 … count-1, one or several: 0,3,6); shard 0 syncs the commands"
+    )
 
     @property
     def shards(self) -> tuple[int, ...] | None:

@@ -1,8 +1,8 @@
 """Build and run the Telegram bot (python-telegram-bot v22 ``Application``).
 
 Rate limiting has two layers. Bot-wide, :class:`PriorityRateLimiter` releases at most
-``max_requests_per_s`` chat requests per second, evenly spaced, final answers first and "typing"
-last (PTB's FIFO :class:`AIORateLimiter` is available as ``TELEGRAM_GLOBAL_LIMITER=aio``; the
+``MAX_REQUESTS_PER_S`` chat requests per second, evenly spaced, final answers first and "typing"
+last (PTB's FIFO :class:`AIORateLimiter` is available as ``build_application(limiter="aio")``; the
 benchmark in docs/telegram.md compares them). Neither retries a ``RetryAfter``: it reaches the
 streaming code, which pauses only the chat concerned and coalesces its edits, instead of halting
 every chat. Per chat, an :class:`OutboundBudget` spaces sends, edits and typing (1 s in private
@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import asyncio
 import re
+from typing import Literal
 
 import structlog
 from telegram import BotCommand, Update
@@ -30,6 +31,7 @@ from telegram.ext import (
     filters,
 )
 
+from adapters.common import lifecycle
 from adapters.common.budget import BudgetRegistry
 from adapters.common.metrics import RateLimitRecorder
 from adapters.common.pace import SharedPace
@@ -38,11 +40,12 @@ from adapters.telegram.admins import TelegramAdmins
 from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
-from adapters.telegram.settings import TelegramSettings
+from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from adapters.telegram.webhook import install as install_strict_webhook
 from core.ports import Engine
 from core.schedule.ports import Posters
 from core.seen import InMemorySeen, Seen
+from core.shown_in import ShownIn
 from core.texts import say
 
 log = structlog.get_logger(__name__)
@@ -60,6 +63,7 @@ def build_application(
     recorder: RateLimitRecorder | None = None,
     seen: Seen | None = None,
     pace: SharedPace | None = None,
+    limiter: Literal["priority", "aio"] = "priority",
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -71,10 +75,11 @@ def build_application(
         seen: which update ids were handled already; an update delivered twice is dropped
             (default in process; `core.seen.RedisSeen` shares it between webhook replicas).
         pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
+        limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    limiter = global_limiter(settings, pace)
+    bot_limiter = global_limiter(limiter, pace)
     seen = seen or InMemorySeen()
     handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
 
@@ -86,7 +91,7 @@ def build_application(
         .token(settings.bot_token.get_secret_value())
         .base_url(settings.api_base_url)
         .base_file_url(_file_url(settings.api_base_url))
-        .rate_limiter(limiter)
+        .rate_limiter(bot_limiter)
         .concurrent_updates(True)
         .connection_pool_size(512)
         .pool_timeout(30.0)
@@ -115,14 +120,14 @@ def _drop_repeats(seen: Seen):
     return check
 
 
-def global_limiter(settings: TelegramSettings, pace: SharedPace | None = None) -> BaseRateLimiter:
+def global_limiter(kind: str = "priority", pace: SharedPace | None = None) -> BaseRateLimiter:
     """The bot-wide limiter: our priority limiter (on the shared schedule `pace`, when given), or PTB's
-    FIFO AIORateLimiter (for comparison; one process only)."""
-    if settings.global_limiter == "aio":
+    FIFO AIORateLimiter (kind "aio": for comparison; one process only)."""
+    if kind == "aio":
         return AIORateLimiter(
-            overall_max_rate=1, overall_time_period=1 / settings.max_requests_per_s, group_max_rate=0, max_retries=0
+            overall_max_rate=1, overall_time_period=1 / MAX_REQUESTS_PER_S, group_max_rate=0, max_retries=0
         )
-    return PriorityRateLimiter(settings.max_requests_per_s, shared=pace)
+    return PriorityRateLimiter(MAX_REQUESTS_PER_S, shared=pace)
 
 
 def _file_url(api_base_url: str) -> str:
@@ -185,21 +190,19 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
 
 async def close_interrupted(app: Application, engine: Engine) -> None:
     """Edit each reply a crash froze half-way into a short "interrupted, please ask again" line."""
-    for where in engine.take_interrupted("telegram"):
-        _, chat_id, message_id = where.split(":", 2)
-        try:
-            if message_id:
-                await app.bot.edit_message_text(
-                    say("INTERRUPTED", None), chat_id=int(chat_id), message_id=int(message_id)
-                )
-            else:  # cut before anything was shown: say so in a new message (chat id [/ forum topic])
-                chat, _, topic = chat_id.partition("/")
-                thread = int(topic) if topic else None
-                await app.bot.send_message(int(chat), say("INTERRUPTED", None), message_thread_id=thread)
-        except (TelegramError, ValueError) as exc:  # deleted, too old to edit, malformed: nothing to correct
-            log.info("telegram_interrupted_not_edited", chat=chat_id, message=message_id, error=type(exc).__name__)
-        else:
-            log.info("telegram_interrupted_closed", chat=chat_id, message=message_id)
+
+    async def correct(where: ShownIn) -> None:
+        if where.message_id is not None:
+            await app.bot.edit_message_text(
+                say("INTERRUPTED", None), chat_id=int(where.chat), message_id=where.message_id
+            )
+        else:  # cut before anything was shown: say so in a new message (chat id [/ forum topic])
+            chat, _, topic = where.chat.partition("/")
+            thread = int(topic) if topic else None
+            await app.bot.send_message(int(chat), say("INTERRUPTED", None), message_thread_id=thread)
+
+    # deleted, too old to edit, malformed: nothing to correct
+    await lifecycle.close_interrupted(engine, "telegram", correct, gone=(TelegramError, ValueError))
 
 
 async def _initialize(app: Application) -> None:

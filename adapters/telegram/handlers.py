@@ -9,7 +9,6 @@ the running reply; that reply then ends with what was shown plus "（已停止�
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator
 from dataclasses import replace
 
@@ -20,8 +19,9 @@ from telegram.error import TelegramError
 from telegram.ext import ContextTypes
 
 from adapters.common.budget import BudgetRegistry
+from adapters.common.lifecycle import ReplyLifecycle
 from adapters.common.metrics import RateLimitRecorder
-from adapters.common.stream import StreamingReply, report_delivery
+from adapters.common.stream import StreamingReply
 from adapters.telegram.inline import answer_inline
 from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
 from adapters.telegram.routing import Route, incoming_for, route, strip_mention
@@ -37,6 +37,9 @@ from core.types import Incoming
 
 log = structlog.get_logger(__name__)
 
+TYPING_REFRESH_S = (
+    4.5  # "typing" lasts 5 s in Telegram's clients; refreshed before it fades (was TELEGRAM_TYPING_REFRESH_S)
+)
 PLACEHOLDER = "翻检典籍中…"  # shown (after "typing", within a second) until the first words arrive
 NON_TEXT_NOTICE = "我目前只读得懂文字消息，请用文字提问。(I can only read text messages for now.)"
 
@@ -177,30 +180,27 @@ class TelegramHandlers:
         interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
         budget = self.budgets.get(str(message.chat.id), interval)
         chat_id = message.chat.id
+        life = ReplyLifecycle(self.engine, "telegram", incoming.trace_id)
 
         async def shown(handle: int) -> None:
-            await self.engine.record_shown(incoming.trace_id, f"telegram:{chat_id}:{handle}")
+            await life.shown(chat_id, handle)
 
         streaming = StreamingReply(
             sink,
             budget,
             trace_id=incoming.trace_id,
             placeholder=PLACEHOLDER,
-            typing_every=self.settings.typing_refresh_s,
+            typing_every=TYPING_REFRESH_S,
             on_shown=shown,
             clock=budget.clock,
             sleep=budget.sleep,
         )
         try:
-            stats = await streaming.run(events)
-        except asyncio.CancelledError:
-            raise
+            stats = await life.stream(streaming, events)
         except Exception as exc:
             log.exception("telegram_reply_failed", trace_id=incoming.trace_id, error=type(exc).__name__)
-            await report_delivery(self.engine, incoming.trace_id, False)
             await self._apologize(context, message, incoming.trace_id)
             return
-        await report_delivery(self.engine, incoming.trace_id, stats.delivered)
         log.info(
             "telegram_replied",
             outcome=stats.outcome,

@@ -16,6 +16,7 @@ from telegram import Bot, Message, MessageReactionUpdated, ReactionTypeEmoji
 
 from core.ports import Engine
 from core.seen import InMemorySeen, Seen
+from core.shown_in import ShownIn
 from core.types import Media, MediaKind
 
 log = structlog.get_logger(__name__)
@@ -101,9 +102,9 @@ async def record_reaction(engine: Engine, update: MessageReactionUpdated) -> str
     """Hand a reaction on a message to the engine as feedback; anonymous reactions are skipped."""
     if update.user is None or update.user.is_bot:
         return "ignored"
-    where = f"telegram:{update.chat.id}:{update.message_id}"
+    where = ShownIn("telegram", str(update.chat.id), update.message_id)
     try:
         return await engine.record_feedback("telegram", f"telegram:{update.user.id}", reaction_of(update), where=where)
     except Exception as exc:  # feedback is a nicety: a failure is logged, the bot runs on
-        log.warning("telegram_feedback_failed", where=where, error=type(exc).__name__)
+        log.warning("telegram_feedback_failed", where=str(where), error=type(exc).__name__)
         return "ignored"

@@ -117,7 +117,7 @@ def create_app(
         redoc_url=None,
         description="Chat with Fuzi over HTTP: SSE streaming replies, JWT bearer auth.",
     )
-    h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s, chats=chats)
+    h = WebHandlers(engine, passages, auth, heartbeat_s=config.heartbeat_s)
     _routes(app, h)
     if chats is not None:
         _chat_routes(app, h, ChatRoutes(chats))

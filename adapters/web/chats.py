@@ -28,8 +28,6 @@ class ChatStore(Protocol):
 
     async def delete(self, chat_key: str) -> int: ...
 
-    async def keep_citations(self, chat_key: str, trace_id: str, citations: Sequence[dict[str, Any]]) -> None: ...
-
 
 class ChatOut(BaseModel):
     chat: str

@@ -17,9 +17,9 @@ from fastapi import HTTPException, Request
 from pydantic import BaseModel, Field
 
 from adapters.web.auth import Authenticator, Unauthorized
-from adapters.web.chats import CHAT_PATTERN, ChatStore
+from adapters.web.chats import CHAT_PATTERN
 from adapters.web.sse import EventStreamResponse, frame, sse_event
-from core.events import FinalReply, Notice
+from core.events import Notice
 from core.logging import bind_trace
 from core.ports import Engine
 from core.types import Incoming, parse_command
@@ -84,7 +84,6 @@ class WebHandlers:
         passages: passage lookup for footnotes.
         auth: JWT or local authenticator.
         heartbeat_s: an idle event stream gets an SSE comment this often.
-        chats: where a reply's footnotes are kept for the history (None: not kept).
     """
 
     def __init__(
@@ -94,10 +93,8 @@ class WebHandlers:
         auth: Authenticator,
         *,
         heartbeat_s: float = 15.0,
-        chats: ChatStore | None = None,
     ):
         self.engine, self.passages, self.auth, self.heartbeat_s = engine, passages, auth, heartbeat_s
-        self.chats = chats
 
     # ------------------------------------------------------------------ auth
     async def user(self, request: Request) -> str:
@@ -163,20 +160,8 @@ class WebHandlers:
             with bind_trace(incoming):
                 log.info("web_incoming", command=incoming.command)
                 async with aclosing(self.engine.handle(incoming)) as events:
-                    async for event in events:
-                        if isinstance(event, FinalReply) and event.citations:
-                            await self._keep_citations(incoming, event)
+                    async for event in events:  # the engine stores a reply's footnotes with its text
                         yield frame(*sse_event(event))
-
-    async def _keep_citations(self, incoming: Incoming, final: FinalReply) -> None:
-        """The footnotes go beside the stored reply, so the history shows them again (a failure only logs)."""
-        citations = [{"n": c.n, "id": c.id, "ref": c.ref} for c in final.citations]
-        if self.chats is None:
-            return
-        try:
-            await self.chats.keep_citations(incoming.chat_key, final.trace_id, citations)
-        except Exception as exc:
-            log.warning("web_citations_not_kept", error=type(exc).__name__)
 
     async def _command(self, user: str, chat: str, command: str, args: str) -> Notice:
         incoming = self._incoming(user, chat, args, command=command)

@@ -9,7 +9,7 @@ from pydantic_settings import BaseSettings, SettingsConfigDict
 
 
 class WebSettings(BaseSettings):
-    """Address, authentication, CORS and request limits of `fuzi serve`.
+    """Web server of `fuzi serve` (FUZI_WEB_*): address, authentication, CORS and request limits.
 
     Without ``jwt_secret`` the server only starts on a loopback address and serves one local person
     (no login); with it every API call needs ``Authorization: Bearer <JWT>`` (HS256).
@@ -19,22 +19,34 @@ class WebSettings(BaseSettings):
         env_prefix="FUZI_WEB_", env_file=".env", env_file_encoding="utf-8", extra="ignore"
     )
 
-    host: str = "127.0.0.1"
-    port: int = Field(8080, ge=0, le=65535)
-    jwt_secret: SecretStr | None = None  # HS256 key; `fuzi token create --user NAME` signs with it
-    token_ttl: str = "7d"  # default lifetime of `fuzi token create` tokens: 30m, 12h, 7d
-    token_max_ttl: str = "30d"  # longest token lifetime issued or accepted (a leaked token dies by then)
-    allowed_hosts: str = (
-        ""  # extra Host names a loopback server without a secret answers (else localhost/loopback only)
+    host: str = Field(
+        "127.0.0.1", description="address `fuzi serve` binds (not loopback: FUZI_WEB_JWT_SECRET is required)"
     )
-    trusted_proxies: str = ""  # addresses/networks of reverse proxies whose X-Forwarded-For is believed; empty: none
-    local_user: str = "local"  # the one person a loopback server without a secret serves
-    cors_origins: str = ""  # comma-separated origins allowed to call the API from a browser; empty: none
-    max_body_bytes: int = Field(65536, ge=1024)  # larger request bodies get 413
-    per_ip_per_minute: int = Field(120, ge=1)  # API requests per client address per minute, before auth (429)
+    port: int = Field(8080, ge=0, le=65535, description="port `fuzi serve` binds")
+    jwt_secret: SecretStr | None = Field(
+        None, description="HS256 key (32+ characters) for bearer tokens; unset: loopback only, one local person"
+    )
+    token_max_ttl: str = Field(
+        "30d", description="longest token lifetime issued or accepted (a leaked token dies by then)"
+    )
+    allowed_hosts: str = Field(
+        "", description="extra Host names a loopback server without a secret answers (else localhost/loopback only)"
+    )
+    trusted_proxies: str = Field(
+        "", description="comma-separated proxy addresses/networks whose X-Forwarded-For names the client; empty: none"
+    )
+    cors_origins: str = Field(
+        "", description="comma-separated origins allowed to call the API from another site's page; empty: none"
+    )
+    max_body_bytes: int = Field(
+        65536, ge=1024, description="larger request bodies get 413 (photos have their own 10 MB)"
+    )
+    per_ip_per_minute: int = Field(
+        120, ge=1, description="API requests per client address per minute, counted before authentication (429)"
+    )
     heartbeat_s: float = Field(
-        15.0, gt=0
-    )  # an idle event stream gets an SSE comment this often (proxies close idle connections)
+        15.0, gt=0, description="an idle event stream gets an SSE comment this often, so proxies keep the connection"
+    )
 
     @field_validator("jwt_secret")
     @classmethod

@@ -23,8 +23,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _chat(args: argparse.Namespace) -> int:
     from adapters.console import ConsoleAdapter, ConsoleIdentity, stdin_lines
     from bot.first_start import prepare_data
+    from bot.logging import setup_logging
     from bot.settings import load_settings
-    from bot.wiring import open_engine, setup_logging
+    from bot.wiring import open_engine
 
     settings = load_settings()
     setup_logging(settings, log_file=settings.home / "logs" / "fuzi.log")

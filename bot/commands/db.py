@@ -15,9 +15,9 @@ def register(sub: argparse._SubParsersAction) -> None:
 
 
 def _engine():
+    from bot.database import database_engine
     from bot.logging import configure_logging
     from bot.settings import load_settings
-    from bot.wiring import database_engine
 
     settings = load_settings()
     configure_logging(settings.env, "WARNING")

@@ -1,4 +1,6 @@
-"""`fuzi guard-eval FILE.jsonl [--json]`: detection and false-positive rates of the input guard."""
+"""`fuzi guard-eval [FILE.jsonl …] [--json] [--judge NAME]`: detection and false-positive rates of the
+input guard, optionally with the LLM second opinion answered by a stand-in judge (core/guards/judges.py);
+`fuzi guard-train [FILE.jsonl …]`: retrain the n-gram classifier."""
 
 from __future__ import annotations
 
@@ -8,18 +10,44 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from core.guards.judges import JUDGES
+
 CONTRACT_KEYS = ("n", "tp", "fp", "tn", "fn", "detection_rate", "false_positive_rate")
+EVALS = Path(__file__).resolve().parents[2] / "evals"
+# The defaults: the held-out sets to measure, the dev sets to train on (evals/README.md).
+HELDOUT = (EVALS / "guard" / "heldout.jsonl", EVALS / "guard_en" / "heldout.jsonl")
+DEV = (EVALS / "guard" / "dev.jsonl", EVALS / "guard_en" / "dev.jsonl")
+JUDGE_TIMEOUT_S = 0.05  # the scripted judge's slow answers take 0.2 s
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `guard-eval` subcommand."""
     p = sub.add_parser("guard-eval", help="score the prompt-injection input guard on labelled messages")
-    p.add_argument("file", type=Path, help='JSONL lines {"text": str, "attack": bool} (optional "style")')
+    p.add_argument(
+        "files",
+        type=Path,
+        nargs="*",
+        default=list(HELDOUT),
+        help='JSONL lines {"text": str, "attack": bool} (optional "style", "lang", "kind"); '
+        "default: evals/guard/heldout.jsonl and evals/guard_en/heldout.jsonl",
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--misses", action="store_true", help="also list misclassified messages")
+    p.add_argument(
+        "--judge",
+        choices=JUDGES,
+        default=None,
+        help="also score with the LLM second opinion answered by this stand-in (core/guards/judges.py)",
+    )
     p.set_defaults(func=run)
     t = sub.add_parser("guard-train", help="train the n-gram injection classifier (needs scikit-learn)")
-    t.add_argument("files", type=Path, nargs="+", help='JSONL lines {"text": str, "attack": bool}')
+    t.add_argument(
+        "files",
+        type=Path,
+        nargs="*",
+        default=list(DEV),
+        help='JSONL lines {"text": str, "attack": bool}; default: evals/guard/dev.jsonl and evals/guard_en/dev.jsonl',
+    )
     t.add_argument("--out", type=Path, default=None, help="model file (default: the bundled one)")
     t.set_defaults(func=train)
 
@@ -30,14 +58,18 @@ def run(args: argparse.Namespace) -> int:
     from core.guards.limits import InMemoryRateLimiter, Quota
 
     try:
-        examples = load_examples(args.file)
+        examples = [ex for path in args.files for ex in load_examples(path)]
     except (OSError, EvalFileError) as exc:
         print(f"fuzi guard-eval: {exc}", file=sys.stderr)
         return 2
     # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
     guard = FuziGuard(InMemoryRateLimiter(Quota()))
-    report = evaluate(examples, lambda text: guard.screen_input(text)[0].reason == "injection")
+    report = evaluate(
+        examples, lambda text: guard.screen_input(text)[0].reason == "injection", lambda text: _why(guard, text)
+    )
     report["second_opinion_band"] = _band(guard, examples)
+    if args.judge:
+        report = _judged(report, examples, args.judge)
     if not args.misses:
         report.pop("misses")
     if args.json:
@@ -45,6 +77,29 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(report))
     return 0
+
+
+def _why(guard: Any, text: str) -> str:
+    """What decided: the rule's name, or the classifier's score, threshold and top n-grams."""
+    from core.guards.injection import windows
+    from core.guards.normalize import strip_invisible, views
+
+    found = guard.screen_input(text)[1]
+    if found is None:
+        return "empty"
+    if found.rule and found.style != "learned":
+        return f"rule {found.rule}"
+    classifier = guard.detector.classifier
+    if classifier is None:
+        return "no rule"
+    cleaned = strip_invisible(text).strip()
+    v = views(cleaned)
+    if found.rule == "ngram_window":  # the features of the window that scored highest
+        v = max((views(w) for w in windows(cleaned)), key=classifier.probability_of)
+    grams = ", ".join(f"{g!r} {c:+.2f}" for g, c in classifier.top_features(v))
+    where = found.rule or "classifier"
+    threshold = classifier.threshold_for(views(cleaned))
+    return f"{where} {found.score or 0:.3f} (threshold {threshold:.3f}); top n-grams: {grams}"
 
 
 def _band(guard: Any, examples: list) -> dict[str, Any]:
@@ -60,6 +115,25 @@ def _band(guard: Any, examples: list) -> dict[str, Any]:
         if found is not None and band.wants(found):
             counts["attack" if ex.attack else "benign"] += 1
     return counts
+
+
+def _judged(local: dict[str, Any], examples: list, judge_name: str) -> dict[str, Any]:
+    """The report with the second opinion answered by `judge_name`; the local one under "local"."""
+    from core.guards.evaluation import evaluate, review_flags, sent_text
+    from core.guards.guard import FuziGuard
+    from core.guards.judges import make_judge
+    from core.guards.limits import InMemoryRateLimiter, Quota
+    from core.guards.second_opinion import SecondOpinion
+
+    judge = make_judge(judge_name, {sent_text(ex.text): ex.attack for ex in examples})
+    second = SecondOpinion(judge, timeout_s=JUDGE_TIMEOUT_S)
+    flags, sources = review_flags(examples, FuziGuard(InMemoryRateLimiter(Quota()), second_opinion=second))
+    report = evaluate(examples, flags.__getitem__)
+    report["mean_us"] = local["mean_us"]  # the local detector's time; the judge's is not a model's
+    report["second_opinion_band"] = local["second_opinion_band"]
+    report["judge"] = {"name": judge_name, "calls": sum(sources.values()), "ended": sources}
+    report["local"] = {k: v for k, v in local.items() if k not in ("misses", "second_opinion_band")}
+    return report
 
 
 def train(args: argparse.Namespace) -> int:
@@ -107,9 +181,17 @@ def _table(report: dict[str, Any]) -> str:
     if b:
         lines.append(
             f"second-opinion band [{b['low']}, {b['high']}]: {b['attack']}/{b['attacks']} attacks, "
-            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM (its answers are not measured here)"
+            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM (--judge measures the effect)"
+        )
+    j = report.get("judge")
+    if j:
+        loc = report["local"]
+        lines.append(
+            f"rows above: with the second opinion answered by the {j['name']!r} judge ({j['calls']} calls: "
+            f"{', '.join(f'{k} {v}' for k, v in j['ended'].items()) or 'none'}); local detector alone: "
+            f"detect {_pct(loc['detection_rate'])}, fp rate {_pct(loc['false_positive_rate'])}"
         )
     for miss in report.get("misses", []):
         kind = "missed attack" if miss["attack"] else "false positive"
-        lines.append(f"  {kind}: {miss['text']}")
+        lines.append(f"  {kind}: {miss['text']}" + (f"  [{miss['why']}]" if miss.get("why") else ""))
     return "\n".join(lines)

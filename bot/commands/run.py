@@ -18,9 +18,11 @@ def register(sub: argparse._SubParsersAction) -> None:
 def _run(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics, ObservedEngine
     from bot.first_start import prepare_data
+    from bot.logging import setup_logging
     from bot.schedule import running_scheduler
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import build_budgets, build_pace, build_seen, open_runtime, setup_logging
+    from bot.shared_state import build_budgets, build_pace, build_seen
+    from bot.wiring import open_runtime
     from core.ports import Engine
     from core.schedule.digest import DigestTap
     from core.schedule.ports import Posters
@@ -55,14 +57,16 @@ def _run(args: argparse.Namespace) -> int:
             extra: dict[str, dict[str, Any]] = {
                 name: {
                     "status": platforms,
-                    "seen": build_seen(settings),
-                    "budgets": build_budgets(settings, name),
+                    "seen": build_seen(settings, runtime.redis),
+                    "budgets": build_budgets(settings, runtime.redis, name),
                     "posters": posters,
                 }
                 for name in wanted
             }
             if "telegram" in extra:
-                extra["telegram"] |= {"pace": build_pace(settings)} | ({"recorder": metrics} if metrics else {})
+                extra["telegram"] |= {"pace": build_pace(settings, runtime.redis)} | (
+                    {"recorder": metrics} if metrics else {}
+                )
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:

@@ -7,6 +7,8 @@ import argparse
 import asyncio
 import sys
 
+TOKEN_TTL = "7d"  # default lifetime of `fuzi token create`; --ttl changes it (was FUZI_WEB_TOKEN_TTL)
+
 
 def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("serve", help="serve the chat API, the web page, health and metrics over HTTP")
@@ -19,8 +21,8 @@ def register(sub: argparse._SubParsersAction) -> None:
     c.add_argument("--user", required=True, help="the web person the token speaks for")
     c.add_argument(
         "--ttl",
-        default=None,
-        help="lifetime: 30m, 12h, 7d … (default FUZI_WEB_TOKEN_TTL, 7d; at most FUZI_WEB_TOKEN_MAX_TTL)",
+        default=TOKEN_TTL,
+        help=f"lifetime: 30m, 12h, 7d … (default {TOKEN_TTL}; at most FUZI_WEB_TOKEN_MAX_TTL)",
     )
     c.set_defaults(func=_token_create)
     r = tsub.add_parser("revoke", help="stop every token of a person issued before now (a row in the database)")
@@ -40,23 +42,23 @@ def _token_create(args: argparse.Namespace) -> int:
     if not valid_user(args.user):
         raise SettingsError("--user: 1-64 of letters, digits and _ . @ -")
     try:
-        ttl = parse_ttl(args.ttl or settings.web.token_ttl)
+        ttl = parse_ttl(args.ttl)
     except ValueError as exc:
         raise SettingsError(f"--ttl: {exc}") from None
     auth = JwtAuth(secret.get_secret_value(), max_ttl_s=max_ttl_s(settings))
     try:
         print(auth.issue(args.user, ttl))
     except ValueError as exc:
-        print(f"--ttl {args.ttl or settings.web.token_ttl}: longer than allowed, {exc}", file=sys.stderr)
+        print(f"--ttl {args.ttl}: longer than allowed, {exc}", file=sys.stderr)
         return 1
     return 0
 
 
 def _token_revoke(args: argparse.Namespace) -> int:
     from adapters.web.auth import valid_user
+    from bot.database import database_engine
     from bot.logging import configure_logging
     from bot.settings import SettingsError, load_settings
-    from bot.wiring import database_engine
     from core.storage import Storage
 
     settings = load_settings()
@@ -76,6 +78,7 @@ def _token_revoke(args: argparse.Namespace) -> int:
 def _serve(args: argparse.Namespace) -> int:
     from adapters.common.metrics import FuziMetrics
     from bot.first_start import prepare_data
+    from bot.logging import setup_logging
     from bot.settings import load_settings
     from bot.web import (
         authenticator,
@@ -83,7 +86,7 @@ def _serve(args: argparse.Namespace) -> int:
         serve_until_signalled,
         uvicorn_server,
     )
-    from bot.wiring import open_runtime, setup_logging
+    from bot.wiring import open_runtime
 
     settings = load_settings()
     setup_logging(settings)

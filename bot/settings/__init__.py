@@ -22,15 +22,11 @@ from bot.settings.guards import GuardSettings
 from bot.settings.llm import LLMSettings
 from bot.settings.media import MediaSettings, SttSettings
 from bot.settings.memory import MemorySettings
+from bot.settings.retired import ALL as _NO_LONGER_READ
+from bot.settings.retired import DEPRECATED as DEPRECATED  # re-exported: tests and docs read them here
+from bot.settings.retired import RETIRED as RETIRED
 from bot.settings.retrieval import RetrievalSettings
 from bot.settings.schedule import ScheduleSettings
-
-# Settings that no longer do anything: a user may still have them set, so say so once at start.
-DEPRECATED = {
-    "FUZI_GUARD_MAX_IN_FLIGHT": "one reply in flight per person is always the rule (the engine's RunningReplies)",
-    "FUZI_GUARD_MAX_INPUT_CHARS": "the one input length limit is FUZI_ENGINE_MAX_INPUT_CHARS",
-    "FUZI_AGENT_REPLY_TIMEOUT_S": "one clock per reply: the agent gets what FUZI_ENGINE_REPLY_DEADLINE_S leaves",
-}
 
 
 class SettingsError(Exception):
@@ -38,18 +34,30 @@ class SettingsError(Exception):
 
 
 class Settings(BaseSettings):
-    """Top-level settings (FUZI_*). Sections are nested models, each reading its own prefix."""
+    """Fuzi: general (FUZI_*): state folder, corpus, database, logs, admins, ops port.
+
+    Sections are nested models, each reading its own prefix; .env.example is generated from them
+    (`python -m bot.settings.doc`).
+    """
 
     model_config = SettingsConfigDict(env_prefix="FUZI_", env_file=".env", env_file_encoding="utf-8", extra="ignore")
 
-    home: Path = Path("./var")
-    corpus_dir: Path | None = None
-    corpus_package: str | None = None  # what `npm pack` fetches (default chinese-poetry@2.0.1; a .tgz path works)
-    database_url: str | None = None
-    env: str = "development"  # "production" switches logs to JSON lines
-    log_level: str = "INFO"
-    admin_ids: str = ""  # comma-separated platform:user_id
-    metrics_port: int | None = Field(None, ge=1, le=65535)  # `fuzi run`: serve /metrics, /healthz, /readyz here
+    home: Path = Field(Path("./var"), description="folder for all state: SQLite file, LanceDB, logs, fetched corpus")
+    corpus_dir: Path | None = Field(
+        None, description="folder holding lunyu.json and shijing.json (default: $FUZI_HOME/corpus, `fuzi data fetch`)"
+    )
+    corpus_package: str | None = Field(
+        None, description="what `npm pack` fetches when no corpus is found (default chinese-poetry@2.0.1; a .tgz works)"
+    )
+    database_url: str | None = Field(
+        None, description="any SQLAlchemy URL (default: SQLite under FUZI_HOME); many processes: postgresql+psycopg://…"
+    )
+    env: str = Field("development", description='"production" switches logs to JSON lines')
+    log_level: str = Field("INFO", description="DEBUG, INFO, WARNING or ERROR")
+    admin_ids: str = Field("", description="comma-separated platform:user_id of the bot's administrators")
+    metrics_port: int | None = Field(
+        None, ge=1, le=65535, description="`fuzi run`: serve /metrics, /healthz, /readyz on this port; unset: none"
+    )
 
     database: DatabaseSettings = Field(default_factory=DatabaseSettings)
     redis: RedisSettings = Field(default_factory=RedisSettings)
@@ -117,8 +125,10 @@ def _one_line(exc: ValidationError, prefix: str) -> str:
 
 
 def deprecated_in_use(environ: Mapping[str, str], dotenv: Path) -> list[str]:
-    """One warning line per deprecated variable set in the environment or in the `.env` file."""
+    """One warning line per deprecated or retired variable set in the environment or in the `.env` file."""
     names = set(environ)
     if dotenv.is_file():
         names |= set(re.findall(r"^\s*(?:export\s+)?([A-Z0-9_]+)\s*=", dotenv.read_text("utf-8", "replace"), re.M))
-    return [f"warning: {name} is deprecated and ignored: {why}" for name, why in DEPRECATED.items() if name in names]
+    return [
+        f"warning: {name} is deprecated and ignored: {why}" for name, why in _NO_LONGER_READ.items() if name in names
+    ]

@@ -6,33 +6,27 @@ from bot.settings.base import Section, section
 
 
 class AgentSettings(Section):
-    """Limits of one ReAct reply (FUZI_AGENT_*).
+    """ReAct agent (FUZI_AGENT_*): the reply's time is FUZI_ENGINE_REPLY_DEADLINE_S.
 
-    The reply's time is FUZI_ENGINE_REPLY_DEADLINE_S (one clock per reply); final_answer_timeout_s
-    of it (at most a quarter) is kept for the last, tools-free completion that forces an answer.
+    The per-phase limits (a tool call, the forced final answer) are constants of core/agent/loop.py
+    under that one deadline (docs/settings.md).
     """
 
     model_config = section("FUZI_AGENT_")
 
-    max_rounds: int = Field(5, ge=1)
-    tool_timeout_s: float = Field(15.0, gt=0)
-    final_answer_timeout_s: float = Field(30.0, gt=0)
+    max_rounds: int = Field(5, ge=1, description="most tool rounds in one reply before a final answer is forced (cost)")
 
 
 class WebSearchSettings(Section):
-    """The optional `web_search` tool (FUZI_WEB_SEARCH_*): registered only when a provider is set.
+    """Optional web search tool (FUZI_WEB_SEARCH_*): registered only when a provider is set.
 
     Tavily is used when `tavily_api_key` is set, otherwise SearxNG when `searxng_url` is set.
-    The base URLs are configurable so tests can point them at a local fake.
     """
 
     model_config = section("FUZI_WEB_SEARCH_")
 
-    tavily_api_key: SecretStr | None = None
-    tavily_base_url: str = "https://api.tavily.com"
-    searxng_url: str | None = None
-    max_results: int = Field(5, ge=1, le=10)
-    timeout_s: float = Field(10.0, gt=0)
+    tavily_api_key: SecretStr | None = Field(None, description="Tavily API key: turns the web_search tool on")
+    searxng_url: str | None = Field(None, description="a SearxNG instance used when no Tavily key is set")
 
     @property
     def provider(self) -> str | None:

@@ -8,31 +8,34 @@ from bot.settings.base import Section, section
 
 
 class DatabaseSettings(Section):
-    """Connection pool of a server database and the schema upgrade at start.
+    """Database pool and schema upgrade (FUZI_DATABASE_*; the URL is FUZI_DATABASE_URL).
 
-    FUZI_DATABASE_URL itself is a top-level setting (`Settings.database_url`).
+    Overflow and recycle times are PoolConfig constants (core/storage/db.py).
     """
 
     model_config = section("FUZI_DATABASE_")
 
-    pool_size: int = Field(default=5, ge=1)
-    max_overflow: int = Field(default=5, ge=0)
-    pool_timeout_s: float = Field(default=10.0, gt=0)
-    pool_recycle_s: int = Field(default=1800, ge=60)
-    migrate_on_start: bool = True
+    pool_size: int = Field(
+        default=5, ge=1, description="PostgreSQL connections kept open per process (ignored for SQLite)"
+    )
+    pool_timeout_s: float = Field(
+        default=10.0, gt=0, description="how long a request waits for a free connection before failing"
+    )
+    migrate_on_start: bool = Field(
+        default=True,
+        description="upgrade the schema at start (locked; N processes may start together); false: run `fuzi db upgrade`",
+    )
 
 
 class RedisSettings(Section):
-    """Redis for what N processes share; without a URL everything stays in process memory.
-
-    Attributes:
-        url: e.g. ``redis://host:6379/0``; unset: one process, in-memory limits and leases.
-        prefix: every key starts with it (several deployments may share one Redis).
-        reply_lease_s: a person's one-reply-in-flight lease; a crashed process frees the person after it.
-    """
+    """Redis (FUZI_REDIS_*) for what N processes share; unset: in memory, one process."""
 
     model_config = section("FUZI_REDIS_")
 
-    url: str | None = None
-    prefix: str = "fuzi:"
-    reply_lease_s: float = Field(default=30.0, ge=1.0)
+    url: str | None = Field(
+        None, description="e.g. redis://host:6379/0: shared limits, one reply in flight, /cancel across processes"
+    )
+    prefix: str = Field("fuzi:", description="every key starts with it (several deployments may share one Redis)")
+    reply_lease_s: float = Field(
+        default=30.0, ge=1.0, description="one-reply-in-flight lease: a killed process frees its people after this"
+    )

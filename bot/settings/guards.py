@@ -8,21 +8,23 @@ from bot.settings.base import Section, section
 
 
 class GuardSettings(Section):
-    """Guard settings; every limit is per canonical person (linked accounts count as one)."""
+    """Guards (FUZI_GUARD_*): every limit is per person (linked accounts count as one)."""
 
     model_config = section("FUZI_GUARD_")
 
-    per_minute: int = Field(15, ge=1)  # answers per person in any 60 s window
-    per_day: int = Field(150, ge=1)  # answers per person in any 24 h window
-    per_group_per_minute: int | None = Field(30, ge=1)  # answers per group chat per 60 s; empty: no limit
-    daily_token_budget: int | None = Field(None, ge=1)  # tokens per person per day; empty: no budget
-    usage_timezone: str = "UTC"  # the calendar day for usage and budgets
-    verbatim_min_chars: int = Field(40, ge=12)  # a reply repeating this many system-prompt chars is blocked
-    injection_classifier: bool = True  # run the learned n-gram classifier after the injection rules
-    second_opinion: bool = True  # with an LLM configured, ask it about messages the detector is unsure of
-    second_opinion_low: float = Field(0.4, ge=0.0, le=1.0)  # unflagged messages scored >= this are asked about
-    second_opinion_high: float = Field(0.9, ge=0.0, le=1.0)  # classifier-only flags scored <= this are asked about
-    second_opinion_timeout_s: float = Field(3.0, gt=0)  # past it the local decision stands
+    per_minute: int = Field(15, ge=1, description="answers per person in any 60 s window")
+    per_day: int = Field(150, ge=1, description="answers per person in any 24 h window")
+    per_group_per_minute: int | None = Field(
+        30, ge=1, description="answers per group chat in any 60 s window; empty: no limit"
+    )
+    daily_token_budget: int | None = Field(None, ge=1, description="LLM tokens per person per day; empty: no budget")
+    usage_timezone: str = Field("UTC", description="the time zone whose calendar day usage and budgets count")
+    injection_classifier: bool = Field(
+        True, description="run the learned n-gram classifier after the prompt-injection rules"
+    )
+    second_opinion: bool = Field(
+        True, description="with an LLM configured, ask it about messages the injection detector is unsure of"
+    )
 
     @field_validator("per_group_per_minute", "daily_token_budget", mode="before")
     @classmethod

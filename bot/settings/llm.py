@@ -1,39 +1,43 @@
-"""LLM endpoint, retry policy and circuit breaker (FUZI_LLM_*)."""
+"""LLM endpoint, timeouts, retries and concurrency (FUZI_LLM_*)."""
 
 from pydantic import Field, SecretStr
 
 from bot.settings.base import Section, section
 from core.llm.retry import RetryPolicy
 
+# Calls in flight to an unproven or failing endpoint (the bulkhead's floor); it grows to
+# FUZI_LLM_MAX_CONCURRENT_HEALTHY while calls succeed (core/llm/bulkhead.py).
+BULKHEAD_FLOOR = 16
+
 
 class LLMSettings(Section):
+    """LLM endpoint (FUZI_LLM_*): any OpenAI-compatible API; without a key Fuzi answers from the texts.
+
+    Backoff, breaker and bulkhead-wait values are constants of core/llm (docs/settings.md).
+    """
+
     model_config = section("FUZI_LLM_")
 
-    base_url: str = "https://api.deepseek.com"
-    api_key: SecretStr | None = None
-    model: str = "deepseek-chat"
-    timeout_s: float = Field(30.0, gt=0)  # a non-streamed completion (background memory updates)
-    connect_timeout_s: float = Field(5.0, gt=0)
-    first_token_timeout_s: float = Field(15.0, gt=0)  # a stream's first token (text or tool call)
-    stream_idle_timeout_s: float = Field(10.0, gt=0)  # the longest gap between two chunks once tokens flow
-    retry_attempts: int = Field(3, ge=1)
-    retry_base_s: float = Field(0.5, ge=0)
-    retry_max_s: float = Field(8.0, ge=0)
-    retry_jitter: float = Field(0.25, ge=0, lt=1)
-    retry_after_max_s: float = Field(20.0, ge=0)
-    breaker_failures: int = Field(5, ge=1)
-    breaker_reset_s: float = Field(30.0, gt=0)
-    max_concurrent: int = Field(16, ge=1)  # bulkhead floor: calls in flight to an unproven/failing endpoint
-    max_concurrent_healthy: int = Field(256, ge=1)  # bulkhead ceiling, reached while calls succeed
-    max_wait_s: float = Field(10.0, ge=0)  # the longest a call waits for a bulkhead slot
-    vision: bool = False  # the model takes images: a photo also goes to it, beside its OCR text (docs/media.md)
+    base_url: str = Field("https://api.deepseek.com", description="OpenAI-compatible endpoint (DeepSeek by default)")
+    api_key: SecretStr | None = Field(None, description="the endpoint's key; unset: retrieval-only answers (L2)")
+    model: str = Field("deepseek-chat", description="the chat model the endpoint serves")
+    timeout_s: float = Field(30.0, gt=0, description="one non-streamed completion (background memory updates)")
+    first_token_timeout_s: float = Field(
+        15.0, gt=0, description="a stream's first token (text or tool call); raise it for a slow local model"
+    )
+    retry_attempts: int = Field(3, ge=1, description="tries per call on a transient error (1: no retry)")
+    max_concurrent_healthy: int = Field(
+        256, ge=1, description="most LLM calls in flight while calls succeed: your provider's concurrency limit"
+    )
+    vision: bool = Field(
+        False, description="the model takes images (gpt-4o, qwen-vl …): a photo also goes to it, beside its OCR text"
+    )
 
     def retry_policy(self) -> RetryPolicy:
-        """The client's retry policy built from these settings."""
-        return RetryPolicy(
-            attempts=self.retry_attempts,
-            base_s=self.retry_base_s,
-            max_s=self.retry_max_s,
-            jitter=self.retry_jitter,
-            retry_after_max_s=self.retry_after_max_s,
-        )
+        """The client's retry policy: FUZI_LLM_RETRY_ATTEMPTS, the backoff constants of RetryPolicy."""
+        return RetryPolicy(attempts=self.retry_attempts)
+
+    @property
+    def bulkhead_floor(self) -> int:
+        """Calls in flight allowed to an unproven or failing endpoint (never above the ceiling)."""
+        return min(BULKHEAD_FLOOR, self.max_concurrent_healthy)

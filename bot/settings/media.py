@@ -6,18 +6,22 @@ from bot.settings.base import Section, section
 
 
 class SttSettings(Section):
-    """The OpenAI-compatible `/v1/audio/transcriptions` endpoint; unset base_url: voice is not read."""
+    """Voice messages (FUZI_STT_*): an OpenAI-compatible /v1/audio/transcriptions endpoint."""
 
     model_config = section("FUZI_STT_")
 
-    base_url: str | None = None  # e.g. https://api.openai.com/v1, or a local whisper server
-    api_key: SecretStr | None = None
-    model: str = "whisper-1"
+    base_url: str | None = Field(
+        None, description="e.g. https://api.openai.com/v1 or a local whisper server; unset: voice gets a notice"
+    )
+    api_key: SecretStr | None = Field(None, description="its key (a local whisper server may take any)")
+    model: str = Field("whisper-1", description="the transcription model the endpoint serves")
 
 
 class MediaSettings(Section):
-    """The per-person media quota, counted beside the message limits (FUZI_GUARD_*)."""
+    """Media quota (FUZI_MEDIA_*): photos are read by offline OCR (the `ocr` extra)."""
 
     model_config = section("FUZI_MEDIA_")
 
-    per_day: int = Field(30, ge=1)  # photos and voice messages one person may send a day
+    per_day: int = Field(
+        30, ge=1, description="photos and voice messages one person may send a day (besides 4 a minute)"
+    )

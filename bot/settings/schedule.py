@@ -8,17 +8,14 @@ from bot.settings.base import Section, section
 
 
 class ScheduleSettings(Section):
-    """Attributes:
-    enabled: run the scheduler in this process (every replica may: claims keep posts single).
-    grace_min: a post found later than this after its time (every process was down) is skipped, logged.
-    digest_at: local time (HH:MM, the chat's zone) of the daily group digest.
-    """
+    """Scheduled posts (FUZI_SCHEDULE_*): daily passage and group digest (docs/schedule.md)."""
 
     model_config = section("FUZI_SCHEDULE_")
 
-    enabled: bool = True
-    grace_min: int = Field(120, ge=1, le=1440)
-    digest_at: str = "21:00"
+    enabled: bool = Field(
+        True, description="false: this process posts nothing scheduled (others still do; each post is claimed once)"
+    )
+    digest_at: str = Field("21:00", description="local time (HH:MM, the chat's zone) of the opt-in group digest")
 
     @field_validator("digest_at")
     @classmethod

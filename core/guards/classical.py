@@ -15,6 +15,11 @@
    real reassignment (no limits, another assistant, stop being Confucius …); the generic role-play
    rules (`ROLEPLAY_RULES`) then do not count. Every other rule, the unrestricted-persona rules
    among them, still does.
+3. **Asking a counterfactual.** "假设您是一位现代的中学校长，会怎样办学？" asks what Fuzi *would* do
+   in someone's place — a question, not an assignment. `counterfactual_question` recognises a
+   "suppose you are …" sentence that ends as a question, names no AI and carries no reassignment
+   marker; the "suppose" rule (`SUPPOSE_RULES`) then does not count. "假装你是…" (pretend) and
+   every other rule still do.
 """
 
 from __future__ import annotations
@@ -43,6 +48,7 @@ ROLEPLAY_RULES = frozenset(
         "zh_pretend",
         "zh_roleplay_game",
         "px_en_want_you_to",
+        "px_en_play_role",
         "px_zh_switch_persona",
     }
 )
@@ -85,3 +91,20 @@ def in_world_role(text: str) -> bool:
     world = _WORLD_EN.search(text) or _WORLD_ZH.search(text)
     role = _ROLE_EN.search(text) or _ROLE_ZH.search(text)
     return bool(world and role)
+
+
+# The "suppose you are …" rule (core/guards/patterns_zh.py), which `counterfactual_question` may overrule.
+SUPPOSE_RULES = frozenset({"zh_suppose"})
+_SUPPOSE = re.compile(r"(?:假设|假如|如果|要是)[你您](?:自己)?是[^。！!？?]*[？?]")
+_ASKS = re.compile(r"会|怎么|怎样|如何|吗|呢|什么|哪|为何|能否|能不能|可否")
+_MACHINE = re.compile(r"ai|机器|助手|模型|gpt|程序|系统|bot|角色|人设|模式", re.IGNORECASE)
+
+
+def counterfactual_question(text: str) -> bool:
+    """True when every "suppose you are …" sentence of `text` is a question about what Fuzi would do
+    in a person's place (it ends in a question mark and asks how/what/whether), names no machine or
+    persona, and the message says nothing of a real reassignment."""
+    found = _SUPPOSE.findall(text)
+    if not found or _REASSIGN.search(text):
+        return False
+    return all(_ASKS.search(s) and not _MACHINE.search(s) for s in found)

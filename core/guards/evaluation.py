@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import asyncio
 import json
 import time
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from structlog.testing import capture_logs
+
+from core.guards.guard import FuziGuard
+from core.guards.normalize import strip_invisible
 
 
 @dataclass(frozen=True)
@@ -66,11 +72,14 @@ def _counts(pairs: Iterable[tuple[bool, bool]]) -> dict[str, Any]:
     }
 
 
-def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict[str, Any]:
+def evaluate(
+    examples: list[Example], is_flagged: Callable[[str], bool], explain: Callable[[str], str] | None = None
+) -> dict[str, Any]:
     """Run `is_flagged` on every example; overall counts and rates, then the same per label.
 
     Returns the contract keys (n, tp, fp, tn, fn, detection_rate, false_positive_rate) plus
-    ``by_style``/``by_lang``/``by_variant``/``by_kind``, ``mean_us`` (time per message) and ``misses``.
+    ``by_style``/``by_lang``/``by_variant``/``by_kind``, ``mean_us`` (time per message) and ``misses``
+    (with ``why`` from `explain`, when given: which rule or classifier features decided).
     """
     results: list[tuple[Example, bool]] = []
     start = time.perf_counter()
@@ -89,7 +98,26 @@ def evaluate(examples: list[Example], is_flagged: Callable[[str], bool]) -> dict
     report["mean_us"] = round(elapsed / len(examples) * 1e6, 1) if examples else None
     report["misses"] = [
         {"text": ex.text, "attack": ex.attack, "style": ex.style, "kind": ex.kind}
+        | ({"why": explain(ex.text)} if explain else {})
         for ex, flagged in results
         if flagged != ex.attack
     ]
     return report
+
+
+def sent_text(text: str, max_chars: int = 2000) -> str:
+    """What the second opinion sends for `text`: the guard's cleaned text, its last `max_chars`."""
+    return strip_invisible(text).strip()[-max_chars:]
+
+
+def review_flags(examples: list[Example], guard: FuziGuard) -> tuple[dict[str, bool], dict[str, int]]:
+    """Each example's verdict through `guard.review_input` (the local detector, then the second opinion
+    where it is unsure), and how the second opinion's calls ended ("llm", "local:timeout", …)."""
+
+    async def run() -> dict[str, bool]:
+        return {ex.text: (await guard.review_input(ex.text)).reason == "injection" for ex in examples}
+
+    with capture_logs() as logs:
+        flags = asyncio.run(run())
+    sources = Counter(str(e["source"]) for e in logs if e.get("event") == "guard.second_opinion")
+    return flags, dict(sorted(sources.items()))

@@ -12,7 +12,13 @@ import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from core.guards.classical import ROLEPLAY_RULES, in_world_role, without_classical_quotes
+from core.guards.classical import (
+    ROLEPLAY_RULES,
+    SUPPOSE_RULES,
+    counterfactual_question,
+    in_world_role,
+    without_classical_quotes,
+)
 from core.guards.ngram import BUNDLED, NgramClassifier
 from core.guards.normalize import Views, views
 from core.guards.patterns import EN_RULES, Rule
@@ -23,8 +29,12 @@ from core.guards.scope import SCOPE_RULES
 from core.text import has_cjk
 
 # Where a message may be cut into sentences for window scoring (the break stays with the sentence).
-_SENTENCE_END = re.compile(r"(?<=[。！？!?；;…\n])|(?<=[.])\s+")
-MIN_SENTENCE_CHARS = 8
+# Not at semicolons: they join clauses of one sentence ("Blue, blue your collar; sad, sad my heart.").
+_SENTENCE_END = re.compile(r"(?<=[。！？!?…\n])|(?<=[.])\s+")
+# A window is never shorter than this: the classifier's score of a clause of a few words rests on one
+# or two n-grams and is badly calibrated (v6 flagged "And where you are?" and "Blue, blue your
+# collar;" as windows). Chosen on cross-validated dev scores (docs/guards.md, detector v7).
+MIN_SENTENCE_CHARS = 24
 MAX_WINDOWS = 8
 
 ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES + SCOPE_RULES
@@ -51,7 +61,8 @@ class Detection:
 
 def sentences(text: str) -> list[str]:
     """`text` cut after sentence-ending punctuation; fragments shorter than MIN_SENTENCE_CHARS are
-    joined to the sentence before them, so a window never is a lone "好。" or "OK."."""
+    joined to the sentence before them (or the first to the next), so a window never is a lone
+    "好。", "OK." or a short clause."""
     out: list[str] = []
     for part in _SENTENCE_END.split(text):
         part = part.strip()
@@ -104,6 +115,11 @@ class InjectionDetector:
             classifier = NgramClassifier.load() if BUNDLED.exists() else None
         self._classifier = classifier if isinstance(classifier, NgramClassifier) else None
 
+    @property
+    def classifier(self) -> NgramClassifier | None:
+        """The n-gram classifier, None when the rules run alone."""
+        return self._classifier
+
     def detect(self, text: str) -> Detection:
         """The first matching rule's verdict for `text`, else the classifier's."""
         v = views(text)
@@ -111,11 +127,14 @@ class InjectionDetector:
             return Detection(True, rule.style, rule.name)
         if self._classifier is None:
             return Detection(False)
+        # One threshold per message, chosen by the language of the whole message: the trainer
+        # calibrated it on the highest of a message's and its windows' scores.
+        threshold = self._classifier.threshold_for(v)
         score = self._classifier.probability_of(v)
-        if score > self._classifier.threshold:
+        if score > threshold:
             return Detection(True, "learned", "ngram_classifier", score)
         best = max((self._classifier.probability_of(views(w)) for w in windows(text)), default=0.0)
-        if best > self._classifier.threshold:
+        if best > threshold:
             return Detection(True, "learned", "ngram_window", best)
         return Detection(False, score=max(score, best))
 
@@ -125,19 +144,22 @@ class InjectionDetector:
         names = [r.name for r in self._hits(text, v)]
         if self._classifier is not None and self._classifier.flags(v):
             names.append("ngram_classifier")
-        if self._classifier is not None and any(self._classifier.flags(views(w)) for w in windows(text)):
-            names.append("ngram_window")
+        if self._classifier is not None:
+            threshold = self._classifier.threshold_for(v)
+            if any(self._classifier.probability_of(views(w)) > threshold for w in windows(text)):
+                names.append("ngram_window")
         return names
 
     def _hits(self, text: str, v: Views) -> Iterator[Rule]:
         """The rules that match, in order. Proximity rules do not read the quoted speech of classical
-        speakers, and the generic role-play rules do not count for a role inside Fuzi's world
-        (core/guards/classical.py)."""
+        speakers, the generic role-play rules do not count for a role inside Fuzi's world, nor the
+        "suppose you are" rule for a counterfactual question (core/guards/classical.py)."""
         masked = without_classical_quotes(text)
         quoted = views(masked) if masked is not None else v
         in_world = in_world_role(text)
+        counterfactual = counterfactual_question(text)
         for rule in self._applicable(v):
-            if in_world and rule.name in ROLEPLAY_RULES:
+            if (in_world and rule.name in ROLEPLAY_RULES) or (counterfactual and rule.name in SUPPOSE_RULES):
                 continue
             view = quoted if rule.name.startswith("px_") else v
             if rule.pattern.search(getattr(view, rule.view)):

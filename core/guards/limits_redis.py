@@ -16,17 +16,28 @@ and counting resumes when Redis answers again.
 
 from __future__ import annotations
 
-import contextlib
 import time
+from typing import Any
 
-import structlog
 from limits import RateLimitItemPerDay, RateLimitItemPerMinute
 from limits.aio.storage import RedisStorage
 from limits.aio.strategies import MovingWindowRateLimiter
+from redis.asyncio import Redis
 
+from core.failopen import FailOpen
 from core.guards.limits import LimitDecision, Quota
 
-log = structlog.get_logger(__name__)
+
+def limits_storage(redis: Redis, *, key_prefix: str) -> RedisStorage:
+    """The `limits` library's Redis storage over `redis`'s connection pool (no client of its own)."""
+    pool: dict[str, Any] = {"connection_pool": redis.connection_pool}  # typed as str/float/bool options there
+    return RedisStorage(
+        "async+redis://",  # not dialled: the storage's client is built on the given pool
+        implementation="redispy",
+        key_prefix=key_prefix,
+        wrap_exceptions=True,
+        **pool,
+    )
 
 
 class RedisRateLimiter:
@@ -34,23 +45,15 @@ class RedisRateLimiter:
 
     Args:
         quota: the limits.
-        redis_url: e.g. ``redis://host:6379/0``.
+        redis: the client (built once in bot/shared_state.py; closed there): the windows use its
+            connection pool.
         prefix: key prefix (one per deployment; tests use one per test).
     """
 
-    def __init__(self, quota: Quota, redis_url: str, *, prefix: str = "fuzi:") -> None:
+    def __init__(self, quota: Quota, redis: Redis, *, prefix: str = "fuzi:") -> None:
         self.quota = quota
-        storage_url = redis_url if redis_url.startswith("async+") else f"async+{redis_url}"
-        self._storage = RedisStorage(
-            storage_url,
-            implementation="redispy",
-            key_prefix=f"{prefix}limits",
-            wrap_exceptions=True,
-            socket_timeout=1.0,
-            socket_connect_timeout=1.0,
-        )
-        self._windows = MovingWindowRateLimiter(self._storage)
-        self._down = False
+        self._windows = MovingWindowRateLimiter(limits_storage(redis, key_prefix=f"{prefix}limits"))
+        self._health = FailOpen("limits")
 
     def _limits(self, person_key: str, group_key: str | None):
         """The windows in the order they are hit: the group's first, the person's day last."""
@@ -65,9 +68,9 @@ class RedisRateLimiter:
         try:
             decision = await self._acquire(person_key, group_key)
         except Exception as exc:  # noqa: BLE001 - limits wraps storage errors; redis-py raises its own
-            self._mark_down(exc)
+            self._health.failed(exc)
             return LimitDecision(True)
-        self._mark_up()
+        self._health.answered()
         return decision
 
     async def _acquire(self, person_key: str, group_key: str | None) -> LimitDecision:
@@ -79,20 +82,3 @@ class RedisRateLimiter:
     async def _retry_after(self, item, key: str) -> float:
         stats = await self._windows.get_window_stats(item, key)
         return max(stats.reset_time - time.time(), 0.0)
-
-    async def aclose(self) -> None:
-        """Close the storage's connections (the redis-py client inside `limits`' storage bridge)."""
-        client = getattr(getattr(self._storage, "bridge", None), "storage", None)
-        if client is not None:
-            with contextlib.suppress(Exception):
-                await client.aclose()
-
-    def _mark_down(self, exc: BaseException) -> None:
-        if not self._down:
-            log.error("limits_redis_down", error=type(exc).__name__, policy="fail_open")
-        self._down = True
-
-    def _mark_up(self) -> None:
-        if self._down:
-            log.info("limits_redis_recovered")
-        self._down = False

@@ -5,8 +5,11 @@ Word 1–2-grams of the normalised ``words`` view and character 2–4-grams of t
 scikit-learn's `TfidfVectorizer` does; a logistic regression on top. Scoring needs only the JSON
 the training step writes (`fuzi guard-train`), no scikit-learn, and takes well under a millisecond.
 
-The decision threshold is stored with the weights: the 99th percentile of out-of-fold scores of
-the benign training lines, i.e. chosen for about 1 % false positives on data it had not seen.
+The decision thresholds are stored with the weights, one per language (``thresholds``: "zh" for
+text with Chinese characters, "en" for the rest): chosen on out-of-fold scores of the benign
+training messages, each scored the way the detector decides (the highest of the message and its
+sentence windows), for a target false-positive rate per language (core/guards/ngram_train.py).
+Models without ``thresholds`` use their single ``threshold`` for every language.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.guards.normalize import Views, views
+from core.text import has_cjk
 
 BUNDLED = Path(__file__).with_name("ngram_model.json")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern
@@ -40,6 +44,13 @@ class _Block:
         norm = math.sqrt(sum(v * v for v in values.values()))
         return sum(v * self.terms[g][1] for g, v in values.items()) / norm
 
+    def contributions(self, grams: list[str]) -> dict[str, float]:
+        """Each known n-gram's share of `score` (they sum to it)."""
+        counts = Counter(g for g in grams if g in self.terms)
+        values = {g: (1.0 + math.log(c)) * self.terms[g][0] for g, c in counts.items()}
+        norm = math.sqrt(sum(v * v for v in values.values())) or 1.0
+        return {g: v * self.terms[g][1] / norm for g, v in values.items()}
+
 
 def word_grams(v: Views) -> list[str]:
     """Word unigrams and bigrams of the ``words`` view."""
@@ -58,7 +69,7 @@ class NgramClassifier:
 
     Args:
         model: the parsed JSON written by `fuzi guard-train` (``word``, ``char``, ``intercept``,
-            ``threshold``).
+            ``threshold``, optionally ``thresholds`` per language).
     """
 
     def __init__(self, model: dict) -> None:
@@ -66,6 +77,8 @@ class NgramClassifier:
         self._char = _Block({t: (w[0], w[1]) for t, w in model["char"].items()})
         self._intercept = float(model["intercept"])
         self.threshold = float(model["threshold"])
+        per_language = model.get("thresholds") or {}
+        self.thresholds = {lang: float(per_language.get(lang, self.threshold)) for lang in ("zh", "en")}
 
     @classmethod
     def load(cls, path: Path = BUNDLED) -> NgramClassifier:
@@ -81,9 +94,19 @@ class NgramClassifier:
         z = self._intercept + self._word.score(word_grams(v)) + self._char.score(char_grams(v))
         return 1.0 / (1.0 + math.exp(-z))
 
+    def top_features(self, v: Views, k: int = 3) -> list[tuple[str, float]]:
+        """The `k` n-grams that push the score up most, with their share of the logit: what to look
+        at when the classifier flags a benign message."""
+        found = {**self._word.contributions(word_grams(v)), **self._char.contributions(char_grams(v))}
+        return sorted(((g, round(c, 3)) for g, c in found.items() if c > 0), key=lambda x: -x[1])[:k]
+
+    def threshold_for(self, v: Views) -> float:
+        """The threshold of the message's language: "zh" when it has Chinese characters, else "en"."""
+        return self.thresholds["zh" if has_cjk(v.compact) else "en"]
+
     def flags(self, v: Views) -> bool:
-        """True when the probability is above the stored threshold."""
-        return self.probability_of(v) > self.threshold
+        """True when the probability is above the threshold of the text's language."""
+        return self.probability_of(v) > self.threshold_for(v)
 
 
 @lru_cache(maxsize=4)

@@ -6,13 +6,18 @@ analyzers, so the exported weights mean exactly what the scorer computes.
 
 from __future__ import annotations
 
+from collections import defaultdict
 from typing import Any
 
 from core.guards.evaluation import Example
+from core.guards.injection import windows
 from core.guards.ngram import char_grams, word_grams
 from core.guards.normalize import views
+from core.text import has_cjk
 
-FALSE_POSITIVE_TARGET = 0.01
+# Target false-positive rate per language, on benign messages the classifier has not seen (issue 24:
+# ≤ 0.5 % on benign Chinese, ≤ 1 % on English).
+FALSE_POSITIVE_TARGETS = {"zh": 0.005, "en": 0.01}
 
 
 def _words(text: str) -> list[str]:
@@ -23,6 +28,11 @@ def _chars(text: str) -> list[str]:
     return char_grams(views(text))
 
 
+def language(text: str) -> str:
+    """ "zh" for text with Chinese characters, else "en" (the scorer's `threshold_for`)."""
+    return "zh" if has_cjk(text) else "en"
+
+
 def with_benign_windows(examples: list[Example]) -> list[Example]:
     """`examples` plus the sentence windows of every benign one, labelled benign.
 
@@ -30,10 +40,36 @@ def with_benign_windows(examples: list[Example]) -> list[Example]:
     must have seen benign sentences on their own; windows of attacks are not added (their benign
     sentences would be labelled attacks).
     """
-    from core.guards.injection import windows
+    return [ex for ex, _ in grouped(examples)]
 
-    extra = [Example(w, False) for ex in examples if not ex.attack for w in windows(ex.text)]
-    return [*examples, *extra]
+
+def grouped(examples: list[Example]) -> list[tuple[Example, int]]:
+    """`with_benign_windows`, each line paired with the index of the message it came from, so that a
+    message and its windows stay in one cross-validation fold and its score can be taken as the
+    detector takes it (the highest of the message and its windows)."""
+    pairs = [(ex, i) for i, ex in enumerate(examples)]
+    pairs += [(Example(w, False), i) for i, ex in enumerate(examples) if not ex.attack for w in windows(ex.text)]
+    return pairs
+
+
+def thresholds(
+    examples: list[Example], groups: list[int], oof: Any, targets: dict[str, float] = FALSE_POSITIVE_TARGETS
+) -> dict[str, float]:
+    """Per language, the out-of-fold score that a share `targets[lang]` of the benign messages
+    exceeds, each message scored as the detector scores it: the highest of the message and its
+    windows (`grouped` lists every message before the windows, so a group's first line is it)."""
+    import numpy as np
+
+    best: dict[int, float] = {}
+    lang: dict[int, str] = {}
+    for ex, group, score in zip(examples, groups, oof):
+        if not ex.attack:
+            best[group] = max(best.get(group, 0.0), float(score))
+            lang.setdefault(group, language(ex.text))
+    by_language: dict[str, list[float]] = defaultdict(list)
+    for group, score in best.items():
+        by_language[lang[group]].append(score)
+    return {name: float(np.quantile(scores, 1 - targets[name])) for name, scores in sorted(by_language.items())}
 
 
 def _pipeline(c: float, max_words: int, max_chars: int) -> Any:
@@ -49,7 +85,7 @@ def _pipeline(c: float, max_words: int, max_chars: int) -> Any:
 
 
 def train(
-    examples: list[Example], *, c: float = 4.0, max_words: int = 3000, max_chars: int = 6000, seed: int = 0
+    examples: list[Example], *, c: float = 16.0, max_words: int = 3000, max_chars: int = 20000, seed: int = 0
 ) -> dict[str, Any]:
     """Fit the model and pick the threshold from 5-fold out-of-fold scores of the benign lines.
 
@@ -57,14 +93,19 @@ def train(
     ``threshold`` and a small ``trained_on`` summary.
     """
     import numpy as np
-    from sklearn.model_selection import StratifiedKFold, cross_val_predict
+    from sklearn.model_selection import StratifiedGroupKFold, cross_val_predict
 
-    examples = with_benign_windows(examples)
+    pairs = grouped(examples)
+    examples = [ex for ex, _ in pairs]
+    groups = [g for _, g in pairs]
     texts = [ex.text for ex in examples]
     labels = np.array([ex.attack for ex in examples])
-    folds = StratifiedKFold(5, shuffle=True, random_state=seed)
-    oof = cross_val_predict(_pipeline(c, max_words, max_chars), texts, labels, cv=folds, method="predict_proba")
-    threshold = float(np.quantile(oof[:, 1][~labels], 1 - FALSE_POSITIVE_TARGET))
+    folds = StratifiedGroupKFold(5, shuffle=True, random_state=seed)
+    oof = cross_val_predict(
+        _pipeline(c, max_words, max_chars), texts, labels, groups=groups, cv=folds, method="predict_proba"
+    )[:, 1]
+    per_language = thresholds(examples, groups, oof)
+    threshold = max(per_language.values())
     pipe = _pipeline(c, max_words, max_chars).fit(texts, labels)
     union, clf = pipe.steps[0][1], pipe.steps[1][1]
     word_vec, char_vec = (t for _, t in union.transformer_list)
@@ -73,6 +114,7 @@ def train(
     return {
         "version": 1,
         "threshold": round(threshold, 6),
+        "thresholds": {lang: round(value, 6) for lang, value in per_language.items()},
         "intercept": round(float(clf.intercept_[0]), 6),
         "word": _block(word_vec, weights[:n_words]),
         "char": _block(char_vec, weights[n_words:]),

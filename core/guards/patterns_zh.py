@@ -88,7 +88,15 @@ ZH_RULES: tuple[Rule, ...] = (
         "zh_pretend",
         "role_reassign",
         "compact",
-        r"(?:^|请|请你|你|现在|我要你|我想让你|让你)(?:假装|伪装|假设)(?:你是|你自己是|自己是|成为?|为|是)" + _NOT_SELF,
+        r"(?:^|请|请你|你|现在|我要你|我想让你|让你)(?:假装|伪装)(?:你是|你自己是|自己是|成为?|为|是)" + _NOT_SELF,
+    ),
+    _r(
+        # "Suppose you are …" (split from zh_pretend in v7): core/guards/classical.py lets a
+        # counterfactual question through ("假设您是一位中学校长，会怎样办学？").
+        "zh_suppose",
+        "role_reassign",
+        "compact",
+        r"(?:^|请|请你|你|现在|我要你|我想让你|让你)假设(?:你是|你自己是|自己是|成为?|为|是)" + _NOT_SELF,
     ),
     _r(
         "zh_not_confucius",

@@ -113,10 +113,19 @@ EN_PROXIMITY: tuple[Rule, ...] = (
         r"\b(?:take\s*off|remove|drop|lose)\s*(?:the|your|that)\s*(?:\w+\s+){0,2}?(?:mask|act|persona|"
         r"costume|disguise|facade)\b|\b(?:quit|stop|end|exit|leave)\s*(?:the|this|your)\s*(?:\w+\s+){0,2}?"
         r"(?:roleplay|role\s*play|act|persona|character)\b|\bstop\s*pretending\b|"
-        r"(?:^|\b(?:please|now|just|can\s*you|could\s*you)\s*)act\s*like\b|"
-        r"\bplay\s*(?:a|the)\s*(?:character|part|role)\b|\bgame\s*where\s*you\s*(?:are|re|will|play|have)\b|"
+        r"\bgame\s*where\s*you\s*(?:are|re|will|play|have)\b|"
         r"\binstead\s*of\s*(?:a\s*sage|confucius|being\s*confucius|the\s*sage|a\s*philosopher|your\s*"
         r"(?:persona|character|role))\b",
+    ),
+    _r(
+        # Split from px_en_persona_switch (v7): asking Fuzi to play a part is role-play, which
+        # core/guards/classical.py may find to be inside Fuzi's world ("play the role of a teacher
+        # and quiz me on the Analects"); switching or dropping the persona stays in the rule above.
+        "px_en_play_role",
+        "role_reassign",
+        "words",
+        r"(?:^|\b(?:please|now|just|can\s*you|could\s*you)\s*)act\s*like\b|"
+        r"\bplay\s*(?:a|the)\s*(?:character|part|role)\b",
     ),
     _r(
         "px_en_no_limits",

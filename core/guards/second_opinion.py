@@ -7,8 +7,9 @@ strict JSON (``{"injection": true|false}``), its own timeout, no call while the 
 breaker is open, and any failure (timeout, error, open breaker, anything but that JSON) keeps the
 local decision. Answers are cached per text (LRU), so a repeated message costs one call.
 
-Quality is not measured here: the tests run against a fake LLM server and only show the plumbing
-(docs/guards.md). The band was chosen on sets the detector was trained on.
+The tests run against a fake LLM server and show the plumbing; `fuzi guard-eval --judge NAME`
+measures the effect with stand-in judges (core/guards/judges.py, docs/guards.md "Detector v7"). How a
+real model answers is not measured. The band was chosen on sets the detector was trained on.
 """
 
 from __future__ import annotations

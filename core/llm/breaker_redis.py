@@ -24,6 +24,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
+from core.failopen import FailOpen
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.breaker_store import STATES, MemoryBreakerStore, Openings, Outcome, State, Ticket
 from core.llm.errors import CircuitOpen
@@ -106,22 +107,20 @@ class RedisBreakerStore:
     """The breaker's state in one Redis hash, shared by every process.
 
     Args:
-        redis: the client (built once in bot/; this store does not close it unless it owns it).
+        redis: the client (built once in bot/shared_state.py; closed there).
         key: the hash's key (one per deployment: ``<prefix>breaker:llm``).
         failures, reset_s: as for the memory store.
-        owns_client: close `redis` in `aclose`.
     """
 
-    def __init__(self, redis: Redis, *, key: str, failures: int, reset_s: float, owns_client: bool = False):
+    def __init__(self, redis: Redis, *, key: str, failures: int, reset_s: float):
         self._local = MemoryBreakerStore(failures=failures, reset_s=reset_s)
         self._redis, self._key, self._channel = redis, key, f"{key}:opened"
         self._threshold, self._reset_ms = failures, int(reset_s * 1000)
-        self._owns_client = owns_client
         self._admit_script = redis.register_script(_ADMIT)
         self._record_script = redis.register_script(_RECORD)
         self._state: State = "closed"
         self._failures = 0
-        self._down = False
+        self._health = FailOpen("breaker", policy="local_breaker")
         self._listener: asyncio.Task | None = None
         self._pending: set[asyncio.Task] = set()
         self.openings = Openings()
@@ -130,11 +129,11 @@ class RedisBreakerStore:
     @property
     def state(self) -> State:
         """The last state seen in Redis (the local fallback's while Redis is unreachable)."""
-        return self._local.state if self._down else self._state
+        return self._local.state if self._health.down else self._state
 
     @property
     def failures(self) -> int:
-        return self._local.failures if self._down else self._failures
+        return self._local.failures if self._health.down else self._failures
 
     async def shared_state(self) -> str:
         """The state in Redis ("closed", "open" or "half_open"; open is reported until a caller probes)."""
@@ -149,10 +148,10 @@ class RedisBreakerStore:
                 keys=[self._key, self._channel], args=[self._reset_ms, probe]
             )
         except RedisError as exc:
-            self._mark_down(exc)
+            self._health.failed(exc)
             ticket = self._local.admit_now()
             return Ticket(ticket.probe, ticket.generation, local=True)
-        self._mark_up()
+        self._health.answered()
         self._failures = int(failures)
         generation = int(generation)
         if code == -1:
@@ -181,7 +180,7 @@ class RedisBreakerStore:
                 keys=[self._key, self._channel], args=[outcome, ticket.probe or "", self._threshold]
             )
         except RedisError as exc:
-            self._mark_down(exc)
+            self._health.failed(exc)
             return
         self._failures = int(failures)
         self._saw(state.decode() if isinstance(state, bytes) else str(state), int(generation))
@@ -196,14 +195,12 @@ class RedisBreakerStore:
         await (self._local.openings if ticket.local else self.openings).after(ticket.generation)
 
     async def aclose(self) -> None:
-        """Finish pending records, stop listening (and close the client when this store owns it)."""
+        """Finish pending records and stop listening (the client stays open: bot/ closes it)."""
         if self._pending:
             await asyncio.gather(*self._pending, return_exceptions=True)
         if self._listener is not None:
             self._listener.cancel()
             await asyncio.gather(self._listener, return_exceptions=True)
-        if self._owns_client:
-            await self._redis.aclose()
 
     # ------------------------------------------------------------------ openings elsewhere
     def _listen(self) -> None:
@@ -241,39 +238,20 @@ class RedisBreakerStore:
             self.transitions.append((self._state, state))
             self._state = cast(State, state)  # checked against STATES above
 
-    def _mark_down(self, exc: BaseException) -> None:
-        if not self._down:
-            log.error("breaker_redis_down", error=type(exc).__name__, policy="local_breaker")
-        self._down = True
-
-    def _mark_up(self) -> None:
-        if self._down:
-            log.info("breaker_redis_recovered")
-        self._down = False
-
 
 class SharedCircuitBreakerLLM(CircuitBreakerLLM):
     """`CircuitBreakerLLM` over a `RedisBreakerStore` (the policy is the same; only the store differs).
 
     Args:
         inner: the LLM to protect.
-        redis: a client, or a URL (``redis://host:6379/0``: this breaker then owns its client).
+        redis: the client (built once in bot/shared_state.py; closed there).
         prefix: key prefix (one per deployment; tests use one per test).
         failures, reset_s: as for `CircuitBreakerLLM`.
     """
 
-    def __init__(
-        self, inner: LLM, redis: Redis | str, *, prefix: str = "fuzi:", failures: int = 5, reset_s: float = 30.0
-    ):
-        owns = isinstance(redis, str)
-        client = (
-            Redis.from_url(redis, socket_timeout=1.0, socket_connect_timeout=1.0) if isinstance(redis, str) else redis
-        )
-        self.shared = RedisBreakerStore(
-            client, key=f"{prefix}breaker:llm", failures=failures, reset_s=reset_s, owns_client=owns
-        )
+    def __init__(self, inner: LLM, redis: Redis, *, prefix: str = "fuzi:", failures: int = 5, reset_s: float = 30.0):
+        self.shared = RedisBreakerStore(redis, key=f"{prefix}breaker:llm", failures=failures, reset_s=reset_s)
         super().__init__(inner, store=self.shared)
-        self._redis = client
 
     async def shared_state(self) -> str:
         return await self.shared.shared_state()

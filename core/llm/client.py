@@ -33,6 +33,9 @@ from core.llm.types import Completion, Message, StreamDelta, StreamDone, StreamE
 
 log = structlog.get_logger(__name__)
 
+# The longest silence between two chunks once tokens flow, in a reply (was FUZI_LLM_STREAM_IDLE_TIMEOUT_S).
+STREAM_IDLE_TIMEOUT_S = 10.0
+
 
 @dataclass
 class _PrimedStream:

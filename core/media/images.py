@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 from PIL import Image, UnidentifiedImageError
 
-from core.media.ocr import ImageRejected
+from core.media.errors import ImageRejected
 
 FORMATS = frozenset({"JPEG", "PNG", "WEBP", "BMP", "GIF", "TIFF"})
 MAX_PIXELS = 64_000_000  # the header's claim; above it the image is refused before decoding

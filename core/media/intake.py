@@ -23,7 +23,8 @@ from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta,
 from core.guards.limits import RateLimiter
 from core.logging import bind_trace
 from core.media.compose import heard_line, photo_question
-from core.media.ocr import ImageRejected, PageReader
+from core.media.errors import ImageRejected
+from core.media.ocr import PageReader
 from core.media.stt import Transcriber, TranscriptionFailed
 from core.media.texts import media_line
 from core.text import reply_language

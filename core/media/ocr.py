@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import time
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from core.media.clean import clean_ocr, han_count
 
@@ -20,16 +20,6 @@ if TYPE_CHECKING:
     from PIL import Image
 
 OCR_TIMEOUT_S = 20.0  # one photo; past it the person is told the photo could not be read
-
-ImageProblem = Literal["not_image", "corrupt", "animated", "too_large"]
-
-
-class ImageRejected(Exception):
-    """The bytes are not an image Fuzi reads; `problem` says why (one word, for the one-line reply)."""
-
-    def __init__(self, problem: ImageProblem, detail: str = "") -> None:
-        super().__init__(f"{problem}: {detail}" if detail else problem)
-        self.problem: ImageProblem = problem
 
 
 class TextReader(Protocol):
@@ -74,7 +64,7 @@ class PageReader:
         self._one = asyncio.Semaphore(1)
 
     async def read(self, data: bytes, *, keep_jpeg: bool = False) -> PageText:
-        """Raises ImageRejected (not an image we read) or TimeoutError."""
+        """Raises ImageRejected (core/media/errors.py: not an image we read) or TimeoutError."""
         async with asyncio.timeout(self._timeout_s):
             async with self._one:
                 return await asyncio.to_thread(self.read_sync, data, keep_jpeg=keep_jpeg)
@@ -83,7 +73,7 @@ class PageReader:
         """The same, on the calling thread (the benchmark uses it)."""
         import io
 
-        from core.media.images import open_image
+        from core.media.images import open_image  # Pillow loads only once a photo is read
 
         started = time.perf_counter()
         decoded = open_image(data)

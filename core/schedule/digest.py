@@ -16,10 +16,12 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncGenerator
+from contextlib import aclosing
 from datetime import datetime, timedelta
 
 import structlog
 
+from core.engine.wrapper import EngineWrapper
 from core.events import ReplyEvent
 from core.llm.types import LLM
 from core.ports import Engine, Guard
@@ -152,36 +154,20 @@ class Digest:
         return self._convert(f"{HEADER}\n\n{text}", chat.script), ""
 
 
-class DigestTap:
+class DigestTap(EngineWrapper):
     """An `Engine` in front of the engine: copies ordinary group messages into the digest store
     (when that group's digest is on), then hands the message on unchanged. A failure to copy is
-    logged and never stops the reply."""
+    logged and never stops the reply. Every other call passes through (`EngineWrapper`)."""
 
     def __init__(self, engine: Engine, digest: Digest) -> None:
-        self._engine, self._digest = engine, digest
+        super().__init__(engine)
+        self._digest = digest
 
     async def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         try:
             await self._digest.record(incoming)
         except Exception as exc:
             log.warning("digest_record_failed", chat=incoming.chat_key, error=type(exc).__name__)
-        async for event in self._engine.handle(incoming):
-            yield event
-
-    def commands(self) -> list[tuple[str, str, str]]:
-        return self._engine.commands()
-
-    def skills(self) -> list[tuple[str, str]]:
-        return self._engine.skills()
-
-    async def record_shown(self, trace_id: str, where: str) -> None:
-        await self._engine.record_shown(trace_id, where)
-
-    async def record_delivery(self, trace_id: str, delivered: bool) -> None:
-        await self._engine.record_delivery(trace_id, delivered)
-
-    def take_interrupted(self, platform: str) -> list[str]:
-        return self._engine.take_interrupted(platform)
-
-    def __getattr__(self, name: str):  # anything else the wrapped engine offers (aclose, admission …)
-        return getattr(self._engine, name)
+        async with aclosing(self.inner.handle(incoming)) as events:
+            async for event in events:
+                yield event

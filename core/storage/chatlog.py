@@ -9,21 +9,22 @@ forgets its messages, its summary, its title and its footnotes; the person's lon
 
 from __future__ import annotations
 
-import json
-from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, cast
+from typing import cast
 
-from sqlalchemy import CursorResult, delete
+from sqlalchemy import CursorResult, column, delete, table
 from sqlmodel import Session, col, func, select
 
-from core.memory.models import ChatMemory
+from core.storage import citations as footnotes
 from core.storage.base import _Repo
+from core.storage.citations import Footnote
 from core.storage.models import Chat, ChatTitle, Message, ReplyCitations, TokenRevocation, utcnow
 
 TITLE_CHARS = 40
 """A title made from the first question keeps this many characters (and an ellipsis when cut)."""
+MEMORY_CHAT = table("memory_chat", column("chat_key"))
+"""The chat's summary (core.memory.models.ChatMemory), by name: memory's models import storage's."""
 HISTORY_STATUSES = frozenset({"streaming"})
 """Assistant rows left out of a history: a reply still being written has no text yet."""
 
@@ -44,7 +45,7 @@ class HistoryLine:
     id: int
     role: str
     text: str
-    citations: list[dict[str, Any]]
+    citations: list[Footnote]
     created_at: datetime
     status: str
 
@@ -106,11 +107,8 @@ class ChatLog(_Repo):
                 query = query.where(col(Message.id) < before)
             rows = list(s.exec(query.order_by(col(Message.id).desc()).limit(limit)))[::-1]
             traces = [r.trace_id for r in rows if r.role == "assistant" and r.trace_id]
-            cited = {
-                c.trace_id: c.data
-                for c in s.exec(select(ReplyCitations).where(col(ReplyCitations.trace_id).in_(traces)))
-            }
-            return [_line(r, cited.get(r.trace_id) if r.role == "assistant" else None) for r in rows]
+            cited = footnotes.of(s, traces)
+            return [_line(r, cited.get(r.trace_id, []) if r.role == "assistant" else []) for r in rows]
 
         return await self._run(read)
 
@@ -129,38 +127,25 @@ class ChatLog(_Repo):
         def remove(s: Session) -> int:
             result = cast(CursorResult, s.execute(delete(Message).where(col(Message.chat_key) == chat_key)))
             count = result.rowcount
-            for table, column in (
-                (ChatMemory, ChatMemory.chat_key),
-                (ChatTitle, ChatTitle.chat_key),
-                (ReplyCitations, ReplyCitations.chat_key),
-                (Chat, Chat.key),
+            for rows, key in (
+                (MEMORY_CHAT, MEMORY_CHAT.c.chat_key),
+                (ChatTitle, col(ChatTitle.chat_key)),
+                (ReplyCitations, col(ReplyCitations.chat_key)),
+                (Chat, col(Chat.key)),
             ):
-                s.execute(delete(table).where(col(column) == chat_key))
+                s.execute(delete(rows).where(key == chat_key))
             s.commit()
             return count
 
         return await self._run(remove)
 
-    async def keep_citations(self, chat_key: str, trace_id: str, citations: Sequence[dict[str, Any]]) -> None:
-        """Store a reply's footnotes (``[{"n","id","ref"}]``) beside it."""
 
-        def store(s: Session) -> None:
-            s.merge(
-                ReplyCitations(
-                    trace_id=trace_id, chat_key=chat_key, data=json.dumps(list(citations), ensure_ascii=False)
-                )
-            )
-            s.commit()
-
-        await self._run(store)
-
-
-def _line(row: Message, citations: str | None) -> HistoryLine:
+def _line(row: Message, citations: list[Footnote]) -> HistoryLine:
     return HistoryLine(
         id=row.id or 0,
         role=row.role,
         text=row.text,
-        citations=json.loads(citations) if citations else [],
+        citations=citations,
         created_at=aware(row.created_at),
         status=row.status,
     )

@@ -1,4 +1,7 @@
-"""Reactions as feedback: which platform message shows which reply, and each person's verdict on it.
+"""Reactions as feedback: each person's verdict on a reply, found by the platform message showing it.
+
+The adapters report where a reply is shown (`Engine.record_shown`, kept in `message.shown_in`); a
+reaction on that message finds the reply there. Only the first message of a split answer is noted.
 
 👍 ❤️ 🔥 count as "up", 👎 💩 as "down"; any other reaction is no verdict (and removes an earlier one
 by the same person, as taking a reaction back does). One verdict per reply and person: the latest
@@ -17,8 +20,10 @@ from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from core.shown_in import ShownIn
+from core.storage import citations as footnotes
 from core.storage.base import _Repo
-from core.storage.models import Message, ReplyCited, ReplyFeedback, ReplyShown
+from core.storage.models import Message, ReplyFeedback
 
 log = structlog.get_logger(__name__)
 
@@ -56,32 +61,10 @@ class FeedbackEntry:
 
 
 class FeedbackRepo(_Repo):
-    """Where replies are shown, and the verdicts on them (see the module docstring)."""
-
-    async def shown(self, trace_id: str, where: str) -> None:
-        """Note that platform message `where` shows the reply `trace_id` (a repeat is ignored)."""
-
-        def store(s: Session) -> None:
-            if s.get(ReplyShown, where[:200]) is None:
-                s.add(ReplyShown(shown_in=where[:200], trace_id=trace_id))
-                s.commit()
-
-        try:
-            await self._run(store)
-        except IntegrityError:  # another process noted it first
-            pass
-
-    async def cited(self, trace_id: str, refs: list[str]) -> None:
-        """Keep the references an answer cited (for `fuzi feedback`)."""
-
-        def store(s: Session) -> None:
-            s.merge(ReplyCited(trace_id=trace_id, refs="\n".join(refs)))
-            s.commit()
-
-        await self._run(store)
+    """The verdicts on replies, found by where they are shown (see the module docstring)."""
 
     async def rate(
-        self, platform: str, account: str, reaction: str, *, where: str | None = None, trace_id: str | None = None
+        self, platform: str, account: str, reaction: str, *, where: ShownIn | None = None, trace_id: str | None = None
     ) -> FeedbackOutcome:
         """`account`'s reaction on an answer, found by the message it is shown in (`where`) or by its
         trace — the web page's person only in their own chats (`web:<user>/…`), so nobody rates
@@ -92,18 +75,21 @@ class FeedbackRepo(_Repo):
         else:
             found = await self.reply_at(where) if where else None
         if found is None:
-            log.info("feedback_ignored", platform=platform, where=where)
+            log.info("feedback_ignored", platform=platform, where=str(where) if where else None)
             return "ignored"
         outcome = await self.record(found, platform, account, reaction)
         log.info("feedback", platform=platform, outcome=outcome, reply_trace=found)
         return outcome
 
-    async def reply_at(self, where: str) -> str | None:
+    async def reply_at(self, where: ShownIn) -> str | None:
         """The trace of the answer shown in platform message `where`, or None."""
+        key = where.format()[:200]
 
         def find(s: Session) -> str | None:
-            row = s.get(ReplyShown, where[:200])
-            return row.trace_id if row is not None and _is_answer(s, row.trace_id) else None
+            query = select(Message.trace_id).where(
+                col(Message.shown_in) == key, Message.role == "assistant", col(Message.status).in_(ANSWERED)
+            )
+            return s.exec(query.order_by(col(Message.id).desc())).first()
 
         return await self._run(find)
 
@@ -178,7 +164,6 @@ def _entry(s: Session, row: ReplyFeedback) -> FeedbackEntry:
     messages = s.exec(select(Message).where(Message.trace_id == row.trace_id).order_by(col(Message.id))).all()
     question = next((m for m in messages if m.role == "user"), None)
     answer = next((m for m in messages if m.role == "assistant"), None)
-    cited = s.get(ReplyCited, row.trace_id)
     return FeedbackEntry(
         created_at=row.created_at,
         platform=row.platform,
@@ -190,5 +175,5 @@ def _entry(s: Session, row: ReplyFeedback) -> FeedbackEntry:
         question=question.text if question else "",
         answer=answer.text if answer else "",
         level=answer.level if answer else None,
-        passages=tuple(cited.refs.split("\n")) if cited and cited.refs else (),
+        passages=footnotes.refs(s, row.trace_id),
     )

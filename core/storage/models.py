@@ -51,6 +51,7 @@ class Message(SQLModel, table=True):
         role: "user" or "assistant".
         speaker: display name of who said it (labels speakers in group windows).
         account: `platform:user_id` of the sender (empty for the assistant).
+        shown_in: where an assistant reply is shown, ``<platform>:<chat>:<message>`` (core/shown_in.py).
         level: fallback level of an assistant reply (0 agent, 1 plain LLM, 2 retrieval-only).
         status: "ok" for normal messages; for user messages that got no answer the reason
             ("too_long", "injection", "busy", "rate_limited" …); for replies "cancelled" or "blocked".
@@ -60,6 +61,7 @@ class Message(SQLModel, table=True):
         Index("ix_message_chat_key_id", "chat_key", "id"),
         Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
         Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
+        Index("ix_message_shown_in", "shown_in"),  # a reaction on a platform message finds its reply (0024_i21c)
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -74,6 +76,7 @@ class Message(SQLModel, table=True):
     trace_id: str = Field(default="", max_length=64)
     created_at: datetime = Field(default_factory=utcnow)
     heartbeat_at: datetime | None = None  # a running reply's owner renews it; stale: the owner died
+    shown_in: str | None = Field(default=None, max_length=200)
 
 
 # ---- issue 23 (web): token revocations, chat titles, the citations of each reply --------------------
@@ -99,7 +102,8 @@ class ChatTitle(SQLModel, table=True):
 
 
 class ReplyCitations(SQLModel, table=True):
-    """The footnotes of one reply (`trace_id`), as JSON `[{"n","id","ref"}]`, so a history shows them again."""
+    """The footnotes of one reply (`trace_id`), as JSON `[{"n","id","ref"}]` (core/storage/citations.py):
+    a web history shows them again, `fuzi feedback` names the passages a judged answer cited."""
 
     __tablename__ = "reply_citations"
 
@@ -143,20 +147,6 @@ class ChatSettingChange(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
 
 
-class ReplyShown(SQLModel, table=True):
-    """A platform message that shows (the start of) a reply: `telegram:<chat>:<message>` → its trace.
-
-    Written when the adapter reports where a reply is shown, so a reaction on that message finds the
-    reply it is about (core/storage/feedback.py).
-    """
-
-    __tablename__ = "reply_shown"
-
-    shown_in: str = Field(primary_key=True, max_length=200)
-    trace_id: str = Field(max_length=64, index=True)
-    created_at: datetime = Field(default_factory=utcnow)
-
-
 class ReplyFeedback(SQLModel, table=True):
     """One person's verdict on one reply (a 👍/👎 reaction or the web page's buttons); the latest counts.
 
@@ -177,12 +167,3 @@ class ReplyFeedback(SQLModel, table=True):
     verdict: str = Field(max_length=8)
     emoji: str = Field(default="", max_length=32)
     created_at: datetime = Field(default_factory=utcnow, index=True)
-
-
-class ReplyCited(SQLModel, table=True):
-    """The passages an answer cited (references joined by newlines), so feedback can name them."""
-
-    __tablename__ = "reply_cited"
-
-    trace_id: str = Field(primary_key=True, max_length=64)
-    refs: str = ""

@@ -1,10 +1,9 @@
 """A reply's life in the database: recorded as it starts, finished in place, closed after a crash.
 
 The assistant row of a reply is written when the reply starts (status "streaming", no text yet), so
-a process killed mid-reply leaves a trace. The adapter may note where the reply is shown
-(`shown_in`: ``telegram:<chat_id>:<message_id>``, kept in the row's ``account`` field, which is
-empty for assistant rows; a dedicated column is the clean form once migrations exist). When the
-reply ends the same row gets its text, level and final status. On the next start
+a process killed mid-reply leaves a trace. The adapter may note where the reply is shown (a
+:class:`core.shown_in.ShownIn`, kept in the row's ``shown_in`` column). When the reply ends the same
+row gets its text, level and final status (and its footnotes). On the next start
 :meth:`ReplyRepo.close_interrupted` turns rows still "streaming" into "interrupted", together with
 the question they answered, so that the chat window never shows that question as an unanswered
 user turn followed by the next one.
@@ -12,7 +11,7 @@ user turn followed by the next one.
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, cast
@@ -20,10 +19,13 @@ from typing import Any, cast
 from sqlalchemy import CursorResult, delete, func, or_, update
 from sqlmodel import Session, col, select
 
+from core.events import Citation
+from core.shown_in import ShownIn
+from core.storage import citations as footnotes
 from core.storage.base import _Repo
 from core.storage.models import Message, utcnow
 from core.storage.rows import row_id
-from core.storage.status import INTERRUPTED, STREAMING  # noqa: F401  (re-exported: the reply rows' two own statuses)
+from core.storage.status import INTERRUPTED, STREAMING
 
 
 @dataclass(frozen=True)
@@ -32,7 +34,21 @@ class Interrupted:
 
     chat_key: str
     trace_id: str
-    shown_in: str
+    shown_in: ShownIn | None = None
+
+    @property
+    def where(self) -> ShownIn:
+        """Where to correct it: the message shown, else its chat (the adapter then says so anew)."""
+        return self.shown_in or ShownIn.chat_of(self.chat_key)
+
+    @classmethod
+    def of(cls, row: Message) -> Interrupted:
+        """The row's reply; a malformed stored reference counts as nothing shown."""
+        try:
+            shown = ShownIn.parse(row.shown_in) if row.shown_in else None
+        except ValueError:
+            shown = None
+        return cls(row.chat_key, row.trace_id, shown)
 
 
 class ReplyRepo(_Repo):
@@ -49,12 +65,28 @@ class ReplyRepo(_Repo):
 
         return await self._run(store)
 
-    async def shown_in(self, trace_id: str, where: str) -> None:
-        """Note where the running reply is shown (the platform message), for closing it after a crash."""
-        await self._update(trace_id, STREAMING, account=where[:200])
+    async def shown_in(self, trace_id: str, where: ShownIn) -> None:
+        """Note where the reply is shown (its first platform message): a crash repair edits it, a
+        reaction on it finds the reply (core/storage/feedback.py). A reply already finished is noted too."""
 
-    async def finish(self, chat_key: str, trace_id: str, text: str, level: int | None, status: str) -> int:
-        """Give the started row its text, level and status; insert the row when none was started.
+        def note(s: Session) -> None:
+            mine = (col(Message.trace_id) == trace_id, col(Message.role) == "assistant")
+            s.execute(update(Message).where(*mine).values(shown_in=where.format()[:200]))
+            s.commit()
+
+        await self._run(note)
+
+    async def finish(
+        self,
+        chat_key: str,
+        trace_id: str,
+        text: str,
+        level: int | None,
+        status: str,
+        citations: Sequence[Citation] = (),
+    ) -> int:
+        """Give the started row its text, level and status (and its footnotes, in the same
+        transaction: core/storage/citations.py); insert the row when none was started.
 
         A row another process closed as "interrupted" while this reply was still running (two
         processes on one SQLite file, e.g. `fuzi chat` beside the bot) is revived, question included.
@@ -76,6 +108,8 @@ class ReplyRepo(_Repo):
                 row = Message(chat_key=chat_key, role="assistant", text="", trace_id=trace_id)
             row.text, row.level, row.status = text, level, status
             s.add(row)
+            if citations:
+                footnotes.keep(s, chat_key, trace_id, citations)
             s.commit()
             return row.id
 
@@ -137,7 +171,7 @@ class ReplyRepo(_Repo):
             claimed = [r for r in rows if _claim(s, r.id)]
             _close_questions(s, [r.trace_id for r in claimed if r.trace_id])
             s.commit()
-            return [Interrupted(r.chat_key, r.trace_id, r.account) for r in claimed]
+            return [Interrupted.of(r) for r in claimed]
 
         return await self._run(close)
 
@@ -160,7 +194,7 @@ class ReplyRepo(_Repo):
                 query = query.where(col(Message.created_at) < started_before)
             rows = list(s.exec(query))
             traces = [r.trace_id for r in rows if r.trace_id]
-            found = [Interrupted(r.chat_key, r.trace_id, r.account) for r in rows]
+            found = [Interrupted.of(r) for r in rows]
             if rows:
                 s.execute(update(Message).where(col(Message.id).in_([r.id for r in rows])).values(status=INTERRUPTED))
             _close_questions(s, traces)
@@ -168,19 +202,6 @@ class ReplyRepo(_Repo):
             return found
 
         return await self._run(close)
-
-    async def _update(self, trace_id: str, status: str, **values: object) -> None:
-        def change(s: Session) -> None:
-            s.execute(
-                update(Message)
-                .where(
-                    col(Message.trace_id) == trace_id, col(Message.role) == "assistant", col(Message.status) == status
-                )
-                .values(**values)
-            )
-            s.commit()
-
-        await self._run(change)
 
 
 def _claim(s: Session, row_id: int | None) -> bool:

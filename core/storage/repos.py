@@ -18,6 +18,7 @@ from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_aft
 from core.storage.base import T, _Repo, shares_one_connection
 from core.storage.chat_settings import ChatSettingsRepo
 from core.storage.chatlog import ChatLog, TokenRevocations
+from core.storage.citations import CitationRepo
 from core.storage.conflict import retry_on_conflict
 from core.storage.feedback import FeedbackRepo
 from core.storage.models import Account, Chat, Message, Person
@@ -368,3 +369,4 @@ class Storage:
         self.revocations = TokenRevocations(engine, lock)
         self.settings = ChatSettingsRepo(engine, lock)
         self.feedback = FeedbackRepo(engine, lock)
+        self.citations = CitationRepo(engine, lock)

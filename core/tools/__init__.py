@@ -6,7 +6,7 @@ and give that client to the Agent::
     servers = [classics_server(retriever), memory_server]
     if (web := build_web_search_server(settings.web_search)) is not None:
         servers.append(web)
-    tools = ToolClient(servers, timeout_s=settings.agent.tool_timeout_s)
+    tools = ToolClient(servers)  # 15 s per call, under the reply deadline
 """
 
 from core.tools.classics import classics_server

@@ -20,6 +20,10 @@ if TYPE_CHECKING:  # aiohttp is imported when a provider is built: a start witho
 log = structlog.get_logger(__name__)
 
 _SNIPPET_CHARS = 400
+# Formerly FUZI_WEB_SEARCH_TAVILY_BASE_URL, _MAX_RESULTS, _TIMEOUT_S: only tests change them (arguments).
+TAVILY_BASE_URL = "https://api.tavily.com"
+MAX_RESULTS = 5  # the most results one call returns, whatever the model asks for
+TIMEOUT_S = 10.0  # one provider request; the reply deadline caps it too
 
 
 @dataclass(frozen=True)
@@ -47,13 +51,7 @@ class WebSearchConfig(Protocol):
     @property
     def tavily_api_key(self) -> Any: ...
     @property
-    def tavily_base_url(self) -> str: ...
-    @property
     def searxng_url(self) -> str | None: ...
-    @property
-    def max_results(self) -> int: ...
-    @property
-    def timeout_s(self) -> float: ...
 
 
 class _HttpProvider:
@@ -95,7 +93,7 @@ class TavilyProvider(_HttpProvider):
 
     name = "tavily"
 
-    def __init__(self, api_key: str, *, base_url: str = "https://api.tavily.com", **kwargs: Any):
+    def __init__(self, api_key: str, *, base_url: str = TAVILY_BASE_URL, **kwargs: Any):
         super().__init__(**kwargs)
         self._api_key = api_key
         self._url = base_url.rstrip("/") + "/search"
@@ -141,17 +139,23 @@ def _status_message(status: int) -> str:
     return f"web search failed (HTTP {status})"
 
 
-def make_provider(config: WebSearchConfig, *, session: aiohttp.ClientSession | None = None) -> SearchProvider | None:
+def make_provider(
+    config: WebSearchConfig,
+    *,
+    session: aiohttp.ClientSession | None = None,
+    tavily_base_url: str = TAVILY_BASE_URL,
+    timeout_s: float = TIMEOUT_S,
+) -> SearchProvider | None:
     """The configured provider (Tavily first, then SearxNG), or None when neither is set."""
     if config.provider == "tavily":
         key = config.tavily_api_key.get_secret_value()
-        return TavilyProvider(key, base_url=config.tavily_base_url, timeout_s=config.timeout_s, session=session)
+        return TavilyProvider(key, base_url=tavily_base_url, timeout_s=timeout_s, session=session)
     if config.provider == "searxng" and config.searxng_url:
-        return SearxngProvider(config.searxng_url, timeout_s=config.timeout_s, session=session)
+        return SearxngProvider(config.searxng_url, timeout_s=timeout_s, session=session)
     return None
 
 
-def web_search_server(provider: SearchProvider, *, max_results: int = 5) -> ToolServer:
+def web_search_server(provider: SearchProvider, *, max_results: int = MAX_RESULTS) -> ToolServer:
     """A tool server named "web" offering `web_search` over `provider`."""
     server = ToolServer("web")
 
@@ -185,8 +189,13 @@ def _passage(hit: SearchHit) -> dict[str, str]:
 
 
 def build_web_search_server(
-    config: WebSearchConfig, *, session: aiohttp.ClientSession | None = None
+    config: WebSearchConfig,
+    *,
+    session: aiohttp.ClientSession | None = None,
+    tavily_base_url: str = TAVILY_BASE_URL,
+    timeout_s: float = TIMEOUT_S,
+    max_results: int = MAX_RESULTS,
 ) -> ToolServer | None:
     """The "web" tool server when a provider is configured, else None (the tool is then absent)."""
-    provider = make_provider(config, session=session)
-    return web_search_server(provider, max_results=config.max_results) if provider else None
+    provider = make_provider(config, session=session, tavily_base_url=tavily_base_url, timeout_s=timeout_s)
+    return web_search_server(provider, max_results=max_results) if provider else None

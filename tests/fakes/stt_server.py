@@ -6,11 +6,12 @@ and answers the next scripted reply: `{"text": …}`, or an HTTP error in OpenAI
 
 from __future__ import annotations
 
-import socket
 from collections import deque
 from dataclasses import dataclass
 
 from aiohttp import web
+
+from tests.fakes.loopback import LoopbackServer
 
 
 @dataclass
@@ -30,7 +31,7 @@ class FakeTranscriber:
     def __init__(self) -> None:
         self.requests: list[Heard] = []
         self._replies: deque[tuple[int, str]] = deque()
-        self._runner: web.AppRunner | None = None
+        self._server: LoopbackServer | None = None
         self.port = 0
 
     @property
@@ -46,17 +47,13 @@ class FakeTranscriber:
     async def __aenter__(self) -> FakeTranscriber:
         app = web.Application(client_max_size=64 * 1024 * 1024)
         app.router.add_post("/v1/audio/transcriptions", self._handle)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
-        await self._runner.setup()
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        await web.SockSite(self._runner, sock).start()
+        self._server = LoopbackServer(app)
+        self.port = await self._server.start()
         return self
 
     async def __aexit__(self, *exc) -> None:
-        if self._runner:
-            await self._runner.cleanup()
+        if self._server:
+            await self._server.stop()
 
     async def _handle(self, request: web.Request) -> web.Response:
         form = await request.post()

@@ -34,6 +34,7 @@ from typing import Any
 
 from aiohttp import web
 
+from tests.fakes.loopback import LoopbackServer
 from tests.fakes.telegram_shapes import chat_member, inline_query
 
 BOT_ID = 777000111
@@ -202,7 +203,7 @@ class FakeTelegram:
         self._failures: list[tuple[str, int, Callable[[Call], bool] | None]] = []
         self.files: dict[str, bytes] = {}  # getFile + download (tests/fakes/telegram_media.py fills it)
         self.user_messages: dict[tuple[int, int], dict] = {}  # quoted whole in replies, as Telegram does
-        self._runner: web.AppRunner | None = None
+        self._server: LoopbackServer | None = None
         self.port = 0
         self.members: dict[tuple[int, int], str] = {}  # getChatMember status; unknown people are "member"
         self.inline_answers: list[dict] = []  # answerInlineQuery bodies (results decoded)
@@ -222,17 +223,13 @@ class FakeTelegram:
         app = web.Application()
         app.router.add_post("/bot{token}/{method}", self._dispatch)
         app.router.add_get("/file/bot{token}/{path:.*}", self._download)
-        self._runner = web.AppRunner(app, access_log=None, shutdown_timeout=0.1)
-        await self._runner.setup()
-        sock = socket.socket()
-        sock.bind(("127.0.0.1", 0))
-        self.port = sock.getsockname()[1]
-        await web.SockSite(self._runner, sock).start()
+        self._server = LoopbackServer(app)
+        self.port = await self._server.start()
         return self
 
     async def __aexit__(self, *exc) -> None:
-        if self._runner:
-            await self._runner.cleanup()
+        if self._server:
+            await self._server.stop()
 
     # ------------------------------------------------------------------ scripting
 

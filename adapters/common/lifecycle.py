@@ -1,0 +1,93 @@
+"""One reply's life as the engine records it, told by an adapter: where it is shown, whether its
+final text arrived, and the frozen messages a crash left behind.
+
+Every adapter that streams into platform messages (Telegram, Discord) takes the same three steps:
+
+1. once the reply's first message exists, :meth:`ReplyLifecycle.shown` notes where it is (a
+   :class:`core.shown_in.ShownIn`): after a crash the repair finds the message, and a reaction on it
+   finds the reply;
+2. :meth:`ReplyLifecycle.stream` runs the :class:`~adapters.common.stream.StreamingReply` and tells
+   the engine whether every final part went out (not when streaming raised): an undelivered reply is
+   marked so;
+3. :func:`close_interrupted` takes the platform's replies a crash cut short and hands each to the
+   adapter's ``correct`` (edit the frozen message into "interrupted, please ask again", or say so in a
+   new message when nothing was shown yet); an error the platform raises for a deleted or too old
+   message is logged, not raised.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, Awaitable, Callable
+
+import structlog
+
+from adapters.common.sink import StreamStats
+from adapters.common.stream import StreamingReply
+from core.events import ReplyEvent
+from core.ports import Engine
+from core.shown_in import ShownIn
+
+log = structlog.get_logger(__name__)
+
+Correct = Callable[[ShownIn], Awaitable[None]]
+"""An adapter's correction of one interrupted reply: edit ``where.message_id``, or (None) post anew."""
+
+
+class ReplyLifecycle:
+    """The engine's record of one reply on one platform (module docstring).
+
+    Args:
+        engine: the engine that answers (its `record_shown` and `record_delivery`).
+        platform: "telegram", "discord" …
+        trace_id: the reply's trace.
+    """
+
+    def __init__(self, engine: Engine, platform: str, trace_id: str) -> None:
+        self.engine, self.platform, self.trace_id = engine, platform, trace_id
+
+    async def shown(self, chat: str | int, message_id: int) -> None:
+        """Note the reply's first message (``StreamingReply(on_shown=…)``; a failure is logged there)."""
+        await self.engine.record_shown(self.trace_id, ShownIn(self.platform, str(chat), message_id))
+
+    async def stream(self, reply: StreamingReply, events: AsyncIterable[ReplyEvent]) -> StreamStats:
+        """Run ``reply`` over ``events``, then report its delivery; an error is reported undelivered and raised."""
+        try:
+            stats = await reply.run(events)
+        except Exception:
+            await self.delivered(False)
+            raise
+        await self.delivered(stats.delivered)
+        return stats
+
+    async def delivered(self, ok: bool) -> None:
+        """Tell the engine whether the final text reached the chat; a failed status update is only logged."""
+        await report_delivery(self.engine, self.trace_id, ok)
+
+
+async def report_delivery(engine: Engine, trace_id: str, delivered: bool) -> None:
+    """Tell the engine whether the final text reached the chat; a failed status update is only logged."""
+    try:
+        await engine.record_delivery(trace_id, delivered)
+    except Exception as exc:  # the reply itself is done; a failed status update is only logged
+        log.warning("delivery_not_recorded", trace_id=trace_id, error=type(exc).__name__)
+
+
+async def close_interrupted(
+    engine: Engine, platform: str, correct: Correct, *, gone: tuple[type[Exception], ...] = ()
+) -> int:
+    """Correct each reply of ``platform`` a crash froze half-way; returns how many were corrected.
+
+    ``gone`` are the platform's errors for a message that cannot be corrected (deleted, too old to
+    edit, no access): logged and skipped. Each reply is handed out once (`Engine.take_interrupted`).
+    """
+    corrected = 0
+    for where in engine.take_interrupted(platform):
+        fields = {"platform": platform, "chat": where.chat, "message": where.message_id}
+        try:
+            await correct(where)
+        except gone as exc:
+            log.info("interrupted_not_edited", **fields, error=type(exc).__name__)
+        else:
+            corrected += 1
+            log.info("interrupted_closed", **fields)
+    return corrected

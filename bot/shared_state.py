@@ -1,0 +1,77 @@
+"""The parts N processes share, in Redis when FUZI_REDIS_URL is set, else in this process's memory:
+per-person limits, the one reply in flight per person, update ids seen, Telegram's send pace, the
+per-chat outbound budgets, the media quota, the look-up limits and the LLM breaker's state.
+
+The one Redis seam: `open_redis` builds the process's only client (one connection pool, one
+timeout) and every part above gets it handed in; nothing else dials Redis (`fuzi doctor`'s PING
+uses `redis_client` too). Each part fails open on its own terms and reports it through
+`core.failopen.FailOpen`; the key names are the parts' own, under FUZI_REDIS_PREFIX.
+"""
+
+from __future__ import annotations
+
+from limits.aio.storage import MemoryStorage, Storage
+from redis.asyncio import Redis
+
+from adapters.common.budget import BudgetRegistry
+from adapters.common.budget_redis import RedisChatGate
+from adapters.common.pace import RedisPace
+from adapters.telegram.settings import MAX_REQUESTS_PER_S
+from bot.guard import quota
+from bot.settings import Settings
+from core.admission import RunningReplies
+from core.guards import InMemoryRateLimiter
+from core.guards.limits import RateLimiter
+from core.guards.limits_redis import RedisRateLimiter, limits_storage
+from core.replies_redis import RedisRunningReplies
+from core.seen import InMemorySeen, RedisSeen, Seen
+
+REDIS_TIMEOUT_S = 1.0
+"""How long one Redis command (or connecting) may take before the part asking fails open."""
+LOOKUP_KEY_PREFIX = "LIMITS"
+"""The look-up limits' keys (`LIMITS:…fuzi-lookup…`, the `limits` library's default prefix)."""
+
+
+def redis_client(url: str, *, timeout_s: float = REDIS_TIMEOUT_S) -> Redis:
+    """A client for `url` with its own connection pool (the caller closes it: `await client.aclose()`)."""
+    return Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+
+
+def open_redis(settings: Settings) -> Redis | None:
+    """The process's one Redis client, or None without FUZI_REDIS_URL (everything stays in memory)."""
+    return redis_client(settings.redis.url) if settings.redis.url else None
+
+
+def build_shared_state(settings: Settings, redis: Redis | None) -> tuple[RateLimiter, RunningReplies]:
+    """Per-person limits and the one-reply-in-flight owner: in memory, or in Redis."""
+    r, q = settings.redis, quota(settings)
+    if redis is None:
+        return InMemoryRateLimiter(q), RunningReplies()
+    return (
+        RedisRateLimiter(q, redis, prefix=r.prefix),
+        RedisRunningReplies(redis, prefix=r.prefix, lease_s=r.reply_lease_s),
+    )
+
+
+def build_seen(settings: Settings, redis: Redis | None) -> Seen:
+    """Which platform update ids were handled: in process, or shared in Redis."""
+    return RedisSeen(redis, prefix=settings.redis.prefix) if redis is not None else InMemorySeen()
+
+
+def build_pace(settings: Settings, redis: Redis | None) -> RedisPace | None:
+    """Telegram's bot-wide send schedule shared by N processes (None: each process paces itself)."""
+    if redis is None:
+        return None
+    return RedisPace(redis, f"{settings.redis.prefix}pace:telegram", MAX_REQUESTS_PER_S)
+
+
+def build_budgets(settings: Settings, redis: Redis | None, platform: str) -> BudgetRegistry:
+    """Per-chat outbound budgets of ``platform``: in process, or shared in Redis."""
+    if redis is None:
+        return BudgetRegistry()
+    return BudgetRegistry(gate=RedisChatGate(redis, f"{settings.redis.prefix}budget:{platform}:"))
+
+
+def lookup_limits(redis: Redis | None) -> Storage:
+    """Where the per-person look-up counters live (inline mode, /passage): in memory, or in Redis."""
+    return limits_storage(redis, key_prefix=LOOKUP_KEY_PREFIX) if redis is not None else MemoryStorage()

@@ -1,0 +1,67 @@
+"""The footnotes of each reply: one `reply_citations` row per reply, stored with the reply's text.
+
+The row keeps ``[{"n", "id", "ref"}]`` as JSON: the web page's history shows the footnotes again
+(core/storage/chatlog.py) and `fuzi feedback` names the passages a judged answer cited
+(core/storage/feedback.py). The engine writes it in the transaction that gives the reply its text
+(`ReplyRepo.finish`), so a client that got the final event finds the footnotes in the history.
+Issue 22's `reply_cited` kept the references alone; revision 0024_i21c moved its rows here.
+
+The functions take an open session, so the repositories above read and write footnotes in their own
+transactions; :class:`CitationRepo` is the same for callers without one.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Collection, Sequence
+from typing import Any
+
+from sqlmodel import Session, col, select
+
+from core.events import Citation
+from core.storage.base import _Repo
+from core.storage.models import ReplyCitations
+
+Footnote = dict[str, Any]
+"""One footnote as stored and as the web API returns it: ``{"n": 1, "id": "lunyu:3.22", "ref": "…"}``."""
+
+
+def footnotes(citations: Sequence[Citation]) -> list[Footnote]:
+    """The stored form of a reply's citations (the passage text stays in the corpus)."""
+    return [{"n": c.n, "id": c.id, "ref": c.ref} for c in citations]
+
+
+def keep(s: Session, chat_key: str, trace_id: str, citations: Sequence[Citation]) -> None:
+    """Store (or replace) the footnotes of reply ``trace_id`` in ``s``; the caller commits."""
+    data = json.dumps(footnotes(citations), ensure_ascii=False)
+    s.merge(ReplyCitations(trace_id=trace_id, chat_key=chat_key, data=data))
+
+
+def of(s: Session, trace_ids: Collection[str]) -> dict[str, list[Footnote]]:
+    """The footnotes of each reply in ``trace_ids`` that has any."""
+    if not trace_ids:
+        return {}
+    rows = s.exec(select(ReplyCitations).where(col(ReplyCitations.trace_id).in_(list(trace_ids))))
+    return {row.trace_id: json.loads(row.data) if row.data else [] for row in rows}
+
+
+def refs(s: Session, trace_id: str) -> tuple[str, ...]:
+    """The human references a reply cited, in footnote order (empty when it cited nothing)."""
+    return tuple(f["ref"] for f in of(s, [trace_id]).get(trace_id, []) if f.get("ref"))
+
+
+class CitationRepo(_Repo):
+    """The footnotes of replies, for callers without a session of their own (module docstring)."""
+
+    async def keep(self, chat_key: str, trace_id: str, citations: Sequence[Citation]) -> None:
+        """Store (or replace) the footnotes of reply ``trace_id``."""
+
+        def store(s: Session) -> None:
+            keep(s, chat_key, trace_id, citations)
+            s.commit()
+
+        await self._run(store)
+
+    async def of(self, trace_ids: Collection[str]) -> dict[str, list[Footnote]]:
+        """The footnotes of each reply in ``trace_ids`` that has any."""
+        return await self._run(lambda s: of(s, trace_ids))

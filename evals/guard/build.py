@@ -1,0 +1,112 @@
+"""Writes evals/guard/dev.jsonl and evals/guard/heldout.jsonl (the input screen's attacks and benign
+Chinese/English messages). Run from the repository root: python evals/guard/build.py
+
+dev.jsonl — what detectors were tuned and trained on:
+  * every earlier set, read from git at EARLIER_COMMIT (guard_dev, guard_holdout_v1..v3,
+    guard_holdout = holdout v4, guard_v5_dev, guard_v5_holdout; docs/guards.md has their history);
+  * the in-world role-play lines (roleplay_benign.py);
+  * the dev part of the v7 material (attacks_v7.py, benign_zh_v7.py).
+heldout.jsonl — never tuned or trained on:
+  * the v6 holdout (holdout_v6.py: 50 attacks, 50 benign Chinese);
+  * the held-out part of the v7 material.
+Split of the v7 material: a line is held out when sha256("fuzi-v7-guard:" + text) falls in the
+lower 40 %, decided before any detector ran on it. Every row has a `source`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from attacks_v7 import ATTACKS  # noqa: E402
+from benign_zh_v7 import CLASSICS, LIFE, LOOKALIKE, MODERN, QUOTE  # noqa: E402
+from holdout_v6 import ATTACKS as ATTACKS_V6  # noqa: E402
+from holdout_v6 import BENIGN_ZH as BENIGN_V6  # noqa: E402
+from roleplay_benign import LINES as ROLEPLAY  # noqa: E402
+
+EARLIER_COMMIT = "922382e"
+EARLIER = (
+    "guard_dev",
+    "guard_holdout_v1",
+    "guard_holdout_v2",
+    "guard_holdout_v3",
+    "guard_holdout",
+    "guard_v5_dev",
+    "guard_v5_holdout",
+)
+KIND_NAMES = {"extraction": "extract"}  # v6's name for the kind
+
+
+def held_out(text: str, salt: str = "fuzi-v7-guard:") -> bool:
+    digest = hashlib.sha256(f"{salt}{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < 0.4
+
+
+def _row(text: str, attack: bool, style: str, lang: str, kind: str, source: str) -> dict:
+    return {
+        "text": text,
+        "attack": attack,
+        "style": style,
+        "lang": lang,
+        "kind": kind,
+        "variant": "plain",
+        "source": source,
+    }
+
+
+def earlier_rows() -> list[dict]:
+    rows = []
+    for name in EARLIER:
+        blob = subprocess.run(
+            ["git", "show", f"{EARLIER_COMMIT}:evals/{name}.jsonl"],
+            capture_output=True,
+            text=True,
+            check=True,
+            cwd=HERE,
+        ).stdout
+        for line in blob.splitlines():
+            if line.strip():
+                rows.append({**json.loads(line), "source": name})
+    return rows
+
+
+def v7_rows() -> list[dict]:
+    rows = []
+    for (style, kind, lang), texts in ATTACKS.items():
+        rows += [_row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v7") for t in texts]
+    benign = {"life": LIFE, "lookalike": LOOKALIKE, "quote": QUOTE, "classics": CLASSICS, "modern": MODERN}
+    for kind, texts in benign.items():
+        rows += [_row(t, False, "benign", "zh", f"benign_zh_{kind}", "v7") for t in texts]
+    return rows
+
+
+def v6_rows() -> list[dict]:
+    rows = []
+    for (style, kind, lang), texts in ATTACKS_V6.items():
+        rows += [_row(t, True, style, lang, f"{lang}_{kind}", "v6_holdout") for t in texts]
+    rows += [_row(t, False, "benign", "zh", "benign_zh", "v6_holdout") for t in BENIGN_V6]
+    return rows
+
+
+def main() -> None:
+    fresh = v7_rows()
+    dev = earlier_rows()
+    dev += [_row(t, False, "benign", lang, "in_world_roleplay", "roleplay_v6") for lang, t in ROLEPLAY]
+    dev += [r for r in fresh if not held_out(r["text"])]
+    heldout = v6_rows() + [r for r in fresh if held_out(r["text"])]
+    for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
+        with open(HERE / name, "w", encoding="utf-8") as f:
+            for row in part:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        attacks = sum(r["attack"] for r in part)
+        print(f"{name}: {len(part)} lines, {attacks} attacks, {len(part) - attacks} benign")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,62 @@
+"""Writes evals/guard_en/dev.jsonl and evals/guard_en/heldout.jsonl: benign English messages about
+the classics (quotations in the manner of the standard translations, readers' questions).
+Run from the repository root: python evals/guard_en/build.py
+
+Two rounds of material, each split by hash before any detector ran on it (held out when
+sha256(salt + text) falls in the lower 40 %):
+  * v6 (salt "fuzi-v24-guard:"): classics_v24_quotes.py, classics_v24_questions.py — the former
+    evals/guard_v24_en_{dev,holdout}.jsonl, unchanged;
+  * v7 (salt "fuzi-v7-guard:"): classics_en_v7.py (Legge-, Waley-, Lau- and Slingerland-like
+    quotations; questions).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+from classics_en_v7 import LAU, LEGGE, MORE_QUESTIONS, QUESTIONS, SLINGERLAND, WALEY  # noqa: E402
+from classics_v24_questions import QUESTIONS as QUESTIONS_V24  # noqa: E402
+from classics_v24_quotes import QUOTES as QUOTES_V24  # noqa: E402
+
+
+def held_out(text: str, salt: str) -> bool:
+    digest = hashlib.sha256(f"{salt}{text}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < 0.4
+
+
+def _row(text: str, kind: str, source: str) -> dict:
+    style = "en_classics_quote" if kind == "en_quote" else "en_classics_question"
+    return {
+        "text": text,
+        "attack": False,
+        "style": style,
+        "lang": "en",
+        "kind": kind,
+        "variant": "plain",
+        "source": source,
+    }
+
+
+def main() -> None:
+    rows = [(_row(t, "en_quote", "v6"), "fuzi-v24-guard:") for t in QUOTES_V24]
+    rows += [(_row(t, "en_question", "v6"), "fuzi-v24-guard:") for t in QUESTIONS_V24]
+    for source, texts in (("v7_legge", LEGGE), ("v7_waley", WALEY), ("v7_lau", LAU), ("v7_slingerland", SLINGERLAND)):
+        rows += [(_row(t, "en_quote", source), "fuzi-v7-guard:") for t in texts]
+    rows += [(_row(t, "en_question", "v7"), "fuzi-v7-guard:") for t in QUESTIONS + MORE_QUESTIONS]
+    dev = [row for row, salt in rows if not held_out(row["text"], salt)]
+    heldout = [row for row, salt in rows if held_out(row["text"], salt)]
+    for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
+        with open(HERE / name, "w", encoding="utf-8") as f:
+            for row in part:
+                f.write(json.dumps(row, ensure_ascii=False) + "\n")
+        print(f"{name}: {len(part)} benign lines")
+
+
+if __name__ == "__main__":
+    main()
