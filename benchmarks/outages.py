@@ -34,9 +34,11 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 import structlog  # noqa: E402
+from redis.asyncio import Redis  # noqa: E402
 
 from bot.settings.engine import EngineSettings  # noqa: E402
 from bot.settings.llm import LLMSettings  # noqa: E402
+from bot.shared_state import redis_client  # noqa: E402
 from core.agent import Agent  # noqa: E402
 from core.events import FinalReply  # noqa: E402
 from core.llm.breaker import CircuitBreakerLLM  # noqa: E402
@@ -61,7 +63,7 @@ SCENARIOS = {
 }
 
 
-def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = False, redis_url: str | None = None):
+def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = False, redis: Redis | None = None):
     s, e = LLMSettings(_env_file=None), EngineSettings(_env_file=None)
     client = OpenAIChatClient(
         base_url=fake.base_url,
@@ -72,9 +74,9 @@ def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = F
         stream_idle_timeout_s=STREAM_IDLE_TIMEOUT_S,
         retry=s.retry_policy(),
     )
-    if redis_url:  # the shared breaker (FUZI_REDIS_URL): the same policy over the Redis store
+    if redis is not None:  # the shared breaker (FUZI_REDIS_URL): the same policy over the Redis store
         prefix = f"bench-outages-{uuid.uuid4().hex[:8]}:"
-        breaker: CircuitBreakerLLM = SharedCircuitBreakerLLM(client, redis_url, prefix=prefix)
+        breaker: CircuitBreakerLLM = SharedCircuitBreakerLLM(client, redis, prefix=prefix)
     else:
         breaker = CircuitBreakerLLM(client)
     ceiling = s.bulkhead_floor if fixed else s.max_concurrent_healthy
@@ -111,17 +113,20 @@ def p95(values: list[float]) -> float:
 async def scenario(
     name: str, people: int, corpus: CorpusRetriever, fixed: bool = False, redis_url: str | None = None
 ) -> dict:
+    redis = redis_client(redis_url) if redis_url else None  # one client, as bot/shared_state.py builds it
     fake = await FakeOpenAI().start()
     fake.set_default(SCENARIOS[name])
     with tempfile.TemporaryDirectory() as home:
-        service, breaker, bulkhead, client = build(fake, corpus, Path(home), fixed, redis_url)
+        service, breaker, bulkhead, client = build(fake, corpus, Path(home), fixed, redis)
         try:
             started = time.monotonic()
             results = await asyncio.gather(*(ask(service, n) for n in range(people)))
             wall = time.monotonic() - started
         finally:
             await fake.stop()
-            await bulkhead.aclose()  # closes the breaker (and its store's Redis client) and the client
+            await bulkhead.aclose()  # closes the breaker and the client
+            if redis is not None:
+                await redis.aclose()
     waits = [w for _, w, _ in results]
     firsts = [f for _, _, f in results if f is not None]
     levels = [lv for lv, _, _ in results]
