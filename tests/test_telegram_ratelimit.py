@@ -74,3 +74,17 @@ async def test_requests_without_chat_are_not_throttled():
     start = time.monotonic()
     await limiter.process_request(rec.call("updates"), (), {}, "answerCallbackQuery", {}, None)
     assert time.monotonic() - start < 0.5
+
+
+async def test_typing_is_dropped_at_once_under_pressure():
+    limiter, rec = PriorityRateLimiter(5, typing_max_wait=10), Recorder()
+    busy = [asyncio.create_task(request(limiter, rec, f"e{i}", "edit")) for i in range(3)]
+    await asyncio.sleep(0)
+    assert limiter.queued == 2  # the first went at once, two wait
+    started = time.monotonic()
+    with pytest.raises(Withdrawn):  # something waits: no "typing", and no waiting for it either
+        await request(limiter, rec, "typing", "typing", endpoint="sendChatAction")
+    assert time.monotonic() - started < 0.05 and limiter.dropped_typing == 1
+    await asyncio.gather(*busy)
+    await request(limiter, rec, "typing2", "typing", endpoint="sendChatAction")  # quiet again: it goes
+    assert [n for n, _ in rec.sent] == ["e0", "e1", "e2", "typing2"]

@@ -9,8 +9,10 @@ so a 1-second window never sees more) in priority order:
 2. ``first``  — the first visible message of a reply;
 3. ``edit``   — intermediate streaming edits;
 4. ``scheduled`` — scheduled posts (daily passage, digest: core/schedule), behind every live reply;
-5. ``typing`` — chat actions; one that waited longer than ``typing_max_wait`` is dropped (it would
-   show "typing" after the text it announces); it raises Withdrawn, as withdrawn requests do.
+5. ``typing`` — chat actions, only when nothing else waits: under pressure (any request queued) a
+   typing action is dropped at once, and one that waited longer than ``typing_max_wait`` is dropped
+   (it would show "typing" after the text it announces); it raises Withdrawn, as withdrawn requests
+   do, and the chat's slot is given back.
 
 A request carries a :class:`Ticket` (PTB's ``rate_limit_args``). When a reply's final text is ready,
 its sink withdraws the preview request it still has queued here (:meth:`withdraw`): that request was
@@ -121,6 +123,11 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
             raise Withdrawn()  # withdrawn by its owner, or a typing action that waited too long
         return await callback(*args, **kwargs)
 
+    @property
+    def queued(self) -> int:
+        """Requests waiting for a slot now (withdrawn ones not counted)."""
+        return sum(1 for entry in self._heap if not entry[3].done())
+
     def withdraw(self, owner: object) -> int:
         """Withdraw ``owner``'s requests that are still queued (they raise Withdrawn); returns how many."""
         count = 0
@@ -132,6 +139,9 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     async def _admit(self, priority: int, owner: object | None) -> bool:
         now = self.clock()
+        if priority == PRIORITY["typing"] and self._best() is not None:  # under pressure: no typing
+            self.dropped_typing += 1
+            return False
         if self.shared is None and not self._heap and now >= self._next:
             self._next = now + self.interval
             return True
