@@ -307,7 +307,7 @@ class StreamingReply:
         elif first:
             self._handle = True  # the sink keeps its own handle
         self._shown = text
-        if not self._thinking or (first and self.placeholder_first):
+        if not self._thinking or (first and self.placeholder_first and text == self.placeholder):
             self._typing_due = False
         if self.stats.first_visible_at is None and self._text:
             self.stats.first_visible_at = self.clock()
