@@ -2,8 +2,13 @@
 
 PTB's :class:`~telegram.ext.AIORateLimiter` is a FIFO: under load a "typing" action or an
 intermediate edit queued a few seconds ago goes out before another chat's final answer. Fuzi's
-requests are not equal, so this limiter releases chat requests at a steady ``max_per_s`` (no bursts,
-so a 1-second window never sees more) in priority order:
+requests are not equal, so this limiter releases chat requests at a steady ``max_per_s`` in priority
+order. The pace keeps to its schedule when the event loop wakes it late (a busy process): the next
+release may then come sooner, but never closer than half an interval to the last one and never
+more than ``int(max_per_s)`` in any window of 1 s + ``JITTER_S`` (requests released a little apart may
+reach Telegram closer together) — so a loaded process still gets ~``max_per_s`` out, where spacing
+each release from the (late) last one lost a fifth of the rate at load 12.
+Priorities:
 
 1. ``final``  — parts of a final answer, plain re-sends, apologies (never dropped);
 2. ``first``  — the first visible message of a reply;
@@ -35,6 +40,7 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -47,6 +53,7 @@ from adapters.common.stream import Withdrawn
 
 log = structlog.get_logger(__name__)
 
+JITTER_S = 0.03  # how much closer together released requests may arrive at Telegram
 PRIORITY = {"final": 0, "first": 1, "edit": 2, "scheduled": 3, "typing": 4}
 
 
@@ -71,7 +78,8 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
     """Steady global pacing with priorities; see the module docstring.
 
     Args:
-        max_per_s: chat requests released per second, evenly spaced.
+        max_per_s: chat requests released per second: one per ``1/max_per_s`` on schedule, at least
+            half that apart, at most ``int(max_per_s)`` in any window of 1 s + ``JITTER_S``.
         typing_max_wait: seconds after which a queued typing action is dropped.
         clock: monotonic clock.
         shared: the bot-wide schedule shared with other processes (None: this process alone).
@@ -88,7 +96,9 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         self.interval = 1.0 / max_per_s
         self.shared = shared
         self.typing_max_wait, self.clock = typing_max_wait, clock
-        self._next = 0.0
+        self._next = 0.0  # the next release's slot on the schedule
+        self._recent: deque[float] = deque()  # release times in the last window
+        self._per_window = max(1, int(max_per_s))
         self._heap: list[tuple[int, int, float, asyncio.Future, object | None]] = []
         self._seq = itertools.count()
         self._dispatcher: asyncio.Task | None = None
@@ -142,8 +152,8 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         if priority == PRIORITY["typing"] and self._best() is not None:  # under pressure: no typing
             self.dropped_typing += 1
             return False
-        if self.shared is None and not self._heap and now >= self._next:
-            self._next = now + self.interval
+        if self.shared is None and not self._heap and now >= self._free_at(now):
+            self._released(now, self.interval)  # after a quiet spell the schedule starts again now
             return True
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (priority, next(self._seq), now, fut, owner))
@@ -153,7 +163,7 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     async def _dispatch(self) -> None:
         while self._heap:
-            wait = self._next - self.clock()
+            wait = self._free_at(self.clock()) - self.clock()
             if wait > 0:
                 await asyncio.sleep(wait)
             best = self._best()
@@ -164,8 +174,21 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
                 await asyncio.sleep(due)
                 continue
             if due is None:  # this process paces itself (alone, or the shared schedule is unreachable)
-                self._next = self.clock() + self.interval
+                now = self.clock()
+                self._released(now, max(self.interval / 2, self._next + self.interval - now))
             self._release()
+
+    def _free_at(self, now: float) -> float:
+        """When the next release may go: its slot, and a free place in the window."""
+        while self._recent and now - self._recent[0] >= 1.0 + JITTER_S:
+            self._recent.popleft()
+        if len(self._recent) >= self._per_window:
+            return max(self._next, self._recent[0] + 1.0 + JITTER_S)
+        return self._next
+
+    def _released(self, now: float, gap: float) -> None:
+        self._recent.append(now)
+        self._next = now + gap
 
     def _best(self) -> int | None:
         """The priority of the best live request (dropping withdrawn ones and stale typing), or None."""
