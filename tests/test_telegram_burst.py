@@ -34,7 +34,7 @@ async def test_new_chats_placeholder_goes_before_pending_edits():
     engine = ScriptedEngine()
     for chat in busy:
         engine.on_text(f"问{chat}", *streamed(LONG, 0.15), FinalReply(LONG))  # ~5 s of words
-    engine.on_text("新问", 0.5, FinalReply("答"))
+    engine.on_text("新问", 2.0, FinalReply("答"))
     async with FakeTelegram(limits=FloodLimits()) as tg:
         async with running_bot(tg, engine, max_requests_per_s=2, edit_interval_private_s=1.0) as app:
             limiter = app.bot.rate_limiter
