@@ -53,7 +53,7 @@ from adapters.common.stream import Withdrawn
 
 log = structlog.get_logger(__name__)
 
-JITTER_S = 0.03  # how much closer together released requests may arrive at Telegram
+JITTER_S = 0.06  # how much closer together released requests may arrive at Telegram
 PRIORITY = {"final": 0, "first": 1, "edit": 2, "scheduled": 3, "typing": 4}
 
 
@@ -97,7 +97,7 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         self.shared = shared
         self.typing_max_wait, self.clock = typing_max_wait, clock
         self._next = 0.0  # the next release's slot on the schedule
-        self._recent: deque[float] = deque()  # release times in the last window
+        self._recent: deque[list[float]] = deque()  # [time] of each release in the window: sent, else released
         self._per_window = max(1, int(max_per_s))
         self._heap: list[tuple[int, int, float, asyncio.Future, object | None]] = []
         self._seq = itertools.count()
@@ -129,8 +129,10 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
             return await callback(*args, **kwargs)
         ticket = rate_limit_args or Ticket(default_priority(endpoint, data))
         admitted = await self._admit(PRIORITY.get(ticket.priority, PRIORITY["final"]), ticket.owner)
-        if not admitted:
+        if admitted is False:
             raise Withdrawn()  # withdrawn by its owner, or a typing action that waited too long
+        if isinstance(admitted, list):  # paced here: in the window from when it is sent (a late task
+            admitted[0] = self.clock()  # sends closer to the next ones than it was released)
         return await callback(*args, **kwargs)
 
     @property
@@ -147,14 +149,14 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
                 count += 1
         return count
 
-    async def _admit(self, priority: int, owner: object | None) -> bool:
+    async def _admit(self, priority: int, owner: object | None) -> bool | list[float]:
+        """False: dropped or withdrawn; True: paced by the shared schedule; else its window entry."""
         now = self.clock()
         if priority == PRIORITY["typing"] and self._best() is not None:  # under pressure: no typing
             self.dropped_typing += 1
             return False
         if self.shared is None and not self._heap and now >= self._free_at(now):
-            self._released(now, self.interval)  # after a quiet spell the schedule starts again now
-            return True
+            return self._released(now, self.interval)  # after a quiet spell the schedule starts again now
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (priority, next(self._seq), now, fut, owner))
         if self._dispatcher is None or self._dispatcher.done():
@@ -173,22 +175,25 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
             if due is not None and due > 0:  # not due yet, or a more urgent request waits elsewhere
                 await asyncio.sleep(due)
                 continue
+            entry: bool | list[float] = True
             if due is None:  # this process paces itself (alone, or the shared schedule is unreachable)
                 now = self.clock()
-                self._released(now, max(self.interval / 2, self._next + self.interval - now))
-            self._release()
+                entry = self._released(now, max(self.interval / 2, self._next + self.interval - now))
+            self._release(entry)
 
     def _free_at(self, now: float) -> float:
         """When the next release may go: its slot, and a free place in the window."""
-        while self._recent and now - self._recent[0] >= 1.0 + JITTER_S:
+        while self._recent and now - self._recent[0][0] >= 1.0 + JITTER_S:
             self._recent.popleft()
         if len(self._recent) >= self._per_window:
-            return max(self._next, self._recent[0] + 1.0 + JITTER_S)
+            return max(self._next, self._recent[0][0] + 1.0 + JITTER_S)
         return self._next
 
-    def _released(self, now: float, gap: float) -> None:
-        self._recent.append(now)
+    def _released(self, now: float, gap: float) -> list[float]:
+        entry = [now]
+        self._recent.append(entry)
         self._next = now + gap
+        return entry
 
     def _best(self) -> int | None:
         """The priority of the best live request (dropping withdrawn ones and stale typing), or None."""
@@ -208,10 +213,10 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         """The priority of the request queued after the best one, if any."""
         return heapq.nsmallest(2, self._heap)[1][0] if len(self._heap) > 1 else None
 
-    def _release(self) -> None:
+    def _release(self, entry: bool | list[float]) -> None:
         """Release the best live request (it may have changed while the shared slot was asked for)."""
         while self._heap:
             fut = heapq.heappop(self._heap)[3]
             if not fut.done():
-                fut.set_result(True)
+                fut.set_result(entry)
                 return
