@@ -1,8 +1,8 @@
 """Build and run the Telegram bot (python-telegram-bot v22 ``Application``).
 
 Rate limiting has two layers. Bot-wide, :class:`PriorityRateLimiter` releases at most
-``max_requests_per_s`` chat requests per second, evenly spaced, final answers first and "typing"
-last (PTB's FIFO :class:`AIORateLimiter` is available as ``TELEGRAM_GLOBAL_LIMITER=aio``; the
+``max_requests_per_s`` chat requests per second on a steady schedule, final answers first, then
+first messages, then edits, and "typing" only when nothing waits (PTB's FIFO :class:`AIORateLimiter` is available as ``TELEGRAM_GLOBAL_LIMITER=aio``; the
 benchmark in docs/telegram.md compares them). Neither retries a ``RetryAfter``: it reaches the
 streaming code, which pauses only the chat concerned and coalesces its edits, instead of halting
 every chat. Per chat, an :class:`OutboundBudget` spaces sends, edits and typing (1 s in private

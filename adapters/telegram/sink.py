@@ -106,7 +106,7 @@ class TelegramSink:
         return split_text(text, self.limit, rendered_length)
 
     async def typing(self) -> None:
-        """ "typing", except in a group once the reply shows: a group's 20 requests a minute go to text."""
+        """Show "typing" — except in a group once the reply shows: its 20 requests a minute go to text."""
         if self.shown and self.chat_id < 0:
             raise Withdrawn()  # never sent: StreamingReply gives the chat's slot back
         await self._call(
