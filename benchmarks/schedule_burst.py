@@ -35,10 +35,11 @@ from core.schedule.scheduler import Scheduler
 from core.schedule.store import ClaimRepo, RotationRepo
 from core.skills import SkillRegistry
 from core.storage import open_database
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.openai_server import FakeOpenAI
 from tests.fakes.telegram_api import FakeTelegram, FloodLimits
 from tests.helpers_schedule import DictSettings, FakeClock, tiny_passages, utc
-from tests.helpers_telegram import ScriptedEngine, running_bot
+from tests.helpers_telegram import running_bot
 
 DUE = utc(2026, 12, 2, 0, 0)  # 08:00 Asia/Shanghai
 

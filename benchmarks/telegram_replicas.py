@@ -27,9 +27,9 @@ from adapters.telegram.app import build_application
 from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from benchmarks.telegram_flood import answer_for, chat_ids, script, summarize
 from bot.shared_state import redis_client
+from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import BOT_USERNAME, TOKEN, FakeTelegram, FloodLimits
 from tests.helpers_db import REDIS_URL
-from tests.helpers_telegram import ScriptedEngine
 
 
 async def run(args: argparse.Namespace, replicas: int, shared: bool) -> dict:

@@ -28,7 +28,7 @@ async def request(limiter, rec, name, priority=None, owner=None, chat_id=1, endp
     return await limiter.process_request(rec.call(name), (), {}, endpoint, {"chat_id": chat_id}, ticket)
 
 
-async def test_releases_in_priority_order_evenly_spaced():
+async def test_releases_in_priority_order_spaced():
     limiter, rec = PriorityRateLimiter(50, typing_max_wait=10), Recorder()
     first = asyncio.create_task(request(limiter, rec, "busy", "edit"))
     await asyncio.sleep(0)
@@ -39,7 +39,7 @@ async def test_releases_in_priority_order_evenly_spaced():
     await asyncio.gather(first, *tasks)
     assert [n for n, _ in rec.sent] == ["busy", "f1", "f2", "s", "e", "t"]
     gaps = [b - a for (_, a), (_, b) in zip(rec.sent, rec.sent[1:])]
-    assert min(gaps) >= 0.02 * 0.9
+    assert min(gaps) >= 0.01 * 0.9  # on schedule (every 0.02 s), and never closer than half of it
 
 
 async def test_typing_that_waited_too_long_is_dropped():
@@ -74,3 +74,40 @@ async def test_requests_without_chat_are_not_throttled():
     start = time.monotonic()
     await limiter.process_request(rec.call("updates"), (), {}, "answerCallbackQuery", {}, None)
     assert time.monotonic() - start < 0.5
+
+
+async def test_typing_is_dropped_at_once_under_pressure():
+    limiter, rec = PriorityRateLimiter(5, typing_max_wait=10), Recorder()
+    busy = [asyncio.create_task(request(limiter, rec, f"e{i}", "edit")) for i in range(3)]
+    await asyncio.sleep(0)
+    assert limiter.queued == 2  # the first went at once, two wait
+    started = time.monotonic()
+    with pytest.raises(Withdrawn):  # something waits: no "typing", and no waiting for it either
+        await request(limiter, rec, "typing", "typing", endpoint="sendChatAction")
+    assert time.monotonic() - started < 0.05 and limiter.dropped_typing == 1
+    await asyncio.gather(*busy)
+    await request(limiter, rec, "typing2", "typing", endpoint="sendChatAction")  # quiet again: it goes
+    assert [n for n, _ in rec.sent] == ["e0", "e1", "e2", "typing2"]
+
+
+def busiest_second(times: list[float]) -> int:
+    return max(sum(1 for t in times if s <= t < s + 1.0) for s in times)
+
+
+async def test_a_late_event_loop_keeps_the_rate_and_the_one_second_window():
+    limiter, rec = PriorityRateLimiter(20), Recorder()
+    stop = False
+
+    async def busy_process():  # the loop wakes every callback ~5 ms late or more, like a loaded bot
+        while not stop:
+            time.sleep(0.005)
+            await asyncio.sleep(0)
+
+    hog = asyncio.create_task(busy_process())
+    start = time.monotonic()
+    await asyncio.gather(*(request(limiter, rec, f"m{i}", "first") for i in range(41)))
+    elapsed, stop = time.monotonic() - start, True
+    await hog
+    times = [t for _, t in rec.sent]
+    assert elapsed < 2.0 + 0.3  # 40 intervals of 0.05 s (2.47 s when each was counted from a late wake-up)
+    assert busiest_second(times) <= 20 and min(b - a for a, b in zip(times, times[1:])) >= 0.025 * 0.9

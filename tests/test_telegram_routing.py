@@ -62,7 +62,7 @@ async def test_group_answers_only_when_addressed(tg):
     assert all(c.params.get("reply_parameters", {}).get("message_id") for c in replies)  # quotes the asker
 
 
-async def test_group_typing_and_edits_spaced_by_group_interval(tg):
+async def test_group_placeholder_and_edits_spaced_by_group_interval(tg):
     text = "君子喻于义，小人喻于利。" * 10
     engine = ScriptedEngine()
     steps: list = [0.4]
@@ -73,7 +73,8 @@ async def test_group_typing_and_edits_spaced_by_group_interval(tg):
         tg.group_text(GROUP, f"@{BOT_USERNAME} 义利之辨")
         await tg.wait_for(lambda: any(m.text == text for m in tg.messages_in(GROUP)), timeout=15)
     times = [c.t for c in tg.chat_calls(GROUP)]
-    assert tg.chat_calls(GROUP)[0].method == "sendChatAction"
+    assert tg.chat_calls(GROUP)[0].method == "sendMessage"  # the placeholder: a group's slot goes to text
+    assert not tg.calls_to("sendChatAction", GROUP)
     assert all(b - a >= 0.5 for a, b in zip(times, times[1:]))
 
 

@@ -68,6 +68,7 @@ class StreamingReply:
         budget: the chat's outbound budget (shared with other replies in the chat).
         trace_id: put in logs and in the error apology.
         placeholder: preview shown once typing was sent but no text has arrived yet.
+        placeholder_first: the placeholder, not "typing", is the first request (no "typing" right after it).
         typing_every: seconds between "typing" refreshes while the model is thinking.
         first_typing_after: grace before the first "typing", so instant answers skip it.
         max_final_attempts: tries per final part when rate limited or failing transiently.
@@ -84,6 +85,7 @@ class StreamingReply:
         *,
         trace_id: str = "",
         placeholder: str = "…",
+        placeholder_first: bool = False,
         typing_every: float = 4.5,
         first_typing_after: float = 0.3,
         max_final_attempts: int = 6,
@@ -95,7 +97,7 @@ class StreamingReply:
         self.sink, self.budget, self.trace_id = sink, budget, trace_id
         self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
         self.max_final_attempts, self.retry_base_s = max_final_attempts, retry_base_s
-        self._on_shown = on_shown
+        self._on_shown, self.placeholder_first = on_shown, placeholder_first
         self.clock, self.sleep = clock, sleep
         self.stats = StreamStats(started_at=clock())
         self._text = ""
@@ -218,7 +220,7 @@ class StreamingReply:
         body = self._body()
         if body:
             return self.sink.fit_preview(body)
-        if self._handle is not None or self._typing_sent:
+        if self._handle is not None or self._typing_sent or self.placeholder_first:
             return self.placeholder or None
         return None
 
@@ -255,7 +257,7 @@ class StreamingReply:
         elif first:
             self._handle = True  # the sink keeps its own handle
         self._shown = text
-        if not self._thinking:
+        if not self._thinking or (first and self.placeholder_first and text == self.placeholder):
             self._typing_due = False
         if self.stats.first_visible_at is None and self._text:
             self.stats.first_visible_at = self.clock()

@@ -1,8 +1,9 @@
 """Build and run the Telegram bot (python-telegram-bot v22 ``Application``).
 
 Rate limiting has two layers. Bot-wide, :class:`PriorityRateLimiter` releases at most
-``MAX_REQUESTS_PER_S`` chat requests per second, evenly spaced, final answers first and "typing"
-last (PTB's FIFO :class:`AIORateLimiter` is available as ``build_application(limiter="aio")``; the
+``MAX_REQUESTS_PER_S`` chat requests per second on a steady schedule, final answers first, then
+first messages, then edits, and "typing" only when nothing waits (PTB's FIFO :class:`AIORateLimiter`
+is available as ``build_application(limiter="aio")``; the
 benchmark in docs/telegram.md compares them). Neither retries a ``RetryAfter``: it reaches the
 streaming code, which pauses only the chat concerned and coalesces its edits, instead of halting
 every chat. Per chat, an :class:`OutboundBudget` spaces sends, edits and typing (1 s in private
@@ -64,6 +65,7 @@ def build_application(
     seen: Seen | None = None,
     pace: SharedPace | None = None,
     limiter: Literal["priority", "aio"] = "priority",
+    requests_per_s: float = MAX_REQUESTS_PER_S,
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -76,10 +78,11 @@ def build_application(
             (default in process; `core.seen.RedisSeen` shares it between webhook replicas).
         pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
         limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
+        requests_per_s: its rate (Telegram allows about 30 a second; tests use a tight one).
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
-    bot_limiter = global_limiter(limiter, pace)
+    bot_limiter = global_limiter(limiter, pace, requests_per_s)
     seen = seen or InMemorySeen()
     handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
 
@@ -120,14 +123,16 @@ def _drop_repeats(seen: Seen):
     return check
 
 
-def global_limiter(kind: str = "priority", pace: SharedPace | None = None) -> BaseRateLimiter:
+def global_limiter(
+    kind: str = "priority", pace: SharedPace | None = None, requests_per_s: float = MAX_REQUESTS_PER_S
+) -> BaseRateLimiter:
     """The bot-wide limiter: our priority limiter (on the shared schedule `pace`, when given), or PTB's
     FIFO AIORateLimiter (kind "aio": for comparison; one process only)."""
     if kind == "aio":
         return AIORateLimiter(
-            overall_max_rate=1, overall_time_period=1 / MAX_REQUESTS_PER_S, group_max_rate=0, max_retries=0
+            overall_max_rate=1, overall_time_period=1 / requests_per_s, group_max_rate=0, max_retries=0
         )
-    return PriorityRateLimiter(MAX_REQUESTS_PER_S, shared=pace)
+    return PriorityRateLimiter(requests_per_s, shared=pace)
 
 
 def _file_url(api_base_url: str) -> str:

@@ -40,7 +40,11 @@ log = structlog.get_logger(__name__)
 TYPING_REFRESH_S = (
     4.5  # "typing" lasts 5 s in Telegram's clients; refreshed before it fades (was TELEGRAM_TYPING_REFRESH_S)
 )
-PLACEHOLDER = "翻检典籍中…"  # shown (after "typing", within a second) until the first words arrive
+PLACEHOLDER = "翻检典籍中…"  # the first message of a reply (no "typing" before it), until the first words arrive
+# A reply shows its placeholder after a short grace, so instant answers (commands, notices) skip it;
+# while at least BURST_REPLIES replies stream at once the grace is skipped: the bot-wide limit is the
+# wait then, and a placeholder still queued when the answer comes is withdrawn, never sent.
+GRACE_S, BURST_REPLIES = 0.3, 10
 NON_TEXT_NOTICE = "我目前只读得懂文字消息，请用文字提问。(I can only read text messages for now.)"
 
 
@@ -65,6 +69,7 @@ class TelegramHandlers:
         self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
         self.albums = AlbumGate(seen)  # an album (media group) is answered once
+        self.streaming = 0  # replies streaming now
 
     # ------------------------------------------------------------------ updates
 
@@ -190,17 +195,22 @@ class TelegramHandlers:
             budget,
             trace_id=incoming.trace_id,
             placeholder=PLACEHOLDER,
+            placeholder_first=True,
+            first_typing_after=0.0 if self.streaming >= BURST_REPLIES else GRACE_S,
             typing_every=TYPING_REFRESH_S,
             on_shown=shown,
             clock=budget.clock,
             sleep=budget.sleep,
         )
+        self.streaming += 1
         try:
             stats = await life.stream(streaming, events)
         except Exception as exc:
             log.exception("telegram_reply_failed", trace_id=incoming.trace_id, error=type(exc).__name__)
             await self._apologize(context, message, incoming.trace_id)
             return
+        finally:
+            self.streaming -= 1
         log.info(
             "telegram_replied",
             outcome=stats.outcome,

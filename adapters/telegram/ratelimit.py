@@ -2,15 +2,22 @@
 
 PTB's :class:`~telegram.ext.AIORateLimiter` is a FIFO: under load a "typing" action or an
 intermediate edit queued a few seconds ago goes out before another chat's final answer. Fuzi's
-requests are not equal, so this limiter releases chat requests at a steady ``max_per_s`` (no bursts,
-so a 1-second window never sees more) in priority order:
+requests are not equal, so this limiter releases chat requests at a steady ``max_per_s`` in priority
+order. The pace keeps to its schedule when the event loop wakes it late (a busy process): the next
+release may then come sooner, but never closer than half an interval to the last one and never
+more than ``int(max_per_s)`` in any window of 1 s + ``JITTER_S`` (requests released a little apart may
+reach Telegram closer together) — so a loaded process still gets ~``max_per_s`` out, where spacing
+each release from the (late) last one lost a fifth of the rate at load 12.
+Priorities:
 
 1. ``final``  — parts of a final answer, plain re-sends, apologies (never dropped);
 2. ``first``  — the first visible message of a reply;
 3. ``edit``   — intermediate streaming edits;
 4. ``scheduled`` — scheduled posts (daily passage, digest: core/schedule), behind every live reply;
-5. ``typing`` — chat actions; one that waited longer than ``typing_max_wait`` is dropped (it would
-   show "typing" after the text it announces); it raises Withdrawn, as withdrawn requests do.
+5. ``typing`` — chat actions, only when nothing else waits: under pressure (any request queued) a
+   typing action is dropped at once, and one that waited longer than ``typing_max_wait`` is dropped
+   (it would show "typing" after the text it announces); it raises Withdrawn, as withdrawn requests
+   do, and the chat's slot is given back.
 
 A request carries a :class:`Ticket` (PTB's ``rate_limit_args``). When a reply's final text is ready,
 its sink withdraws the preview request it still has queued here (:meth:`withdraw`): that request was
@@ -33,6 +40,7 @@ import asyncio
 import heapq
 import itertools
 import time
+from collections import deque
 from collections.abc import Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
@@ -45,6 +53,7 @@ from adapters.common.stream import Withdrawn
 
 log = structlog.get_logger(__name__)
 
+JITTER_S = 0.06  # how much closer together released requests may arrive at Telegram
 PRIORITY = {"final": 0, "first": 1, "edit": 2, "scheduled": 3, "typing": 4}
 
 
@@ -69,7 +78,8 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
     """Steady global pacing with priorities; see the module docstring.
 
     Args:
-        max_per_s: chat requests released per second, evenly spaced.
+        max_per_s: chat requests released per second: one per ``1/max_per_s`` on schedule, at least
+            half that apart, at most ``int(max_per_s)`` in any window of 1 s + ``JITTER_S``.
         typing_max_wait: seconds after which a queued typing action is dropped.
         clock: monotonic clock.
         shared: the bot-wide schedule shared with other processes (None: this process alone).
@@ -86,7 +96,9 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         self.interval = 1.0 / max_per_s
         self.shared = shared
         self.typing_max_wait, self.clock = typing_max_wait, clock
-        self._next = 0.0
+        self._next = 0.0  # the next release's slot on the schedule
+        self._recent: deque[list[float]] = deque()  # [time] of each release in the window: sent, else released
+        self._per_window = max(1, int(max_per_s))
         self._heap: list[tuple[int, int, float, asyncio.Future, object | None]] = []
         self._seq = itertools.count()
         self._dispatcher: asyncio.Task | None = None
@@ -117,9 +129,16 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
             return await callback(*args, **kwargs)
         ticket = rate_limit_args or Ticket(default_priority(endpoint, data))
         admitted = await self._admit(PRIORITY.get(ticket.priority, PRIORITY["final"]), ticket.owner)
-        if not admitted:
+        if admitted is False:
             raise Withdrawn()  # withdrawn by its owner, or a typing action that waited too long
+        if isinstance(admitted, list):  # paced here: in the window from when it is sent (a late task
+            admitted[0] = self.clock()  # sends closer to the next ones than it was released)
         return await callback(*args, **kwargs)
+
+    @property
+    def queued(self) -> int:
+        """Requests waiting for a slot now (withdrawn ones not counted)."""
+        return sum(1 for entry in self._heap if not entry[3].done())
 
     def withdraw(self, owner: object) -> int:
         """Withdraw ``owner``'s requests that are still queued (they raise Withdrawn); returns how many."""
@@ -130,11 +149,14 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
                 count += 1
         return count
 
-    async def _admit(self, priority: int, owner: object | None) -> bool:
+    async def _admit(self, priority: int, owner: object | None) -> bool | list[float]:
+        """False: dropped or withdrawn; True: paced by the shared schedule; else its window entry."""
         now = self.clock()
-        if self.shared is None and not self._heap and now >= self._next:
-            self._next = now + self.interval
-            return True
+        if priority == PRIORITY["typing"] and self._best() is not None:  # under pressure: no typing
+            self.dropped_typing += 1
+            return False
+        if self.shared is None and not self._heap and now >= self._free_at(now):
+            return self._released(now, self.interval)  # after a quiet spell the schedule starts again now
         fut: asyncio.Future = asyncio.get_running_loop().create_future()
         heapq.heappush(self._heap, (priority, next(self._seq), now, fut, owner))
         if self._dispatcher is None or self._dispatcher.done():
@@ -143,7 +165,7 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     async def _dispatch(self) -> None:
         while self._heap:
-            wait = self._next - self.clock()
+            wait = self._free_at(self.clock()) - self.clock()
             if wait > 0:
                 await asyncio.sleep(wait)
             best = self._best()
@@ -153,9 +175,25 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
             if due is not None and due > 0:  # not due yet, or a more urgent request waits elsewhere
                 await asyncio.sleep(due)
                 continue
+            entry: bool | list[float] = True
             if due is None:  # this process paces itself (alone, or the shared schedule is unreachable)
-                self._next = self.clock() + self.interval
-            self._release()
+                now = self.clock()
+                entry = self._released(now, max(self.interval / 2, self._next + self.interval - now))
+            self._release(entry)
+
+    def _free_at(self, now: float) -> float:
+        """When the next release may go: its slot, and a free place in the window."""
+        while self._recent and now - self._recent[0][0] >= 1.0 + JITTER_S:
+            self._recent.popleft()
+        if len(self._recent) >= self._per_window:
+            return max(self._next, self._recent[0][0] + 1.0 + JITTER_S)
+        return self._next
+
+    def _released(self, now: float, gap: float) -> list[float]:
+        entry = [now]
+        self._recent.append(entry)
+        self._next = now + gap
+        return entry
 
     def _best(self) -> int | None:
         """The priority of the best live request (dropping withdrawn ones and stale typing), or None."""
@@ -175,10 +213,10 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         """The priority of the request queued after the best one, if any."""
         return heapq.nsmallest(2, self._heap)[1][0] if len(self._heap) > 1 else None
 
-    def _release(self) -> None:
+    def _release(self, entry: bool | list[float]) -> None:
         """Release the best live request (it may have changed while the shared slot was asked for)."""
         while self._heap:
             fut = heapq.heappop(self._heap)[3]
             if not fut.done():
-                fut.set_result(True)
+                fut.set_result(entry)
                 return

@@ -23,7 +23,7 @@ from telegram.error import BadRequest, NetworkError, RetryAfter
 
 from adapters.common.render import truncate
 from adapters.common.split import split_text
-from adapters.common.stream import RateLimited, TransientDelivery
+from adapters.common.stream import RateLimited, TransientDelivery, Withdrawn
 from adapters.telegram.markdown import to_html, utf16_len
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 from adapters.telegram.settings_ui import settings_keyboard
@@ -91,6 +91,7 @@ class TelegramSink:
     ) -> None:
         self.bot, self.chat_id, self.reply_to, self.thread_id, self.limit = bot, chat_id, reply_to, thread_id, limit
         self.fallbacks = 0
+        self.shown = False  # a message of this reply is visible
 
     def withdraw(self) -> None:
         """Withdraw this reply's preview requests still waiting in the global limiter."""
@@ -105,6 +106,9 @@ class TelegramSink:
         return split_text(text, self.limit, rendered_length)
 
     async def typing(self) -> None:
+        """Show "typing" — except in a group once the reply shows: its 20 requests a minute go to text."""
+        if self.shown and self.chat_id < 0:
+            raise Withdrawn()  # never sent: StreamingReply gives the chat's slot back
         await self._call(
             self.bot.send_chat_action,
             "typing",
@@ -124,7 +128,7 @@ class TelegramSink:
             link_preview_options=_NO_PREVIEW,
         )
         message = await self._formatted(self.bot.send_message, text, final, kwargs, "first")
-        self.reply_to = None  # only the first message of a reply quotes the question
+        self.reply_to, self.shown = None, True  # only the first message of a reply quotes the question
         return message.message_id
 
     async def edit(self, handle: int, text: str, *, final: bool = False, extra: Mapping | None = None) -> int:
