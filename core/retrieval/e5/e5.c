@@ -111,6 +111,22 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
     for (int t = 0; t < L; t++) {
         for (int b = 0; b < nb; b++) {
             const float *x = X + (size_t)t * nin + b * QK;
+#if defined(__AVX512F__) && defined(__AVX512BW__)
+            {   /* FUZI: the same block quantisation in AVX-512 (cvtps rounds to nearest even, as lrintf;
+                 * |x * id| <= 127 up to rounding, so the saturating narrow never clamps) */
+                __m512 x0 = _mm512_loadu_ps(x), x1 = _mm512_loadu_ps(x + 16);
+                float amax = _mm512_reduce_max_ps(_mm512_max_ps(_mm512_abs_ps(x0), _mm512_abs_ps(x1)));
+                float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+                __m512i q0 = _mm512_cvtps_epi32(_mm512_mul_ps(x0, _mm512_set1_ps(id)));
+                __m512i q1 = _mm512_cvtps_epi32(_mm512_mul_ps(x1, _mm512_set1_ps(id)));
+                int8_t *qq = q + ((size_t)t * nb + b) * QK;
+                _mm_storeu_si128((__m128i *)qq, _mm512_cvtsepi32_epi8(q0));
+                _mm_storeu_si128((__m128i *)(qq + 16), _mm512_cvtsepi32_epi8(q1));
+                d[(size_t)t * nb + b] = dd;
+                s[(size_t)t * nb + b] = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+                continue;
+            }
+#endif
             float amax = 0.f;
             for (int j = 0; j < QK; j++) { float a = fabsf(x[j]); if (a > amax) amax = a; }
             float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
