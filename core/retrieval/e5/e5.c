@@ -318,13 +318,19 @@ static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const f
             }
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
     for (int oo = 0; oo < nout; oo += 4) {
-        int t0 = 0;
-        for (; t0 + 4 <= L; t0 += 4) tile_vnni(W, bias, aq, dal, sal, Y, t0, 4, oo, nout, nin);
-        switch (L - t0) {
-            case 3: tile_vnni(W, bias, aq, dal, sal, Y, t0, 3, oo, nout, nin); break;
-            case 2: tile_vnni(W, bias, aq, dal, sal, Y, t0, 2, oo, nout, nin); break;
-            case 1: tile_vnni(W, bias, aq, dal, sal, Y, t0, 1, oo, nout, nin); break;
-            default: break;
+        /* ceil(L/4) tiles as even as possible (13 tokens: 4+3+3+3, not 4+4+4+1): a 1-token tile has
+         * only 4 independent accumulator chains and costs nearly as much as a full one */
+        int ntiles = (L + 3) / 4, t0 = 0;
+        for (int i = 0; i < ntiles; i++) {
+            int tt = (L - t0) / (ntiles - i);
+            tt += (L - t0) % (ntiles - i) ? 1 : 0;
+            switch (tt) {
+                case 4: tile_vnni(W, bias, aq, dal, sal, Y, t0, 4, oo, nout, nin); break;
+                case 3: tile_vnni(W, bias, aq, dal, sal, Y, t0, 3, oo, nout, nin); break;
+                case 2: tile_vnni(W, bias, aq, dal, sal, Y, t0, 2, oo, nout, nin); break;
+                default: tile_vnni(W, bias, aq, dal, sal, Y, t0, 1, oo, nout, nin); break;
+            }
+            t0 += tt;
         }
     }
     free(dal); free(sal);
