@@ -6,7 +6,8 @@ tokenizer, activation quantisation and arithmetic are the engine's own, so vecto
 wheel's to a cosine of 0.9999+ (float additions in another order). `engine_path()` compiles it once
 per machine into the user's cache folder (about a second of CPU with the system's C compiler) and
 checks it against the wheel's engine in a child process before using it (the embedder does not wait
-for that: a process that finds no build uses the wheel's engine and builds it for the next start).
+for that: a process that finds no build uses the wheel's engine throughout and builds it for the
+next start).
 Anything missing — a CPU
 without AVX-512 VNNI, no C compiler, a failed build or check — returns None and Fuzi uses the
 wheel's engine as before (logged once).
@@ -86,16 +87,18 @@ def engine_path(directory: Path | None = None, *, compiler: str | None = None, w
     Args:
         directory: cache folder (default `cache_dir()`).
         compiler: C compiler (default $CC, else cc, else gcc).
-        wait: False returns None at once while no build exists yet and builds it in a thread for
-            the next start (the first start of a fresh machine then answers without waiting ~3 s).
+        wait: False returns None when no build exists yet and builds it in a thread for the next
+            start: the first start of a fresh machine answers without waiting ~3 s, and one process
+            keeps one engine (its vectors never mix the two).
     """
     directory = directory or cache_dir()
     if directory in _built:
         return _built[directory]
     if not wait and cpu_supported() and not (directory / f"e5-{_key()}.so").exists():
-        if directory not in _building:  # not a daemon: the build finishes before the process exits
-            _building[directory] = threading.Thread(target=engine_path, args=(directory,), name="e5-build")
-            _building[directory].start()
+        _built[directory] = None  # this process: the wheel's engine
+        # not a daemon: the build finishes before the process exits, so the next start has it
+        _building[directory] = threading.Thread(target=_engine_path, args=(directory, compiler), name="e5-build")
+        _building[directory].start()
         return None
     _built[directory] = path = _engine_path(directory, compiler)
     return path
