@@ -596,6 +596,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
     float *ao  = (float *)malloc(TH * sizeof(float));
     float *mid = (float *)malloc((size_t)T * FF * sizeof(float));
     float *fo  = (float *)malloc(TH * sizeof(float));
+    float *kT  = (float *)malloc(TH * sizeof(float));   /* FUZI: keys, transposed per head */
     int nbmax = FF / QK;
     int8_t  *aq = (int8_t *)malloc((size_t)T * FF);
     float   *ad = (float *)malloc((size_t)T * nbmax * sizeof(float));
@@ -620,30 +621,48 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         MAT(ly->xq, ly->qb, q, H, H);
         MAT(ly->xk, ly->kb, k, H, H);
         MAT(ly->xv, ly->vb, v, H, H);
-        /* scaled dot-product attention, restricted to each text's own tokens */
+        /* scaled dot-product attention, restricted to each text's own tokens.
+         * FUZI: keys transposed per head (kT[h][e][s]) so 16 scores come from 32 FMAs with no
+         * horizontal sums, and the softmax's exp runs 16 lanes at a time (exp_neg). */
+        for (int h = 0; h < NH; h++)
+            for (int e = 0; e < hd; e++)
+                for (int s = 0; s < T; s++) kT[((size_t)h * hd + e) * T + s] = k[(size_t)s * H + h * hd + e];
 #pragma omp parallel
         {
-            float *prob = (float *)malloc(sizeof(float) * (size_t)m->MAXP);
+            float *prob = (float *)aligned_alloc(64, sizeof(float) * (((size_t)m->MAXP + 15) / 16 * 16));
 #pragma omp for collapse(2) schedule(static)
             for (int t = 0; t < T; t++)
                 for (int h = 0; h < NH; h++) {
-                    int s0 = sstart[t], s1 = send[t];
+                    int s0 = sstart[t], s1 = send[t], n = s1 - s0, s;
                     const float *qh = q + (size_t)t * H + h * hd;
-                    float mx = -1e30f;
-                    for (int s = s0; s < s1; s++) {
-                        const float *kh = k + (size_t)s * H + h * hd;
-                        float d = 0.f;
-                        for (int e = 0; e < hd; e++) d += qh[e] * kh[e];
-                        d *= scale; prob[s - s0] = d; if (d > mx) mx = d;
+                    const float *kh = kT + (size_t)h * hd * T + s0;
+                    for (s = 0; s + 16 <= n; s += 16) {
+                        __m512 d = _mm512_setzero_ps();
+                        for (int e = 0; e < hd; e++)
+                            d = _mm512_fmadd_ps(_mm512_set1_ps(qh[e]), _mm512_loadu_ps(kh + (size_t)e * T + s), d);
+                        _mm512_store_ps(prob + s, _mm512_mul_ps(d, _mm512_set1_ps(scale)));
                     }
-                    float sum = 0.f;
-                    for (int s = s0; s < s1; s++) { float e = expf(prob[s - s0] - mx); prob[s - s0] = e; sum += e; }
+                    for (; s < n; s++) {
+                        float d = 0.f;
+                        for (int e = 0; e < hd; e++) d += qh[e] * kh[(size_t)e * T + s];
+                        prob[s] = d * scale;
+                    }
+                    float mx = -1e30f;
+                    for (s = 0; s < n; s++) if (prob[s] > mx) mx = prob[s];
+                    __m512 vsum = _mm512_setzero_ps();
+                    for (s = 0; s + 16 <= n; s += 16) {
+                        __m512 ex = exp_neg(_mm512_sub_ps(_mm512_load_ps(prob + s), _mm512_set1_ps(mx)));
+                        _mm512_store_ps(prob + s, ex);
+                        vsum = _mm512_add_ps(vsum, ex);
+                    }
+                    float sum = _mm512_reduce_add_ps(vsum);
+                    for (; s < n; s++) { float ex = expf(prob[s] - mx); prob[s] = ex; sum += ex; }
                     float inv = 1.f / sum;
                     float *ch = ctx + (size_t)t * H + h * hd;
                     for (int e = 0; e < hd; e++) ch[e] = 0.f;
-                    for (int s = s0; s < s1; s++) {
-                        float p = prob[s - s0] * inv;
-                        const float *vh = v + (size_t)s * H + h * hd;
+                    for (s = 0; s < n; s++) {
+                        float p = prob[s] * inv;
+                        const float *vh = v + (size_t)(s0 + s) * H + h * hd;
                         for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
                     }
                 }
@@ -677,7 +696,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         }
     }
 
-    free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo);
+    free(x); free(q); free(k); free(v); free(ctx); free(ao); free(mid); free(fo); free(kT);
     free(aq); free(ad); free(as);
     return 0;
 #undef QUANT
