@@ -37,13 +37,15 @@ _fuzi_install() {
 }
 
 _fuzi_uv() {
-  local root="$1" extras="$2" py="$1/.venv/bin/python" key value item
+  local root="$1" extras="$2" py="$1/.venv/bin/python" key value item cert=()
   local pip=("$py" -m pip --disable-pip-version-check --no-input)
   local args=(--python "$py" --index-strategy unsafe-best-match --compile-bytecode)
   [ -x "$root/.venv/bin/uv" ] || "${pip[@]}" install -q "uv==$FUZI_UV_VERSION" || return 1
-  # pip's own settings (pip.conf, PIP_* variables: indexes, find-links, constraints) apply to uv too.
+  # pip's own settings (pip.conf, PIP_* variables: indexes, find-links, constraints, the CA bundle)
+  # apply to uv too. `pip config list` prints values as Python literals: a pip.conf value written on
+  # several lines (several extra indexes) comes as one line with "\n" between its items.
   while IFS='=' read -r key value; do
-    value="${value#\'}"; value="${value%\'}"
+    value="${value#\'}"; value="${value%\'}"; value="${value//\\n/ }"
     for item in $value; do
       case "${key##*.}" in
         index-url) args+=(--index-url "$item") ;;
@@ -51,10 +53,11 @@ _fuzi_uv() {
         find-links) args+=(--find-links "$item") ;;
         constraint) args+=(--constraint "$item") ;;
         no-index) [ "$item" = "true" ] || [ "$item" = "1" ] && args+=(--no-index) ;;
+        cert) cert=("SSL_CERT_FILE=$item") ;;  # uv's name for a custom CA bundle
       esac
     done
   done < <("${pip[@]}" config list 2>/dev/null)
-  "$root/.venv/bin/uv" pip install "${args[@]}" -e "$root${extras:+[$extras]}"
+  env ${cert[@]+"${cert[@]}"} "$root/.venv/bin/uv" pip install "${args[@]}" -e "$root${extras:+[$extras]}"
 }
 
 _fuzi_pip() {

@@ -20,7 +20,7 @@ def _project(tmp_path: Path, uv_script: str) -> None:
     uv.chmod(0o755)
 
 
-def _ensure(tmp_path: Path, extras: str = "") -> subprocess.CompletedProcess:
+def _ensure(tmp_path: Path, extras: str = "", **env: str) -> subprocess.CompletedProcess:
     return subprocess.run(
         ["bash", "-c", f'source scripts/_venv.sh && ensure_venv "{extras}"'],
         cwd=tmp_path,
@@ -28,7 +28,7 @@ def _ensure(tmp_path: Path, extras: str = "") -> subprocess.CompletedProcess:
         text=True,
         timeout=180,
         check=False,
-        env={**os.environ, "PIP_FIND_LINKS": "/nowhere/wheels", "PIP_CONSTRAINT": "/nowhere/c.txt"},
+        env={**os.environ, "PIP_FIND_LINKS": "/nowhere/wheels", "PIP_CONSTRAINT": "/nowhere/c.txt", **env},
     )
 
 
@@ -60,3 +60,24 @@ def test_uv_installs_with_pips_settings_and_pip_is_not_needed(tmp_path):
     assert args[-2:] == ["-e", f"{tmp_path}[ocr]"]
     assert (tmp_path / ".venv" / ".fuzi-installed").exists()
     assert _ensure(tmp_path, "ocr").stderr == ""  # installed: the next start says nothing
+
+
+def test_a_pip_conf_value_on_several_lines_reaches_uv_item_by_item_with_pips_ca_bundle(tmp_path):
+    """pip.conf's documented form for several extra indexes (one per line) and its `cert`: `pip config
+    list` prints the value with a literal "\\n" between the items; uv gets each as its own argument,
+    and the CA bundle as SSL_CERT_FILE (uv does not read pip's settings itself)."""
+    _project(
+        tmp_path, 'printf "%s\\n" "$@" > "$(dirname "$0")/uv-args"; echo "$SSL_CERT_FILE" > "$(dirname "$0")/uv-cert"\n'
+    )
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ok"\nversion = "0"\n')
+    conf = tmp_path / "pip.conf"
+    conf.write_text(
+        "[global]\nextra-index-url =\n    https://a.example/simple\n    https://b.example/simple\n"
+        "cert = /nowhere/ca.pem\n"
+    )
+    proc = _ensure(tmp_path, "", PIP_CONFIG_FILE=str(conf))
+    assert proc.returncode == 0, proc.stderr
+    args = (tmp_path / ".venv" / "bin" / "uv-args").read_text().splitlines()
+    extra = [args[i + 1] for i, a in enumerate(args) if a == "--extra-index-url"]
+    assert extra == ["https://a.example/simple", "https://b.example/simple"], args
+    assert (tmp_path / ".venv" / "bin" / "uv-cert").read_text().strip() == "/nowhere/ca.pem"
