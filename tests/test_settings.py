@@ -29,6 +29,21 @@ def test_retired_variables_are_no_settings_and_are_documented():
     assert not (set(RETIRED) | set(DEPRECATED)) & names
     documented = (ROOT / "docs" / "settings.md").read_text(encoding="utf-8")
     assert [name for name in RETIRED if name not in documented] == []
+    assert f"**{len(names)}** now" in documented  # the count docs/settings.md gives is the current one
+
+
+def test_a_retired_variable_names_the_file_that_defines_its_constant():
+    """The warning line sends people to `<file> <CONSTANT>`: the constant must be assigned there."""
+    wrong = []
+    for name, where in RETIRED.items():
+        found = re.match(r"([\w/]+\.py) ([A-Z][A-Z0-9_]+)\b", where)
+        if found is None:  # a class's default or a parameter: checked by reading, not here
+            continue
+        path, constant = ROOT / found[1], found[2]
+        text = path.read_text(encoding="utf-8") if path.is_file() else ""
+        if not re.search(rf"^{constant}\s*(:[^=\n]*)?=", text, re.M):
+            wrong.append(f"{name}: {where}")
+    assert wrong == []
 
 
 def test_check_mode_names_the_command(tmp_path):

@@ -64,7 +64,7 @@ RETIRED = {
     "FUZI_GUARD_SECOND_OPINION_HIGH": "core/guards/second_opinion.py SecondOpinion(high=0.9)",
     "FUZI_GUARD_SECOND_OPINION_TIMEOUT_S": "core/guards/second_opinion.py SecondOpinion(timeout_s=3.0)",
     "FUZI_SCHEDULE_GRACE_MIN": "core/schedule/scheduler.py DEFAULT_GRACE = 2 h",
-    "TELEGRAM_MAX_REQUESTS_PER_S": "adapters/telegram/app.py MAX_REQUESTS_PER_S = 28.0",
+    "TELEGRAM_MAX_REQUESTS_PER_S": "adapters/telegram/settings.py MAX_REQUESTS_PER_S = 28.0",
     "TELEGRAM_GLOBAL_LIMITER": "adapters/telegram/app.py: the priority limiter (aio only in benchmarks)",
     "TELEGRAM_TYPING_REFRESH_S": "adapters/telegram/handlers.py TYPING_REFRESH_S = 4.5",
     "DISCORD_INTERACTION_TTL_S": "adapters/discord/client.py INTERACTION_TTL_S = 870",
