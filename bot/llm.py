@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import structlog
 from redis.asyncio import Redis
 
@@ -14,14 +12,11 @@ from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
 
-if TYPE_CHECKING:
-    from core.llm.client import OpenAIChatClient
-
 log = structlog.get_logger(__name__)
 
 
-def build_llm(settings: Settings, redis: Redis | None = None) -> tuple[BulkheadLLM | None, OpenAIChatClient | None]:
-    """The client behind a breaker behind a bulkhead, or (None, None) when no API key is configured (L2 mode).
+def build_llm(settings: Settings, redis: Redis | None = None) -> BulkheadLLM | None:
+    """The client behind a breaker behind a bulkhead, or None when no API key is configured (L2 mode).
 
     With `redis` the breaker's state is shared by every process (one half-open probe across all).
     The openai SDK (about half a second of imports) is loaded only when a key is configured.
@@ -29,7 +24,7 @@ def build_llm(settings: Settings, redis: Redis | None = None) -> tuple[BulkheadL
     s = settings.llm
     if s.api_key is None or not s.api_key.get_secret_value():
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
-        return None, None
+        return None
     from core.llm.client import STREAM_IDLE_TIMEOUT_S, OpenAIChatClient
 
     try:
@@ -44,10 +39,9 @@ def build_llm(settings: Settings, redis: Redis | None = None) -> tuple[BulkheadL
         )
     except LLMNotConfigured:
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
-        return None, None
+        return None
     if redis is not None:  # N processes: one shared breaker state, one half-open probe across all
         breaker: LLM = SharedCircuitBreakerLLM(client, redis, prefix=settings.redis.prefix)
     else:
         breaker = CircuitBreakerLLM(client)
-    bulkhead = BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=s.max_concurrent_healthy)
-    return bulkhead, client
+    return BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=s.max_concurrent_healthy)

@@ -66,7 +66,6 @@ def compose_service(
     retriever: PassageSearch | None = None,
     admins: frozenset[str] = frozenset(),
     max_input_chars: int = 4000,
-    l2_passages: int = 3,
     reply_deadline_s: float | None = 120.0,
     degrade_after_s: float | None = None,
     clock: Callable[[], float] = time.monotonic,
@@ -80,8 +79,8 @@ def compose_service(
     (one reply in flight per person, then limits) and the built-in commands on `router`.
 
     `reply_deadline_s` covers one reply, all fallback levels together (None: each level stops by its
-    own limits); `l2_passages` is how many passages a retrieval-only answer quotes; a reply whose
-    model sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
+    own limits; a retrieval-only answer quotes the ladder's `l2_k` passages, 3); a reply whose model
+    sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `build_shared_state`
     gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process;
     `media` reads photos and voice messages (`bot.media.build_media`).
@@ -91,7 +90,6 @@ def compose_service(
         agent=agent,
         llm=llm,
         retriever=SimplifiedQueries(retriever, scripts) if retriever is not None else None,
-        l2_k=l2_passages,
         deadline_s=reply_deadline_s,
         clock=clock,
         degrade_after_s=degrade_after_s,
@@ -158,7 +156,7 @@ async def open_runtime(
         redis = open_redis(settings)
         if redis is not None:  # closed last: every part below that uses it has stopped by then
             stack.push_async_callback(redis.aclose)
-        bulkhead, _ = build_llm(settings, redis)
+        bulkhead = build_llm(settings, redis)
         llm: LLM | None = bulkhead
         if bulkhead is not None:
             stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its opening listener)
