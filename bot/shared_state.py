@@ -28,8 +28,9 @@ from core.seen import InMemorySeen, RedisSeen, Seen
 
 REDIS_TIMEOUT_S = 1.0
 """How long one Redis command (or connecting) may take before the part asking fails open."""
-LOOKUP_KEY_PREFIX = "LIMITS"
-"""The look-up limits' keys (`LIMITS:…fuzi-lookup…`, the `limits` library's default prefix)."""
+LOOKUP_KEYS = "lookup"
+"""The look-up limits' keys: ``<FUZI_REDIS_PREFIX>lookup:…fuzi-lookup…`` (the `limits` library's own
+default, ``LIMITS``, would put them outside the deployment's prefix, shared with every deployment)."""
 
 
 def redis_client(url: str, *, timeout_s: float = REDIS_TIMEOUT_S) -> Redis:
@@ -72,6 +73,8 @@ def build_budgets(settings: Settings, redis: Redis | None, platform: str) -> Bud
     return BudgetRegistry(gate=RedisChatGate(redis, f"{settings.redis.prefix}budget:{platform}:"))
 
 
-def lookup_limits(redis: Redis | None) -> Storage:
+def lookup_limits(settings: Settings, redis: Redis | None) -> Storage:
     """Where the per-person look-up counters live (inline mode, /passage): in memory, or in Redis."""
-    return limits_storage(redis, key_prefix=LOOKUP_KEY_PREFIX) if redis is not None else MemoryStorage()
+    if redis is None:
+        return MemoryStorage()
+    return limits_storage(redis, key_prefix=f"{settings.redis.prefix}{LOOKUP_KEYS}")

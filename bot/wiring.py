@@ -201,7 +201,7 @@ async def open_runtime(
             running=running,
             degrade_after_s=settings.engine.degrade_after_s,
             scripts=scripts,
-            lookup_limits=lookup_limits(redis),
+            lookup_limits=lookup_limits(settings, redis),
             reply_lease_s=settings.redis.reply_lease_s,
             media=media,
         )

@@ -10,6 +10,8 @@ from types import SimpleNamespace
 
 from structlog.testing import capture_logs
 
+from bot.settings import Settings
+from bot.settings.database import RedisSettings
 from bot.shared_state import lookup_limits
 from core.failopen import FailOpen
 from core.lookup import PassageLookup
@@ -60,6 +62,10 @@ def test_the_policy_is_said_with_the_first_failure():
     assert logs[0]["event"] == "breaker_redis_down" and logs[0]["policy"] == "local_breaker"
 
 
+def _settings(prefix: str) -> Settings:
+    return Settings(redis=RedisSettings(prefix=prefix))
+
+
 class NoPassages:
     async def search(self, query: str, *, k: int = 3, corpus: str = "all"):
         return SimpleNamespace(results=[])
@@ -67,22 +73,28 @@ class NoPassages:
 
 async def test_look_up_limits_count_across_replicas_on_the_shared_client(redis_prefix, redis_client):
     """The look-up windows ride on the one client's pool (async, off no thread): 20 per 10 s per person,
-    counted together by two replicas, each with its own client as each process has."""
+    counted together by two replicas, each with its own client as each process has; the keys are the
+    deployment's (under FUZI_REDIS_PREFIX), so two deployments on one Redis count apart."""
     url, prefix = redis_prefix
-    account = f"{prefix}person"  # the keys are LIMITS:…fuzi-lookup…/<account>/…: one person per test
-    a, b = (PassageLookup(NoPassages(), ScriptConverter(), limits=lookup_limits(redis_client(url))) for _ in "ab")
-    results = [await (a if i % 2 else b).lookup("学而", account=account) for i in range(21)]
+    settings = _settings(prefix)
+    a, b = (
+        PassageLookup(NoPassages(), ScriptConverter(), limits=lookup_limits(settings, redis_client(url))) for _ in "ab"
+    )
+    results = [await (a if i % 2 else b).lookup("学而", account="telegram:7") for i in range(21)]
     assert [r.limited for r in results] == [False] * 20 + [True]
-    assert not (await a.lookup("学而", account=f"{prefix}other")).limited
-    client = redis_client(url)  # the keys sit outside the test prefix: deleted here
-    await client.delete(*[key async for key in client.scan_iter(match=f"LIMITS:*{prefix}*")])
+    assert not (await a.lookup("学而", account="telegram:8")).limited
+    other = PassageLookup(
+        NoPassages(), ScriptConverter(), limits=lookup_limits(_settings(f"{prefix}b:"), redis_client(url))
+    )
+    assert not (await other.lookup("学而", account="telegram:7")).limited  # another deployment's counters
+    keys = [key.decode() async for key in redis_client(url).scan_iter(match="*fuzi-lookup*telegram:7*")]
+    assert keys and all(key.startswith(f"{prefix}lookup:") or key.startswith(f"{prefix}b:lookup:") for key in keys)
 
 
 async def test_look_ups_are_served_when_redis_is_down(redis_client):
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port = s.getsockname()[1]
-    lookup = PassageLookup(
-        NoPassages(), ScriptConverter(), limits=lookup_limits(redis_client(f"redis://127.0.0.1:{port}/0"))
-    )
+    down = redis_client(f"redis://127.0.0.1:{port}/0")
+    lookup = PassageLookup(NoPassages(), ScriptConverter(), limits=lookup_limits(_settings("down:"), down))
     assert not (await lookup.lookup("学而", account="p")).limited  # fail open: a look-up is cheap
