@@ -18,7 +18,7 @@ MediaProblem = Literal[
     "no_ocr",  # this install has no OCR engine (the `ocr` extra)
     "ocr_failed",  # OCR took too long or failed
     "voice_off",  # no transcription endpoint configured
-    "voice_too_long",  # over FUZI_STT_MAX_SECONDS or the size limit
+    "voice_too_long",  # over MediaLimits.max_voice_s (5 min) or the size limit (core/media/intake.py)
     "voice_failed",  # the endpoint failed or heard nothing
     "download_failed",  # the platform did not hand over the file
 ]
