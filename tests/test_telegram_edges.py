@@ -7,6 +7,7 @@ import logging
 import socket
 
 import aiohttp
+import pytest
 import pytest_asyncio
 from telegram import Message
 
@@ -79,3 +80,11 @@ async def test_webhook_bodies_that_are_no_update_get_400_and_one_short_line(tg, 
     assert [i.text for i in engine.received] == ["吾日三省吾身"]
     assert "TOPSECRET" not in caplog.text
     assert not [r for r in caplog.records if r.levelno >= logging.ERROR]
+
+
+async def test_the_test_bot_refuses_a_settings_override_that_is_no_setting():
+    """TelegramSettings ignores unknown keys; the helper must not, or a test passing a retired knob
+    (typing_refresh_s, max_requests_per_s: constants since issue 21) would silently test the default."""
+    with pytest.raises(TypeError, match="typing_refresh_s"):
+        async with running_bot(None, None, typing_refresh_s=1.0):
+            pass
