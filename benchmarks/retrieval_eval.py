@@ -47,7 +47,7 @@ class V1TunedRetriever(HybridRetriever):
     ENGLISH = {"vector": 0.05, "keyword": 1.0}
     QUESTION = {"vector": 1.0, "keyword": 5.0}
 
-    def _fuse(self, query, rankings, corpus, mode, timings):
+    def _fuse(self, query, rankings, corpus, mode, timings, *rest, **extra):  # the rest as the base takes it
         weights = self.config.weights
         if query_language(query) == "en":
             weights = self.ENGLISH
@@ -56,7 +56,7 @@ class V1TunedRetriever(HybridRetriever):
         saved = self.config
         object.__setattr__(self, "config", dataclasses.replace(saved, weights=weights))
         try:
-            return super()._fuse(query, rankings, corpus, mode, timings)
+            return super()._fuse(query, rankings, corpus, mode, timings, *rest, **extra)
         finally:
             object.__setattr__(self, "config", saved)
 
