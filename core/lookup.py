@@ -18,6 +18,7 @@ from limits import parse_many
 from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
+from core.failopen import FailOpen
 from core.ports import PassageSearch
 from core.script import ScriptConverter
 
@@ -66,6 +67,7 @@ class PassageLookup:
         self._scripts = scripts
         self._limits = parse_many(LOOKUP_LIMITS)
         self._limiter = MovingWindowRateLimiter(limits if limits is not None else MemoryStorage())
+        self._health = FailOpen("lookup_limit", policy="look-ups served unlimited")
 
     async def lookup(self, query: str, *, account: str, k: int = 10) -> LookupResult:
         """Up to `k` passages for `query`, for the person `account` (`platform:user_id`)."""
@@ -85,11 +87,13 @@ class PassageLookup:
         try:
             for limit in self._limits:  # in order, stopping at the first refusal (as `all` over the hits did)
                 if not await self._limiter.hit(limit, "fuzi-lookup", account):
+                    self._health.answered()
                     return False
-            return True
         except Exception as exc:  # a limits store that is down fails open: a look-up is cheap
-            log.warning("lookup_limit_unavailable", error=type(exc).__name__)
+            self._health.failed(exc)
             return True
+        self._health.answered()
+        return True
 
     async def _searched(self, query: str, k: int) -> list[Passage]:
         found = self._search.search(self._scripts.simplified(query), k=k)
