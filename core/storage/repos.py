@@ -345,14 +345,15 @@ class MessageRepo(_Repo):
         return rows[::-1]
 
     async def set_status(
-        self, trace_id: str, role: str, status: MessageStatus, *, only_if: MessageStatus | None = None
+        self, trace_id: str, role: str, status: MessageStatus, *, only_if: tuple[MessageStatus, ...] | None = None
     ) -> int:
-        """Change the status of the `role` message(s) of one trace (e.g. a reply not delivered)."""
+        """Change the status of the `role` message(s) of one trace (e.g. a reply not delivered),
+        only those whose status is one of `only_if` when given."""
 
         def change(s: Session) -> int:
             query = update(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == role)
             if only_if is not None:
-                query = query.where(col(Message.status) == only_if)
+                query = query.where(col(Message.status).in_(list(only_if)))
             count = affected(s.execute(query.values(status=status)))
             s.commit()
             return count
