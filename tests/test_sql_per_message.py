@@ -20,16 +20,17 @@ from sqlalchemy import event
 
 from adapters.common.lifecycle import report_delivery
 from core.agent import Agent
-from core.events import FinalReply
+from core.events import Citation, FinalReply
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.memory import MemoryConfig, build_memory
 from core.shown_in import ShownIn
-from core.storage import Storage
+from core.storage import Storage, open_database
 from core.tools.classics import classics_server
 from core.tools.client import ToolClient
 from core.types import Incoming
 from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_db import database_url, postgres_url  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder, kind
 
@@ -158,3 +159,28 @@ async def test_the_no_llm_notice_is_asked_for_once_per_chat_and_process(tmp_path
         assert await other.chats.claim_no_llm_notice("console:a") is False  # taken by the first
         assert [await s.chats.claim_no_llm_notice("console:a") for s in (storage, other)] == [False, False]
     assert sum(seen.values()) == 3, report(seen)  # the claim, the other's claim and its look at the row
+
+
+async def test_finish_footnotes_and_the_chat_look_up_on_both_backends(database_url):  # noqa: F811
+    storage = Storage(open_database(database_url))
+    try:
+        chat = await storage.settings.ensure("telegram:-7", "telegram", True)
+        assert chat.is_group and (await storage.settings.fresh("telegram:-7")).is_group
+        await storage.settings.change("telegram:-7", "script", "traditional", account="telegram:1", is_group=True)
+        assert (await storage.settings.ensure("telegram:-7", "telegram", True)).script == "traditional"
+        await storage.messages.add("telegram:-7", "user", "问", trace_id="t1")
+        await storage.replies.start("telegram:-7", "t1")
+        first = [Citation(1, "lunyu:3.22", "《论语·八佾》第22章", "管仲之器小哉")]
+        row = await storage.replies.finish("telegram:-7", "t1", "器小。[1]", 0, "streaming", first)
+        again = [Citation(1, "lunyu:1.1", "《论语·学而》第1章", "学而时习之")]
+        assert await storage.replies.finish("telegram:-7", "t1", "学。[1]", 0, "streaming", again) == row
+        assert await storage.citations.of(["t1"]) == {"t1": [{"n": 1, "id": "lunyu:1.1", "ref": "《论语·学而》第1章"}]}
+        await storage.replies.close_interrupted()  # a sweep took it for dead meanwhile: revived with its question
+        assert await storage.replies.finish("telegram:-7", "t1", "学而。[1]", 0, "ok", again) == row
+        rows = await storage.messages.recent("telegram:-7", 5)
+        assert [(r.role, r.status, r.text) for r in rows] == [
+            ("user", "ok", "问"),
+            ("assistant", "ok", "学而。[1]"),
+        ]
+    finally:
+        storage.engine.dispose()
