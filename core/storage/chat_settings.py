@@ -144,7 +144,7 @@ class ChatSettingsRepo(_Repo):
         hit = self._cached(chat_key)
         if hit is not None:
             return hit[0]
-        return self._keep(chat_key, *await self._run(lambda s: _read(s, chat_key)))
+        return self._keep(chat_key, *await self._run(lambda s: _seen(chat_key, *_read(s, chat_key))))
 
     async def ensure(self, chat_key: str, platform: str, is_group: bool) -> ChatSettings:
         """The settings for a message in this chat, its row created on first sight (as `get`, cached:
@@ -152,21 +152,21 @@ class ChatSettingsRepo(_Repo):
         hit = self._cached(chat_key)
         if hit is not None and hit[1]:
             return hit[0]
-        return self._keep(chat_key, *await self._run(lambda s: _ensured(s, chat_key, platform, is_group)))
+        found = await self._run(lambda s: _seen(chat_key, *_ensured(s, chat_key, platform, is_group)))
+        return self._keep(chat_key, *found)
 
     async def fresh(self, chat_key: str) -> ChatSettings:
         """The chat's settings read from the database now."""
-        return _settings(*await self._run(lambda s: _read(s, chat_key)), chat_key)
+        return (await self._run(lambda s: _seen(chat_key, *_read(s, chat_key))))[0]
 
     def _cached(self, chat_key: str) -> tuple[ChatSettings, bool] | None:
         hit = self._cache.get(chat_key)
         return (hit[1], hit[2]) if hit is not None and hit[0] > self._clock() else None
 
-    def _keep(self, chat_key: str, chat: Chat | None, row: ChatSettingsRow | None) -> ChatSettings:
-        settings = _settings(chat, row, chat_key)
+    def _keep(self, chat_key: str, settings: ChatSettings, exists: bool) -> ChatSettings:
         if len(self._cache) >= _CACHE_MAX:
             self._cache.clear()
-        self._cache[chat_key] = (self._clock() + self._cache_s, settings, chat is not None)
+        self._cache[chat_key] = (self._clock() + self._cache_s, settings, exists)
         return settings
 
     def forget_cached(self, chat_key: str | None = None) -> None:
@@ -251,6 +251,11 @@ def _read(s: Session, chat_key: str) -> tuple[Chat | None, ChatSettingsRow | Non
     if found is not None:
         return found[0], found[1]
     return None, s.get(ChatSettingsRow, chat_key)
+
+
+def _seen(chat_key: str, chat: Chat | None, row: ChatSettingsRow | None) -> tuple[ChatSettings, bool]:
+    """The settings of the rows read (taken while their session is open) and whether the chat's row exists."""
+    return _settings(chat, row, chat_key), chat is not None
 
 
 def _ensured(s: Session, chat_key: str, platform: str, is_group: bool) -> tuple[Chat, ChatSettingsRow | None]:
