@@ -7,17 +7,20 @@ in-memory state vs PostgreSQL + Redis. Not a test; prints a Markdown table.
 Answers come from L2 (no LLM: the retrieval-only answer over the corpus) so the figures are the
 engine's own bookkeeping, not a model's. Redis round trips are the client-issued commands
 (EVALSHA, SET, GET, EXISTS, PUBLISH …) from the server's `INFO commandstats`, not the commands the
-scripts run inside Redis; other clients of the same server add noise.
+scripts run inside Redis; other clients of the same server add noise. After the table, the SQL
+statements of one replica per message, grouped by shape (literals left out), for each backend.
 """
 
 from __future__ import annotations
 
 import asyncio
+import re
 import statistics
 import sys
 import tempfile
 import time
 import uuid
+from collections import Counter
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -53,6 +56,15 @@ ROUND_TRIPS = (
     "script",
 )  # not GET/DEL: the lease scripts run those inside Redis
 QUESTIONS = ["何为仁？", "巧言令色", "学而时习之", "君子不器", "父母在，不远游", "温故而知新"]
+
+
+def shape(statement: str) -> str:
+    """A statement without its parameters: `SELECT … FROM chat WHERE chat."key" = ?`."""
+    text = re.sub(r"\s+", " ", statement).strip()
+    text = re.sub(r"SELECT .*? FROM", "SELECT … FROM", text)
+    text = re.sub(r"%\(\w+\)s", "?", text)
+    text = re.sub(r"::(VARCHAR|INTEGER|BOOLEAN|TIMESTAMP WITH TIME ZONE)", "", text)  # PostgreSQL's casts
+    return re.sub(r"\(\?(, \?)*\)", "(…)", text)[:100]
 
 
 def round_trips(client: redis.Redis) -> int:
@@ -96,11 +108,10 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
             )
         )
         closers.append(memory.aclose)
-    statements = 0
+    shapes: Counter[str] = Counter()
 
-    def count(*_args) -> None:
-        nonlocal statements
-        statements += 1
+    def count(_conn, _cursor, statement: str, *_rest) -> None:
+        shapes[shape(statement)] += 1
 
     for engine in engines:
         event.listen(engine, "before_cursor_execute", count)
@@ -145,7 +156,8 @@ async def run(backend: str, replicas: int, messages: int, retriever) -> dict:
         "msg_per_s": messages / wall,
         "p50_ms": statistics.median(latencies) * 1000,
         "p95_ms": latencies[int(0.95 * (len(latencies) - 1))] * 1000,
-        "sql_per_msg": statements / messages,
+        "sql_per_msg": shapes.total() / messages,
+        "shapes": {k: n / messages for k, n in shapes.most_common()},
         "redis_per_msg": (redis_cmds / messages) if backend == "postgres" else 0.0,
     }
 
@@ -161,6 +173,12 @@ async def main(messages: int) -> None:
             f"{r['messages']} | {r['msg_per_s']:.1f} | {r['p50_ms']:.0f} | {r['p95_ms']:.0f} | "
             f"{r['sql_per_msg']:.1f} | {r['redis_per_msg']:.1f} |"
         )
+    for r in rows:
+        if r["replicas"] == 1:
+            print(f"\n{r['backend']}, 1 replica: SQL statements per message by shape\n")
+            print("| per msg | statement |\n|---|---|")
+            for statement, n in r["shapes"].items():
+                print(f"| {n:.2f} | `{statement}` |")
 
 
 if __name__ == "__main__":

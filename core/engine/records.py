@@ -34,10 +34,9 @@ class ReplyRecords:
         stored, so nothing is lost, but the record no longer claims the person saw it).
         """
         if not delivered:
-            changed = await self._storage.messages.set_status(trace_id, "assistant", "undelivered", only_if="ok")
-            changed += await self._storage.messages.set_status(
-                trace_id, "assistant", "undelivered", only_if=STREAMING
-            )  # stopped at the final, never confirmed
+            changed = await self._storage.messages.set_status(  # STREAMING: stopped at the final, never confirmed
+                trace_id, "assistant", "undelivered", only_if=("ok", STREAMING)
+            )
             log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
 
     async def record_shown(self, trace_id: str, where: ShownIn) -> None:

@@ -204,7 +204,7 @@ class ChatService(ReplyRecords):
     async def _route(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Who and where → group context / command / input checks → admission → the reply task."""
         person_id = await self._storage.identities.resolve(incoming.platform, incoming.user_id, incoming.user_name)
-        chat = await self._storage.chats.ensure(incoming.chat_key, incoming.platform, incoming.is_group)
+        chat = await self._storage.settings.ensure(incoming.chat_key, incoming.platform, incoming.is_group)
         if not incoming.addressed:  # group chatter: kept as context, never answered
             if incoming.text.strip():
                 await self._store_user(Turn(incoming, person_id, chat.skill or ""), "context")

@@ -6,7 +6,9 @@ passage and digest live in `chat_settings`. Every change is written together wit
 
 Reads are cached per process for `SETTINGS_CACHE_S` seconds (a message reads its chat's settings;
 most chats never change them): a change made by another replica is seen within that time, a change
-made by this process at once.
+made by this process at once. A message's own look-up (`ensure`: the skill, and the chat's row
+created on first sight) goes through the same cache, so a chat answered again within that time costs
+no SQL for them; a read that misses is one statement (the chat joined with its settings row).
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ from datetime import time as clock_time
 from typing import Literal, cast
 
 import structlog
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from core.storage.base import _Repo
@@ -132,25 +135,39 @@ class ChatSettingsRepo(_Repo):
         self, engine, lock=None, *, cache_s: float = SETTINGS_CACHE_S, clock: Callable[[], float] = time.monotonic
     ):
         super().__init__(engine, lock)
-        self._cache: dict[str, tuple[float, ChatSettings]] = {}
+        self._cache: dict[str, tuple[float, ChatSettings, bool]] = {}  # (until, settings, chat row exists)
         self._cache_s = cache_s
         self._clock = clock
 
     async def get(self, chat_key: str) -> ChatSettings:
         """The chat's settings, from this process's cache when read less than `cache_s` ago."""
-        hit = self._cache.get(chat_key)
-        now = self._clock()
-        if hit is not None and hit[0] > now:
-            return hit[1]
-        settings = await self.fresh(chat_key)
-        if len(self._cache) >= _CACHE_MAX:
-            self._cache.clear()
-        self._cache[chat_key] = (now + self._cache_s, settings)
-        return settings
+        hit = self._cached(chat_key)
+        if hit is not None:
+            return hit[0]
+        return self._keep(chat_key, *await self._run(lambda s: _seen(chat_key, *_read(s, chat_key))))
+
+    async def ensure(self, chat_key: str, platform: str, is_group: bool) -> ChatSettings:
+        """The settings for a message in this chat, its row created on first sight (as `get`, cached:
+        a row this process saw less than `cache_s` ago is taken to be there)."""
+        hit = self._cached(chat_key)
+        if hit is not None and hit[1]:
+            return hit[0]
+        found = await self._run(lambda s: _seen(chat_key, *_ensured(s, chat_key, platform, is_group)))
+        return self._keep(chat_key, *found)
 
     async def fresh(self, chat_key: str) -> ChatSettings:
         """The chat's settings read from the database now."""
-        return await self._run(lambda s: _settings(s.get(Chat, chat_key), s.get(ChatSettingsRow, chat_key), chat_key))
+        return (await self._run(lambda s: _seen(chat_key, *_read(s, chat_key))))[0]
+
+    def _cached(self, chat_key: str) -> tuple[ChatSettings, bool] | None:
+        hit = self._cache.get(chat_key)
+        return (hit[1], hit[2]) if hit is not None and hit[0] > self._clock() else None
+
+    def _keep(self, chat_key: str, settings: ChatSettings, exists: bool) -> ChatSettings:
+        if len(self._cache) >= _CACHE_MAX:
+            self._cache.clear()
+        self._cache[chat_key] = (self._clock() + self._cache_s, settings, exists)
+        return settings
 
     def forget_cached(self, chat_key: str | None = None) -> None:
         """Drop one chat's cached settings (None: all), so the next read goes to the database."""
@@ -223,6 +240,46 @@ class ChatSettingsRepo(_Repo):
         query = query.where(where).order_by(col(ChatSettingsRow.chat_key))
         rows = await self._run(lambda s: list(s.exec(query)))
         return [_settings(chat, row, row.chat_key) for row, chat in rows]
+
+
+def _read(s: Session, chat_key: str) -> tuple[Chat | None, ChatSettingsRow | None]:
+    """The chat's row and its settings row: one statement when the chat exists."""
+    query = select(Chat, ChatSettingsRow).join(
+        ChatSettingsRow, col(ChatSettingsRow.chat_key) == col(Chat.key), isouter=True
+    )
+    found = s.exec(query.where(col(Chat.key) == chat_key)).first()
+    if found is not None:
+        return found[0], found[1]
+    return None, s.get(ChatSettingsRow, chat_key)
+
+
+def _seen(chat_key: str, chat: Chat | None, row: ChatSettingsRow | None) -> tuple[ChatSettings, bool]:
+    """The settings of the rows read (taken while their session is open) and whether the chat's row exists."""
+    return _settings(chat, row, chat_key), chat is not None
+
+
+def _ensured(s: Session, chat_key: str, platform: str, is_group: bool) -> tuple[Chat, ChatSettingsRow | None]:
+    chat, row = _read(s, chat_key)
+    return (chat or _create_chat(s, chat_key, platform, is_group)), row
+
+
+def ensure_chat(s: Session, chat_key: str, platform: str, is_group: bool) -> Chat:
+    """The chat's row, created (and committed) when missing; two first sightings at once end with one."""
+    return s.get(Chat, chat_key) or _create_chat(s, chat_key, platform, is_group)
+
+
+def _create_chat(s: Session, chat_key: str, platform: str, is_group: bool) -> Chat:
+    try:
+        chat = Chat(key=chat_key, platform=platform, is_group=is_group)
+        s.add(chat)
+        s.commit()
+        return chat
+    except IntegrityError:
+        s.rollback()
+        existing = s.get(Chat, chat_key)
+        if existing is None:  # the conflict was not this chat's row
+            raise
+        return existing
 
 
 def _apply(chat: Chat, row: ChatSettingsRow, field: SettingField, value: SettingValue) -> None:

@@ -9,6 +9,7 @@ forgets its messages, its summary, its title and its footnotes; the person's lon
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import cast
@@ -62,7 +63,16 @@ def title_from(question: str) -> str:
 
 
 class ChatLog(_Repo):
-    """List, read, rename and delete the chats whose keys start with a prefix (``web:<user>/``)."""
+    """List, read, rename and delete the chats whose keys start with a prefix (``web:<user>/``).
+
+    Args:
+        engine / lock: as for every repository.
+        forget: called with a chat's key once it was deleted (drops what the process cached of it).
+    """
+
+    def __init__(self, engine, lock=None, *, forget: Callable[[str], None] = lambda key: None):
+        super().__init__(engine, lock)
+        self._forget = forget
 
     async def chats(self, prefix: str, limit: int = 200) -> list[ChatEntry]:
         """The chats under ``prefix`` that hold a message or a title, newest first."""
@@ -137,7 +147,9 @@ class ChatLog(_Repo):
             s.commit()
             return count
 
-        return await self._run(remove)
+        count = await self._run(remove)
+        self._forget(chat_key)
+        return count
 
 
 def _line(row: Message, citations: list[Footnote]) -> HistoryLine:

@@ -16,11 +16,14 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.events import Citation
 from core.storage.base import _Repo
 from core.storage.models import ReplyCitations
+
+_UPSERTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
 Footnote = dict[str, Any]
 """One footnote as stored and as the web API returns it: ``{"n": 1, "id": "lunyu:3.22", "ref": "…"}``."""
@@ -32,9 +35,18 @@ def footnotes(citations: Sequence[Citation]) -> list[Footnote]:
 
 
 def keep(s: Session, chat_key: str, trace_id: str, citations: Sequence[Citation]) -> None:
-    """Store (or replace) the footnotes of reply ``trace_id`` in ``s``; the caller commits."""
+    """Store (or replace) the footnotes of reply ``trace_id`` in ``s``; the caller commits.
+
+    One statement on SQLite and PostgreSQL (an upsert); elsewhere a read, then an insert or update.
+    """
     data = json.dumps(footnotes(citations), ensure_ascii=False)
-    s.merge(ReplyCitations(trace_id=trace_id, chat_key=chat_key, data=data))
+    upsert = _UPSERTS.get(s.get_bind().dialect.name)
+    if upsert is None:
+        s.merge(ReplyCitations(trace_id=trace_id, chat_key=chat_key, data=data))
+        return
+    values = {"trace_id": trace_id, "chat_key": chat_key, "data": data}
+    statement = upsert(ReplyCitations).values(values)
+    s.execute(statement.on_conflict_do_update(index_elements=["trace_id"], set_={"chat_key": chat_key, "data": data}))
 
 
 def of(s: Session, trace_ids: Collection[str]) -> dict[str, list[Footnote]]:

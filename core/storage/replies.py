@@ -93,25 +93,21 @@ class ReplyRepo(_Repo):
         """
 
         def store(s: Session) -> int:
-            row = s.exec(_started(trace_id)).first()
-            if row is not None and row.status == INTERRUPTED:
-                s.execute(
-                    update(Message)
-                    .where(
-                        col(Message.role) == "user",
-                        col(Message.trace_id) == trace_id,
-                        col(Message.status) == INTERRUPTED,
-                    )
-                    .values(status="ok")
+            done = s.execute(  # the ordinary case, one statement: the started row, still "streaming"
+                update(Message)
+                .where(
+                    col(Message.trace_id) == trace_id,
+                    col(Message.role) == "assistant",
+                    col(Message.status) == STREAMING,
                 )
-            if row is None:
-                row = Message(chat_key=chat_key, role="assistant", text="", trace_id=trace_id)
-            row.text, row.level, row.status = text, level, status
-            s.add(row)
+                .values(text=text, level=level, status=status)
+                .returning(col(Message.id))
+            ).first()
+            kept = done[0] if done is not None else _revived(s, chat_key, trace_id, text, level, status)
             if citations:
                 footnotes.keep(s, chat_key, trace_id, citations)
             s.commit()
-            return row.id
+            return kept
 
         return await self._run(store)
 
@@ -222,6 +218,24 @@ def _close_questions(s: Session, traces: list[str]) -> None:
             .where(col(Message.role) == "user", col(Message.status) == "ok", col(Message.trace_id).in_(traces))
             .values(status=INTERRUPTED)
         )
+
+
+def _revived(s: Session, chat_key: str, trace_id: str, text: str, level: int | None, status: str) -> int:
+    """`finish` for a reply whose row is not "streaming": closed as interrupted meanwhile (revived,
+    question included) or never started (inserted)."""
+    row = s.exec(_started(trace_id)).first()
+    if row is not None and row.status == INTERRUPTED:
+        s.execute(
+            update(Message)
+            .where(col(Message.role) == "user", col(Message.trace_id) == trace_id, col(Message.status) == INTERRUPTED)
+            .values(status="ok")
+        )
+    if row is None:
+        row = Message(chat_key=chat_key, role="assistant", text="", trace_id=trace_id)
+    row.text, row.level, row.status = text, level, status
+    s.add(row)
+    s.flush()
+    return row_id(row.id)
 
 
 def _started(trace_id: str):

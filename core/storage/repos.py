@@ -16,7 +16,7 @@ from sqlmodel import Session, col, func, select
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from core.storage.base import T, _Repo, shares_one_connection
-from core.storage.chat_settings import ChatSettingsRepo
+from core.storage.chat_settings import ChatSettingsRepo, ensure_chat
 from core.storage.chatlog import ChatLog, TokenRevocations
 from core.storage.citations import CitationRepo
 from core.storage.conflict import retry_on_conflict
@@ -45,6 +45,10 @@ def clip_refused(text: str, status: MessageStatus, keep: int = REFUSED_KEEP_CHAR
     if status in KEPT_WHOLE or len(text) <= keep:
         return text
     return f"{text[:keep]}…〔截断 truncated: {len(text)} chars〕"
+
+
+NOTICED_MAX = 20_000
+"""How many chats one process remembers as having had their "no LLM" notice (then it starts over)."""
 
 
 class StorageBusyError(Exception):
@@ -171,27 +175,23 @@ def _account(s: Session, platform: str, user_id: str) -> Account | None:
 
 
 class ChatRepo(_Repo):
-    """Chats and their per-chat settings (skill, one-time notices)."""
+    """Chats and their per-chat settings (skill, one-time notices).
+
+    Args:
+        engine / lock: as for every repository.
+        forget: called with a chat's key once its skill changed here (drops cached settings).
+    """
+
+    def __init__(
+        self, engine: Engine, lock: threading.Lock | None = None, *, forget: Callable[[str], None] = lambda key: None
+    ):
+        super().__init__(engine, lock)
+        self._forget = forget
+        self._noticed: set[str] = set()  # chats whose "no LLM" notice is known to be taken: no UPDATE per message
 
     async def ensure(self, chat_key: str, platform: str, is_group: bool) -> Chat:
         """Return the chat row, creating it on first sight."""
-        return await self._run(lambda s: self._ensure(s, chat_key, platform, is_group))
-
-    def _ensure(self, s: Session, chat_key: str, platform: str, is_group: bool) -> Chat:
-        chat = s.get(Chat, chat_key)
-        if chat is not None:
-            return chat
-        try:
-            chat = Chat(key=chat_key, platform=platform, is_group=is_group)
-            s.add(chat)
-            s.commit()
-            return chat
-        except IntegrityError:
-            s.rollback()
-            existing = s.get(Chat, chat_key)
-            if existing is None:  # the conflict was not this chat's row
-                raise
-            return existing
+        return await self._run(lambda s: ensure_chat(s, chat_key, platform, is_group))
 
     async def get_skill(self, chat_key: str) -> str | None:
         """The skill chosen for this chat, or None when never chosen."""
@@ -210,11 +210,21 @@ class ChatRepo(_Repo):
             s.commit()
 
         await asyncio.to_thread(retry_on_conflict, lambda: self._in_session(store), chat=chat_key)
+        self._forget(chat_key)
+
+    def forget(self, chat_key: str) -> None:
+        """The chat's row was deleted (a new one starts with its one-time notices not yet shown)."""
+        self._noticed.discard(chat_key)
 
     async def claim_no_llm_notice(self, chat_key: str) -> bool:
-        """True exactly once per chat: the caller should show the "no LLM configured" notice."""
+        """True exactly once per chat: the caller should show the "no LLM configured" notice.
 
-        def claim(s: Session) -> bool:
+        Once this process knows the notice was taken (here or by another process) it asks no more.
+        """
+        if chat_key in self._noticed:
+            return False
+
+        def claim(s: Session) -> tuple[bool, bool]:
             stmt = (
                 update(Chat)
                 .where(col(Chat.key) == chat_key, col(Chat.no_llm_noticed).is_(False))
@@ -222,9 +232,14 @@ class ChatRepo(_Repo):
             )
             changed = affected(s.execute(stmt))
             s.commit()
-            return changed == 1
+            return changed == 1, changed == 1 or s.get(Chat, chat_key) is not None  # (mine, taken)
 
-        return await self._run(claim)
+        mine, taken = await self._run(claim)
+        if taken:
+            if len(self._noticed) >= NOTICED_MAX:
+                self._noticed.clear()
+            self._noticed.add(chat_key)
+        return mine
 
 
 class MessageRepo(_Repo):
@@ -330,14 +345,15 @@ class MessageRepo(_Repo):
         return rows[::-1]
 
     async def set_status(
-        self, trace_id: str, role: str, status: MessageStatus, *, only_if: MessageStatus | None = None
+        self, trace_id: str, role: str, status: MessageStatus, *, only_if: tuple[MessageStatus, ...] | None = None
     ) -> int:
-        """Change the status of the `role` message(s) of one trace (e.g. a reply not delivered)."""
+        """Change the status of the `role` message(s) of one trace (e.g. a reply not delivered),
+        only those whose status is one of `only_if` when given."""
 
         def change(s: Session) -> int:
             query = update(Message).where(col(Message.trace_id) == trace_id, col(Message.role) == role)
             if only_if is not None:
-                query = query.where(col(Message.status) == only_if)
+                query = query.where(col(Message.status).in_(list(only_if)))
             count = affected(s.execute(query.values(status=status)))
             s.commit()
             return count
@@ -362,11 +378,16 @@ class Storage:
         self.engine = engine
         lock = threading.Lock() if shares_one_connection(engine) else None
         self.identities = IdentityRepo(engine, lock)
-        self.chats = ChatRepo(engine, lock)
+        self.settings = ChatSettingsRepo(engine, lock)
+        self.chats = ChatRepo(engine, lock, forget=self.settings.forget_cached)
         self.messages = MessageRepo(engine, lock, lock_retry=lock_retry)
         self.replies = ReplyRepo(engine, lock)
-        self.chatlog = ChatLog(engine, lock)
+        self.chatlog = ChatLog(engine, lock, forget=self._forget_chat)
         self.revocations = TokenRevocations(engine, lock)
-        self.settings = ChatSettingsRepo(engine, lock)
         self.feedback = FeedbackRepo(engine, lock)
         self.citations = CitationRepo(engine, lock)
+
+    def _forget_chat(self, chat_key: str) -> None:
+        """A chat was deleted (the web's DELETE): nothing this process cached about it holds."""
+        self.settings.forget_cached(chat_key)
+        self.chats.forget(chat_key)
