@@ -7,7 +7,8 @@ The row keeps ``[{"n", "id", "ref"}]`` as JSON: the web page's history shows the
 Issue 22's `reply_cited` kept the references alone; revision 0024_i21c moved its rows here.
 
 The functions take an open session, so the repositories above read and write footnotes in their own
-transactions; :class:`CitationRepo` is the same for callers without one.
+transactions; :class:`CitationRepo` reads them for callers without one (the write happens only in
+`ReplyRepo.finish`).
 """
 
 from __future__ import annotations
@@ -63,16 +64,7 @@ def refs(s: Session, trace_id: str) -> tuple[str, ...]:
 
 
 class CitationRepo(_Repo):
-    """The footnotes of replies, for callers without a session of their own (module docstring)."""
-
-    async def keep(self, chat_key: str, trace_id: str, citations: Sequence[Citation]) -> None:
-        """Store (or replace) the footnotes of reply ``trace_id``."""
-
-        def store(s: Session) -> None:
-            keep(s, chat_key, trace_id, citations)
-            s.commit()
-
-        await self._run(store)
+    """The footnotes of replies, read by callers without a session of their own (module docstring)."""
 
     async def of(self, trace_ids: Collection[str]) -> dict[str, list[Footnote]]:
         """The footnotes of each reply in ``trace_ids`` that has any."""
