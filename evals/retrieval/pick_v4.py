@@ -30,7 +30,12 @@ CLASSES = (("paraphrase_v4", 15, 5), ("modern_v4", 15, 5), ("translation_v4", 15
 def seen_gold() -> set[str]:
     """Gold ids of every hand-written query in the existing sets (generated classes excluded)."""
     seen: set[str] = set()
-    for path in ("retrieval/dev.jsonl", "retrieval/heldout.jsonl", "retrieval_en/dev.jsonl", "retrieval_en/heldout.jsonl"):
+    for path in (
+        "retrieval/dev.jsonl",
+        "retrieval/heldout.jsonl",
+        "retrieval_en/dev.jsonl",
+        "retrieval_en/heldout.jsonl",
+    ):
         for line in (ROOT / "evals" / path).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
             if not row.get("class", "").startswith("gen_") and not row.get("class", "").endswith("_v4"):
@@ -47,7 +52,9 @@ def pick(passages) -> dict[str, list]:
     rng.shuffle(songs)
     out: dict[str, list] = {}
     for cls, n_lunyu, n_songs in CLASSES:
-        out[cls] = sorted(lunyu[:n_lunyu], key=lambda p: sort_key(p.id)) + sorted(songs[:n_songs], key=lambda p: sort_key(p.id))
+        out[cls] = sorted(lunyu[:n_lunyu], key=lambda p: sort_key(p.id)) + sorted(
+            songs[:n_songs], key=lambda p: sort_key(p.id)
+        )
         lunyu, songs = lunyu[n_lunyu:], songs[n_songs:]
     return out
 
