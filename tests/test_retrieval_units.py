@@ -96,7 +96,7 @@ def test_score_fusion_normalises_each_route():
     assert [f.score for f in score_fusion({"vector": [("a:1", 0.3)], "keyword": []}, {})] == [1.0]
 
 
-def test_a_flat_vector_route_votes_less():
+def test_a_flat_route_votes_less():
     clear = [("a:1", 0.90), ("b:1", 0.85), ("c:1", 0.84), ("d:1", 0.83), ("e:1", 0.82)]
     flat = [("a:1", 0.850), ("b:1", 0.849), ("c:1", 0.848), ("d:1", 0.847), ("e:1", 0.846)]
     assert flat_weights({"vector": clear}, {"vector": 1.0, "keyword": 1.0}) == {"vector": 1.0, "keyword": 1.0}
@@ -105,6 +105,10 @@ def test_a_flat_vector_route_votes_less():
     assert FLAT_FLOOR < flat_weights({"vector": half}, {})["vector"] < 1.0
     assert flat_weights({"vector": flat[:4]}, {"vector": 1.0}) == {"vector": 1.0}  # too few to judge
     assert flat_weights({"vector": flat}, {"vector": 1.0}, gap=0) == {"vector": 1.0}  # off
+    bm25_flat = [("a:1", 10.0), ("b:1", 9.9), ("c:1", 9.8), ("d:1", 9.7), ("e:1", 9.6)]  # relative spread 0.04
+    bm25_clear = [("a:1", 30.0), ("b:1", 9.9), ("c:1", 9.8), ("d:1", 9.7), ("e:1", 9.6)]
+    assert flat_weights({"keyword": bm25_flat}, {})["keyword"] == FLAT_FLOOR
+    assert flat_weights({"keyword": bm25_clear}, {})["keyword"] == 1.0
     # The keyword route's clear winner is no longer overtaken by a near-tied vector ranking's first.
     keyword = [("c:1", 30.0), ("a:1", 22.0), ("f:1", 10.0)]
     scored = {"vector": flat, "keyword": keyword}

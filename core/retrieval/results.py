@@ -46,7 +46,7 @@ class RetrieverConfig:
         book_hint: the passages of the book a question names (a poem/song/诗 question, or one naming
             Confucius/论语) rank before the other book's, fused order kept within each (ordering.py).
         flat_gap: the vector route's weight shrinks for a query whose 1st and 5th candidates are
-            closer than this in cosine (`fusion.flat_weights`; 0: off).
+            closer than this in cosine, the keyword route's likewise (`fusion.flat_weights`; 0: off).
         topics: a topic question ("诗经里有哪些写爱情的诗？") ranks the theme's passages (themes.py).
     """
 

@@ -1,5 +1,5 @@
-"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → score fusion (a flat vector route
-votes less) → verbatim and quote rules → optional rerank, inside one time budget, degrading to one route
+"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → score fusion (a flat route votes
+less) → verbatim and quote rules → optional rerank, inside one time budget, degrading to one route
 when the other fails."""
 
 from __future__ import annotations
@@ -339,9 +339,7 @@ class HybridRetriever:
     def _fuse(self, query, rankings, corpus, mode, timings, topic: TopicQuery | None = None) -> list[Fused]:
         started = time.perf_counter()
         if self.config.fusion in ("score", "dbsf"):
-            weights = flat_weights(
-                rankings, self.config.weights, self.config.flat_gap
-            )  # a flat vector route votes less
+            weights = flat_weights(rankings, self.config.weights, self.config.flat_gap)  # a flat route votes less
             fused = score_fusion(rankings, weights, "dbsf" if self.config.fusion == "dbsf" else "minmax")
         else:
             fused = rrf(
