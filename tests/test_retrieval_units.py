@@ -7,9 +7,10 @@ import math
 import pytest
 
 from core.retrieval.documents import CorpusError, is_passage_id, load_corpus, sort_key
-from core.retrieval.fusion import promote, quote_key, rrf, score_fusion, squash
+from core.retrieval.fusion import FLAT_FLOOR, flat_weights, promote, quote_key, rrf, score_fusion, squash
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, tokenize
 from core.retrieval.metrics import EvalQuery, ndcg_at, percentile, recall_at, reciprocal_rank, summarise
+from core.retrieval.modern import vector_text
 from tests.fakes.retrieval_fixtures import corpus_dir, passage
 
 
@@ -93,6 +94,36 @@ def test_score_fusion_normalises_each_route():
     assert [f.id for f in fused] == ["b:1", "a:1", "c:1", "d:1"]  # a:1 and c:1 tie: corpus order
     assert fused[0].routes == {"vector": 2, "keyword": 2}
     assert [f.score for f in score_fusion({"vector": [("a:1", 0.3)], "keyword": []}, {})] == [1.0]
+
+
+def test_a_flat_route_votes_less():
+    clear = [("a:1", 0.90), ("b:1", 0.85), ("c:1", 0.84), ("d:1", 0.83), ("e:1", 0.82)]
+    flat = [("a:1", 0.850), ("b:1", 0.849), ("c:1", 0.848), ("d:1", 0.847), ("e:1", 0.846)]
+    assert flat_weights({"vector": clear}, {"vector": 1.0, "keyword": 1.0}) == {"vector": 1.0, "keyword": 1.0}
+    assert flat_weights({"vector": flat}, {"vector": 1.0, "keyword": 1.0}) == {"vector": FLAT_FLOOR, "keyword": 1.0}
+    half = [("a:1", 0.86), *flat[1:]]  # 1st - 5th = 0.014: between the floor and 1
+    assert FLAT_FLOOR < flat_weights({"vector": half}, {})["vector"] < 1.0
+    assert flat_weights({"vector": flat[:4]}, {"vector": 1.0}) == {"vector": 1.0}  # too few to judge
+    assert flat_weights({"vector": flat}, {"vector": 1.0}, gap=0) == {"vector": 1.0}  # off
+    bm25_flat = [("a:1", 10.0), ("b:1", 9.9), ("c:1", 9.8), ("d:1", 9.7), ("e:1", 9.6)]  # relative spread 0.04
+    bm25_clear = [("a:1", 30.0), ("b:1", 9.9), ("c:1", 9.8), ("d:1", 9.7), ("e:1", 9.6)]
+    assert flat_weights({"keyword": bm25_flat}, {})["keyword"] == FLAT_FLOOR
+    assert flat_weights({"keyword": bm25_clear}, {})["keyword"] == 1.0
+    # The keyword route's clear winner is no longer overtaken by a near-tied vector ranking's first.
+    keyword = [("c:1", 30.0), ("a:1", 22.0), ("f:1", 10.0)]
+    scored = {"vector": flat, "keyword": keyword}
+    assert score_fusion(scored, {})[0].id == "a:1"
+    assert score_fusion(scored, flat_weights(scored, {}))[0].id == "c:1"
+
+
+def test_vector_text_adds_the_classical_terms_of_modern_words():
+    assert vector_text("握着你的手，和你一起白头到老") == "握着你的手，和你一起白头到老 偕老 执 偕"
+    assert vector_text("执子之手，与子偕老") == "执子之手，与子偕老"  # classical: no modern word
+    assert vector_text("白头到老", modern=False) == "白头到老"
+    assert "报" in vector_text("Should we repay injury with kindness?")
+    assert (
+        vector_text("Should we repay injury with kindness?", english=False) == "Should we repay injury with kindness?"
+    )
 
 
 def test_weights_change_the_winner():

@@ -58,6 +58,13 @@ def embedding_text(passage: Passage) -> str:
     return passage.text
 
 
+def group_of(p: Passage) -> tuple:
+    """The passage's neighbourhood: its 论语 chapter, or its 诗经 chapter and section."""
+    if p.corpus == "lunyu":
+        return ("lunyu", p.meta.get("chapter"))
+    return ("shijing", p.meta.get("chapter"), p.meta.get("section"))
+
+
 def is_passage_id(value: str) -> bool:
     """True for a well-formed passage id (`lunyu:3.22`, `shijing:1`)."""
     return bool(_ID_RE.match(value or ""))

@@ -21,6 +21,15 @@ RRF_K = 60
 MIN_QUOTE_CHARS = 4  # a quote: the containing passages rank first
 MIN_TERM_CHARS = 2  # a bare 2-3 character term (a name such as 管仲, 曾皙) follows the same rule
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# Each route's weight for one query shrinks when its own ranking is flat (no clear winner), since min-max
+# normalisation would still spread near-tied candidates over [0, 1]: weight × max(FLAT_FLOOR, min(1,
+# spread / gap)), spread = 1st − FLAT_NTH-th score; cosine for the vector route (gap FLAT_GAP), relative
+# to the 1st for BM25 (gap KEYWORD_FLAT_GAP). Chosen on dev among gaps, floors, the vector route alone
+# and other confidence rules (docs/retrieval.md, "v3, round 2").
+FLAT_GAP = 0.02
+KEYWORD_FLAT_GAP = 0.5
+FLAT_FLOOR = 0.5
+FLAT_NTH = 5
 
 
 @dataclass(frozen=True)
@@ -49,6 +58,23 @@ def rrf(rankings: dict[str, list[str]], weights: dict[str, float], k: int = RRF_
             routes.setdefault(doc_id, {})[route] = rank
     order = sorted(scores, key=lambda d: (-scores[d], sort_key(d)))
     return [Fused(d, scores[d], routes[d]) for d in order]
+
+
+def flat_weights(
+    scored: dict[str, list[tuple[str, float]]], weights: dict[str, float], gap: float = FLAT_GAP
+) -> dict[str, float]:
+    """This query's route weights: the vector and keyword routes' weights times max(FLAT_FLOOR,
+    min(1, spread / gap)) — spread = 1st − 5th score (cosine; BM25 relative to its 1st). A flat ranking
+    votes less, a clear winner fully; `gap` ≤ 0 (off) or fewer than 5 candidates: unchanged."""
+    out = dict(weights)
+    for route, route_gap, relative in (("vector", gap, False), ("keyword", KEYWORD_FLAT_GAP, True)):
+        hits = scored.get(route) or []
+        if gap <= 0 or len(hits) < FLAT_NTH or (relative and hits[0][1] <= 0):
+            continue
+        spread = hits[0][1] - hits[FLAT_NTH - 1][1]
+        spread = spread / hits[0][1] if relative else spread
+        out[route] = weights.get(route, 1.0) * max(FLAT_FLOOR, min(1.0, spread / route_gap))
+    return out
 
 
 def score_fusion(

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.retrieval.fusion import RRF_K
+from core.retrieval.fusion import FLAT_GAP, RRF_K
 
 
 class RetrievalError(Exception):
@@ -45,6 +45,8 @@ class RetrieverConfig:
             and script aside) ranks that passage first, before every other rule (quotes.py).
         book_hint: the passages of the book a question names (a poem/song/诗 question, or one naming
             Confucius/论语) rank before the other book's, fused order kept within each (ordering.py).
+        flat_gap: the vector route's weight shrinks for a query whose 1st and 5th candidates are
+            closer than this in cosine, the keyword route's likewise (`fusion.flat_weights`; 0: off).
         topics: a topic question ("诗经里有哪些写爱情的诗？") ranks the theme's passages (themes.py).
     """
 
@@ -54,6 +56,7 @@ class RetrieverConfig:
     oversample: int = 4
     rerank_pool: int = 20
     budget_s: float = 3.0
+    flat_gap: float = FLAT_GAP
     verbatim_boost: bool = True
     english_expansion: bool = True
     question_filter: bool = True

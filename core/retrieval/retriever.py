@@ -1,5 +1,6 @@
-"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → weighted RRF → verbatim rule →
-optional rerank, inside one time budget, degrading to one route when the other fails."""
+"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → score fusion (a flat route votes
+less) → verbatim and quote rules → optional rerank, inside one time budget, degrading to one route
+when the other fails."""
 
 from __future__ import annotations
 
@@ -8,12 +9,12 @@ import time
 
 import structlog
 
-from core.retrieval.documents import CORPORA, Passage, sort_key
+from core.retrieval.documents import CORPORA, Passage, group_of, sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
-from core.retrieval.fusion import Fused, promote, query_language, quote_key, rrf, score_fusion, squash
-from core.retrieval.glossary import expand_english, with_english_terms
+from core.retrieval.fusion import Fused, flat_weights, promote, query_language, quote_key, rrf, score_fusion, squash
+from core.retrieval.glossary import expand_english
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
-from core.retrieval.modern import expand_modern
+from core.retrieval.modern import expand_modern, vector_text
 from core.retrieval.ordering import book_first, lines_first, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
@@ -180,8 +181,8 @@ class HybridRetriever:
         order = self._passages.order
         i = self._passages.position(passage_id)
         window = order[max(0, i - n) : i] + order[i + 1 : i + 1 + n]
-        group = _group(passage)
-        return [self._passages[j] for j in window if _group(self._passages[j]) == group]
+        group = group_of(passage)
+        return [self._passages[j] for j in window if group_of(self._passages[j]) == group]
 
     async def find_quote(self, text: str, *, k: int = 5, corpus: str = "all") -> tuple[list[SearchResult], bool]:
         """Passages containing `text` verbatim (punctuation ignored), else the keyword route's best.
@@ -273,7 +274,7 @@ class HybridRetriever:
         # whatever the embedder; a backend may also find no feature in a query with letters.
         if not self._vectors or not has_features(query):  # keyword-only start, or nothing to embed
             return []
-        text = with_english_terms(query) if self.config.english_expansion else query
+        text = vector_text(query, english=self.config.english_expansion, modern=self.config.question_filter)
         try:
             vector = await asyncio.shield(self._query_vector(text, vectors))
         except QueryWithoutFeatures:
@@ -338,7 +339,8 @@ class HybridRetriever:
     def _fuse(self, query, rankings, corpus, mode, timings, topic: TopicQuery | None = None) -> list[Fused]:
         started = time.perf_counter()
         if self.config.fusion in ("score", "dbsf"):
-            fused = score_fusion(rankings, self.config.weights, "dbsf" if self.config.fusion == "dbsf" else "minmax")
+            weights = flat_weights(rankings, self.config.weights, self.config.flat_gap)  # a flat route votes less
+            fused = score_fusion(rankings, weights, "dbsf" if self.config.fusion == "dbsf" else "minmax")
         else:
             fused = rrf(
                 {r: [i for i, _ in hits] for r, hits in rankings.items()}, self.config.weights, self.config.rrf_k
@@ -392,9 +394,3 @@ class HybridRetriever:
             verbatim=fused.verbatim,
             meta=dict(p.meta),
         )
-
-
-def _group(p: Passage) -> tuple:
-    if p.corpus == "lunyu":
-        return ("lunyu", p.meta.get("chapter"))
-    return ("shijing", p.meta.get("chapter"), p.meta.get("section"))

@@ -195,6 +195,7 @@ def main(corpus_dir: str) -> None:
     )
     held += written(HERE / "written_v2.tsv", Resolver(passages))
     held += written(HERE / "written_v3.tsv", Resolver(passages))  # full translations (issue 24)
+    held += written(HERE / "written_v4.tsv", Resolver(passages))  # v4 held-out (pick_v4.py, issue 24 round 2)
     for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
         with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:

@@ -11,6 +11,8 @@ Two lists, both hand-written by the team, gold = the passages named by a verbati
   of this round was made or measured (the glossary, the English route and the fusion as on main);
   every second question (by position) held out, and the held-out half is run only as a whole, after
   the method was chosen on dev.
+* `QUESTIONS_V4` (class `people_v4`, 20): written by helper r24ret on 2026-12-01 for passages picked
+  at random by `evals/retrieval/pick_v4.py`, before any change of that round; all held out.
 
 Run: FUZI_CORPUS_DIR=… python evals/retrieval_en/make.py
 """
@@ -152,6 +154,32 @@ QUESTIONS_V3 = [
 ]
 
 
+# people_v4: written by helper r24ret on 2026-12-01 for the 20 passages evals/retrieval/pick_v4.py
+# picked (seeded), in its order, before any method of that round ran; all held out.
+QUESTIONS_V4 = [
+    ("Does a good person need to be a smooth talker?", ["焉用佞"]),
+    ("How did Confucius behave when riding in a carriage?", ["升车必正立"]),
+    ("Did Confucius prefer the earlier or the later followers' way with rites and music?", ["先进于礼乐"]),
+    ("Which disciples did Confucius call stupid, slow, one-sided and coarse?", ["柴也愚"]),
+    ("Why did someone accuse Confucius of being a glib talker for rushing around?", ["微生亩谓孔子曰"]),
+    ("Why did the ancient king not speak for three years while mourning?", ["高宗谅阴"]),
+    ("What did Confucius answer when the Duke of Wei asked him about military formations?", ["卫灵公问陈"]),
+    ("Who ruled by doing nothing, according to Confucius?", ["无为而治"]),
+    ("Should I be upset that people don't know my abilities, or that I lack ability?", ["君子病无能焉", "患其不能也"]),
+    ("How can a gentleman belong to a group without joining a faction?", ["群而不党"]),
+    ("Is wisdom enough to keep power if you lack goodness?", ["知及之仁不能守之"]),
+    ("Should I give way to my teacher when it comes to doing what is good?", ["当仁不让于师"]),
+    ("Why did Confucius tell his son to study the Zhou Nan and Shao Nan?", ["女为周南召南矣乎"]),
+    ("Does a gentleman value courage above everything?", ["君子尚勇乎"]),
+    ("What does a petty person do when he makes a mistake?", ["小人之过也必文"]),
+    ("Why must a ruler win the people's trust before making them work?", ["君子信而后劳其民"]),
+    ("Which poem describes a wolf tripping over its dewlap and its tail?", ["狼跋其胡"]),
+    ("Is there a song about building a new house where brothers live in harmony?", ["秩秩斯干"]),
+    ("Which ode tells of a solar eclipse in the tenth month and earthquakes?", ["十月之交"]),
+    ("Which poem tells how the Zhou ancestor Danfu moved his people to the foot of Mount Qi?", ["古公亶父"]),
+]
+
+
 def main() -> None:
     passages = load_corpus(Path(os.environ["FUZI_CORPUS_DIR"]))
     texts = [(p.id, "".join(ch for ch in to_simplified(p.text) if ch.isalnum())) for p in passages]
@@ -162,6 +190,11 @@ def main() -> None:
             if not gold:
                 raise SystemExit(f"no passage for {snippets}")
             (held if n % every == every - 1 else dev).append({"query": query, "gold": gold, "class": cls})
+    for query, snippets in QUESTIONS_V4:  # all held out
+        gold = sorted({pid for s in snippets for pid, t in texts if to_simplified(s) in t})
+        if not gold:
+            raise SystemExit(f"no passage for {snippets}")
+        held.append({"query": query, "gold": gold, "class": "people_v4"})
     for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
         with open(HERE / name, "w", encoding="utf-8") as f:
             f.writelines(json.dumps(r, ensure_ascii=False) + "\n" for r in rows)
