@@ -20,6 +20,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.failopen import FailOpen
 from core.ports import PassageSearch
+from core.retrieval.translate import offline
 from core.script import ScriptConverter
 
 log = structlog.get_logger(__name__)
@@ -96,8 +97,9 @@ class PassageLookup:
         return True
 
     async def _searched(self, query: str, k: int) -> list[Passage]:
-        found = self._search.search(self._scripts.simplified(query), k=k)
-        hits = await found if inspect.isawaitable(found) else found
+        with offline():  # retrieval alone: no LLM call per keystroke of an inline query
+            found = self._search.search(self._scripts.simplified(query), k=k)
+            hits = await found if inspect.isawaitable(found) else found
         return [Passage(h.id, h.ref, h.text) for h in hits.results[:k]]
 
     async def _by_id(self, query: str) -> list[Passage]:

@@ -3,15 +3,19 @@ the scripted fake server on loopback, behind the circuit breaker the app uses.""
 
 from __future__ import annotations
 
+import asyncio
+
 import pytest
 
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
+from core.lookup import PassageLookup
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore
 from core.retrieval.translate import QueryTranslator, clean, wants_translation
+from core.script import ScriptConverter
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
 
@@ -98,3 +102,31 @@ async def test_without_an_llm_or_with_an_open_breaker_search_is_the_offline_one(
         response = await translated.search("Was that minister narrow-minded?", k=3)
         assert [r.id for r in response.results] == expected and not response.degraded
     assert len(fake_llm.requests) == 2
+
+
+async def test_no_translation_while_the_breaker_waits_for_its_probe(fake_llm):  # noqa: F811
+    client = OpenAIChatClient(
+        base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5, retry=RetryPolicy(attempts=1)
+    )
+    breaker = CircuitBreakerLLM(client, failures=1, reset_s=0.05)
+    try:
+        translator = QueryTranslator(breaker)
+        fake_llm.error(500)
+        assert await translator.translate("Who was Guan Zhong?") == ""  # the failure opens the breaker
+        await asyncio.sleep(0.1)
+        assert breaker.state == "half_open"
+        fake_llm.reply_text("管仲之器小哉")
+        assert await translator.translate("Who was Guan Zhong?") == ""  # never the probe: a cut one re-opens it
+        assert len(fake_llm.requests) == 1 and breaker.state == "half_open"
+    finally:
+        await breaker.aclose()
+
+
+async def test_look_ups_never_ask_the_llm(fake_llm, llm, table):  # noqa: F811
+    fake_llm.reply_text("管仲之器小哉")
+    retriever = await open_retriever(table, TableEmbedder(VECS), translator=QueryTranslator(llm))
+    lookup = PassageLookup(retriever, ScriptConverter())
+    found = await lookup.lookup("Was that minister narrow-minded?", account="telegram:1")
+    assert found.passages and fake_llm.requests == []  # retrieval alone
+    assert (await retriever.search("Was that minister narrow-minded?", k=1)).results  # a reply's search still asks
+    assert len(fake_llm.requests) == 1

@@ -9,6 +9,10 @@ fuses it with the other routes. It goes through the same LLM port as every other
 and the reply's budget apply), has its own short timeout, and caches answers. Any failure — no
 LLM, an open breaker, a timeout, an empty answer — gives no translation, and the search is what it
 is without one (the offline routes still run; nothing waits for a translation that is not coming).
+
+Two cases never ask the model: a breaker that is not closed (a translation cut at its short timeout
+must not be the half-open probe, whose loss would re-open the breaker for everyone), and searches
+run under :func:`offline` (look-ups: inline queries fire per keystroke and are retrieval alone).
 """
 
 from __future__ import annotations
@@ -16,6 +20,9 @@ from __future__ import annotations
 import asyncio
 import re
 from collections import OrderedDict
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 
 import structlog
 
@@ -38,6 +45,19 @@ PROMPT = """The Analects (论语) and the Book of Songs (诗经) are written in 
 Write the classical-Chinese words a passage answering this would contain: the original line if you \
 know it, the names of the people or the poem's title, the key characters. Simplified characters, \
 separated by spaces, at most 30 characters, nothing else."""
+
+_OFFLINE: ContextVar[bool] = ContextVar("fuzi_search_offline", default=False)
+
+
+@contextmanager
+def offline() -> Iterator[None]:
+    """Searches inside the block get no translation (no LLM call), whatever the retriever is given."""
+    token = _OFFLINE.set(True)
+    try:
+        yield
+    finally:
+        _OFFLINE.reset(token)
+
 
 _NOT_CJK = re.compile(r"[^\u3400-\u9fff\uf900-\ufaff\s]+")
 
@@ -79,6 +99,8 @@ class QueryTranslator:
         if key in self._cache:
             self._cache.move_to_end(key)
             return self._cache[key]
+        if _OFFLINE.get() or getattr(self._llm, "state", None) not in (None, "closed"):
+            return ""  # a look-up, or a breaker open or waiting for its probe (module docstring)
         limit = self._timeout_s if timeout_s is None else min(self._timeout_s, timeout_s)
         try:
             completion = await asyncio.wait_for(
