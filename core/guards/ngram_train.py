@@ -85,7 +85,13 @@ def _pipeline(c: float, max_words: int, max_chars: int) -> Any:
 
 
 def train(
-    examples: list[Example], *, c: float = 16.0, max_words: int = 3000, max_chars: int = 20000, seed: int = 0
+    examples: list[Example],
+    *,
+    c: float = 16.0,
+    max_words: int = 3000,
+    max_chars: int = 20000,
+    seed: int = 0,
+    targets: dict[str, float] = FALSE_POSITIVE_TARGETS,
 ) -> dict[str, Any]:
     """Fit the model and pick the threshold from 5-fold out-of-fold scores of the benign lines.
 
@@ -104,7 +110,7 @@ def train(
     oof = cross_val_predict(
         _pipeline(c, max_words, max_chars), texts, labels, groups=groups, cv=folds, method="predict_proba"
     )[:, 1]
-    per_language = thresholds(examples, groups, oof)
+    per_language = thresholds(examples, groups, oof, targets)
     threshold = max(per_language.values())
     pipe = _pipeline(c, max_words, max_chars).fit(texts, labels)
     union, clf = pipe.steps[0][1], pipe.steps[1][1]
