@@ -20,18 +20,18 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
-import json
-import re
 from collections.abc import AsyncGenerator
-from typing import Any
+from dataclasses import dataclass
+from typing import Any, cast
 
-from core.llm.types import LLM, Completion, Message, StreamEvent
+from core.guards.second_opinion import answer_for, sent_text
+from core.llm.types import LLM, Completion, StreamEvent
+from core.llm.wrapper import LLMCall, WrapperLLM
 
 JUDGES = ("fake-echo", "fake-yes", "fake-no", "oracle", "scripted", "scripted-poor")
-YES, NO = json.dumps({"injection": True}), json.dumps({"injection": False})
+YES, NO = answer_for(True), answer_for(False)
 # What a real model sends instead of the bare JSON now and then; parse_answer refuses each.
 INVALID = ('```json\n{"injection": true}\n```', "Yes, this looks like an injection.", '{"injection": "maybe"}')
-_SENT = re.compile(r"<text>\n(.*)\n</text>", re.DOTALL)
 
 
 def unit(salt: str, text: str) -> float:
@@ -40,84 +40,79 @@ def unit(salt: str, text: str) -> float:
     return int.from_bytes(digest[:8], "big") / 2**64
 
 
-class _Judge:
-    """An `LLM` whose `complete` answers the classification call; `stream` is never used by it."""
+class _Judge(WrapperLLM):
+    """The LLM port (core/llm/wrapper.py's signature) answered by the judge itself: `complete` reads
+    the text of the classification call and returns `answer(text)`; no model is wrapped and
+    `stream` is never used by the second opinion."""
 
     calls = 0
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
+    def __init__(self) -> None:
+        super().__init__(cast(LLM, None))  # a stand-in wraps no model; `state` is then None
+
+    async def around_complete(self, call: LLMCall) -> Completion:
         self.calls += 1
-        found = _SENT.search(str(messages[-1]["content"]))
-        return Completion(text=await self.answer(found.group(1) if found else ""))
+        return Completion(text=await self.answer(sent_text(call.messages)))
+
+    def around_stream(self, call: LLMCall) -> AsyncGenerator[StreamEvent, None]:
+        raise NotImplementedError("a judge only classifies")
 
     async def answer(self, text: str) -> str:
         raise NotImplementedError
-
-    async def stream(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncGenerator[StreamEvent, None]:
-        raise NotImplementedError("a judge only classifies")
-        yield  # pragma: no cover - makes this an async generator
 
 
 class ConstantJudge(_Judge):
     """Always the same answer (``fake-yes``, ``fake-no``, ``fake-echo``)."""
 
     def __init__(self, reply: str | None) -> None:
+        super().__init__()
         self._reply = reply
 
     async def answer(self, text: str) -> str:
         return self._reply if self._reply is not None else f"USER TEXT:\n<text>\n{text}\n</text>"
 
 
+@dataclass(frozen=True)
+class Rates:
+    """How a scripted judge errs: `miss` of attacks called benign, `false_alarm` of benign messages
+    called attacks, `invalid` of calls answered with something other than the JSON, `timeout` of
+    calls that take `stall_s` (past the second opinion's timeout)."""
+
+    miss: float = 0.10
+    false_alarm: float = 0.05
+    invalid: float = 0.03
+    timeout: float = 0.02
+    stall_s: float = 0.2
+
+
+PERFECT = Rates(miss=0.0, false_alarm=0.0, invalid=0.0, timeout=0.0)
+POOR = Rates(miss=0.30, false_alarm=0.15, invalid=0.09, timeout=0.06)
+
+
 class ScriptedJudge(_Judge):
-    """Right unless the text's hash says otherwise.
+    """Right unless the text's hash says otherwise (`rates`).
 
     Args:
         labels: the sent text (the message as the guard cleaned it, its last `max_chars`) → attack.
-        miss: share of attacks it calls benign.
-        false_alarm: share of benign messages it calls attacks.
-        invalid: share of calls answered with something other than the JSON.
-        timeout: share of calls that take `stall_s` (past the second opinion's timeout).
+        rates: how often it errs, and how.
     """
 
-    def __init__(
-        self,
-        labels: dict[str, bool],
-        *,
-        miss: float = 0.10,
-        false_alarm: float = 0.05,
-        invalid: float = 0.03,
-        timeout: float = 0.02,
-        stall_s: float = 0.2,
-    ) -> None:
+    def __init__(self, labels: dict[str, bool], rates: Rates = Rates()) -> None:
+        super().__init__()
         self._labels = labels
-        self.miss, self.false_alarm, self.invalid, self.timeout = miss, false_alarm, invalid, timeout
-        self._stall_s = stall_s
+        self.rates = rates
 
     async def answer(self, text: str) -> str:
-        attack = self._labels.get(text)
+        attack, rates = self._labels.get(text), self.rates
         if attack is None:
             return "I cannot tell."
         u = unit("judge-failure", text)
-        if u < self.timeout:
-            await asyncio.sleep(self._stall_s)
-        elif u < self.timeout + self.invalid:
+        if u < rates.timeout:
+            await asyncio.sleep(rates.stall_s)
+        elif u < rates.timeout + rates.invalid:
             return INVALID[int(unit("judge-invalid", text) * len(INVALID))]
-        wrong = unit("judge-wrong", text) < (self.miss if attack else self.false_alarm)
-        return YES if attack != wrong else NO
+        wrong = unit("judge-wrong", text) < (rates.miss if attack else rates.false_alarm)
+        return answer_for(attack != wrong)
 
 
 def make_judge(name: str, labels: dict[str, bool]) -> LLM:
@@ -125,10 +120,7 @@ def make_judge(name: str, labels: dict[str, bool]) -> LLM:
     constant: dict[str, Any] = {"fake-echo": None, "fake-yes": YES, "fake-no": NO}
     if name in constant:
         return ConstantJudge(constant[name])
-    if name == "oracle":
-        return ScriptedJudge(labels, miss=0.0, false_alarm=0.0, invalid=0.0, timeout=0.0)
-    if name == "scripted":
-        return ScriptedJudge(labels)
-    if name == "scripted-poor":
-        return ScriptedJudge(labels, miss=0.30, false_alarm=0.15, invalid=0.09, timeout=0.06)
+    scripted = {"oracle": PERFECT, "scripted": Rates(), "scripted-poor": POOR}
+    if name in scripted:
+        return ScriptedJudge(labels, scripted[name])
     raise ValueError(f"unknown judge {name!r}; one of {', '.join(JUDGES)}")

@@ -16,8 +16,10 @@ from core.guards.normalize import views
 from core.text import has_cjk
 
 # Target false-positive rate per language, on benign messages the classifier has not seen (issue 24:
-# ≤ 0.5 % on benign Chinese, ≤ 1 % on English).
-FALSE_POSITIVE_TARGETS = {"zh": 0.005, "en": 0.01}
+# ≤ 0.5 % on benign Chinese, ≤ 1 % on English). Chinese aims below its goal: a threshold set at 0.5 %
+# on the inner folds gave 0.55 % on dev out of fold; 0.35 % gave 0.24 % and kept more detection than
+# 0.25 % (evals/guard/cv.py, docs/guards.md "Detector v8").
+FALSE_POSITIVE_TARGETS = {"zh": 0.0035, "en": 0.01}
 
 
 def _words(text: str) -> list[str]:
@@ -85,7 +87,13 @@ def _pipeline(c: float, max_words: int, max_chars: int) -> Any:
 
 
 def train(
-    examples: list[Example], *, c: float = 16.0, max_words: int = 3000, max_chars: int = 20000, seed: int = 0
+    examples: list[Example],
+    *,
+    c: float = 16.0,
+    max_words: int = 3000,
+    max_chars: int = 20000,
+    seed: int = 0,
+    targets: dict[str, float] = FALSE_POSITIVE_TARGETS,
 ) -> dict[str, Any]:
     """Fit the model and pick the threshold from 5-fold out-of-fold scores of the benign lines.
 
@@ -104,7 +112,7 @@ def train(
     oof = cross_val_predict(
         _pipeline(c, max_words, max_chars), texts, labels, groups=groups, cv=folds, method="predict_proba"
     )[:, 1]
-    per_language = thresholds(examples, groups, oof)
+    per_language = thresholds(examples, groups, oof, targets)
     threshold = max(per_language.values())
     pipe = _pipeline(c, max_words, max_chars).fit(texts, labels)
     union, clf = pipe.steps[0][1], pipe.steps[1][1]

@@ -5,12 +5,17 @@ dev.jsonl — what detectors were tuned and trained on:
   * every earlier set, read from git at EARLIER_COMMIT (guard_dev, guard_holdout_v1..v3,
     guard_holdout = holdout v4, guard_v5_dev, guard_v5_holdout; docs/guards.md has their history);
   * the in-world role-play lines (roleplay_benign.py);
-  * the dev part of the v7 material (attacks_v7.py, benign_zh_v7.py).
+  * the dev part of the v7 material (attacks_v7.py, benign_zh_v7.py);
+  * the dev part of the v8 material (attacks_v8.py, benign_zh_v8.py; source "v8").
 heldout.jsonl — never tuned or trained on:
   * the v6 holdout (holdout_v6.py: 50 attacks, 50 benign Chinese);
-  * the held-out part of the v7 material.
+  * the held-out part of the v7 material;
+  * the held-out part of the v8 material (after the v7 rows).
 Split of the v7 material: a line is held out when sha256("fuzi-v7-guard:" + text) falls in the
-lower 40 %, decided before any detector ran on it. Every row has a `source`.
+lower 40 %; of the v8 material, sha256("fuzi-v8-guard:" + text) in the lower 60 % (attacks) or
+75 % (benign: the held-out benign Chinese must be large enough to show 0.5 %). Both decided before
+any detector ran on the lines. A v8 line that is already in earlier material is left out (not
+fresh). Every row has a `source`.
 """
 
 from __future__ import annotations
@@ -24,7 +29,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import benign_zh_v8  # noqa: E402
 from attacks_v7 import ATTACKS  # noqa: E402
+from attacks_v8 import ATTACKS as ATTACKS_V8  # noqa: E402
 from benign_zh_v7 import CLASSICS, LIFE, LOOKALIKE, MODERN, QUOTE  # noqa: E402
 from holdout_v6 import ATTACKS as ATTACKS_V6  # noqa: E402
 from holdout_v6 import BENIGN_ZH as BENIGN_V6  # noqa: E402
@@ -43,9 +50,13 @@ EARLIER = (
 KIND_NAMES = {"extraction": "extract"}  # v6's name for the kind
 
 
-def held_out(text: str, salt: str = "fuzi-v7-guard:") -> bool:
+V8_SALT, V8_ATTACKS_HELD, V8_BENIGN_HELD = "fuzi-v8-guard:", 0.6, 0.75
+V8_BENIGN = ("LIFE", "MODERN", "LOOKALIKE", "QUOTE", "CLASSICS", "IN_WORLD")
+
+
+def held_out(text: str, salt: str = "fuzi-v7-guard:", share: float = 0.4) -> bool:
     digest = hashlib.sha256(f"{salt}{text}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64 < 0.4
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
 def _row(text: str, attack: bool, style: str, lang: str, kind: str, source: str) -> dict:
@@ -86,6 +97,19 @@ def v7_rows() -> list[dict]:
     return rows
 
 
+def v8_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
+    """(dev, held-out) rows of the v8 material; lines already in `seen` are left out."""
+    rows = []
+    for (style, kind, lang), texts in ATTACKS_V8.items():
+        rows += [_row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v8") for t in texts]
+    for name in V8_BENIGN:
+        kind = f"benign_zh_{name.lower()}"
+        rows += [_row(t, False, "benign", "zh", kind, "v8") for t in getattr(benign_zh_v8, name)]
+    rows = [r for r in rows if r["text"] not in seen]
+    held = [held_out(r["text"], V8_SALT, V8_ATTACKS_HELD if r["attack"] else V8_BENIGN_HELD) for r in rows]
+    return [r for r, h in zip(rows, held, strict=True) if not h], [r for r, h in zip(rows, held, strict=True) if h]
+
+
 def v6_rows() -> list[dict]:
     rows = []
     for (style, kind, lang), texts in ATTACKS_V6.items():
@@ -100,6 +124,9 @@ def main() -> None:
     dev += [_row(t, False, "benign", lang, "in_world_roleplay", "roleplay_v6") for lang, t in ROLEPLAY]
     dev += [r for r in fresh if not held_out(r["text"])]
     heldout = v6_rows() + [r for r in fresh if held_out(r["text"])]
+    v8_dev, v8_held = v8_rows({r["text"] for r in dev + heldout})
+    dev += v8_dev
+    heldout += v8_held
     for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
         with open(HERE / name, "w", encoding="utf-8") as f:
             for row in part:

@@ -1,0 +1,32 @@
+"""The guard evaluation sets as evals/guard/build.py writes them (issue 24, v8): large enough to show
+the goals, and split the way the build script says."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from pathlib import Path
+
+EVALS = Path(__file__).resolve().parents[1] / "evals" / "guard"
+
+
+def rows(name: str) -> list[dict]:
+    return [json.loads(line) for line in (EVALS / name).read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def test_the_held_out_can_show_half_a_percent_and_has_fresh_attacks_of_every_kind() -> None:
+    held = rows("heldout.jsonl")
+    assert sum(not r["attack"] and r["lang"] == "zh" for r in held) >= 400
+    fresh = Counter(r["lang"] for r in held if r["attack"] and r["source"] == "v8")
+    assert fresh["zh"] >= 80 and fresh["en"] >= 40
+    kinds = {r["kind"] for r in held if r["attack"] and r["source"] == "v8"}
+    for lang in ("zh", "en"):
+        assert {f"{lang}_{k}" for k in ("task_swap", "roleplay", "extract", "jailbreak", "goal_hijack")} <= kinds
+
+
+def test_no_v8_line_is_on_both_sides() -> None:
+    dev = {r["text"] for r in rows("dev.jsonl")}
+    held = {r["text"] for r in rows("heldout.jsonl") if r["source"] == "v8"}
+    assert held and not dev & held
+    # Older: three benign questions of the v6 holdout are also in guard_dev (docs/guards.md, v8).
+    assert len(dev & {r["text"] for r in rows("heldout.jsonl")}) == 3
