@@ -17,6 +17,9 @@ EVALS = Path(__file__).resolve().parents[2] / "evals"
 # The defaults: the held-out sets to measure, the dev sets to train on (evals/README.md).
 HELDOUT = (EVALS / "guard" / "heldout.jsonl", EVALS / "guard_en" / "heldout.jsonl")
 DEV = (EVALS / "guard" / "dev.jsonl", EVALS / "guard_en" / "dev.jsonl")
+# Dev rows the bundled model is not trained on: v8's material (written for a detector that was
+# measured and not shipped, docs/guards.md); the default training reproduces the bundled model.
+NOT_TRAINED = ("v8",)
 JUDGE_TIMEOUT_S = 0.05  # the scripted judge's slow answers take 0.2 s
 
 
@@ -46,7 +49,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         type=Path,
         nargs="*",
         default=list(DEV),
-        help='JSONL lines {"text": str, "attack": bool}; default: evals/guard/dev.jsonl and evals/guard_en/dev.jsonl',
+        help='JSONL lines {"text": str, "attack": bool}; default: evals/guard/dev.jsonl and evals/guard_en/dev.jsonl '
+        "(without the rows of source v8, which the bundled model is not trained on)",
     )
     t.add_argument("--out", type=Path, default=None, help="model file (default: the bundled one)")
     t.set_defaults(func=train)
@@ -143,7 +147,8 @@ def train(args: argparse.Namespace) -> int:
     from core.guards.ngram_train import train as fit
 
     try:
-        examples = [ex for path in args.files for ex in load_examples(path)]
+        skip = NOT_TRAINED if args.files == list(DEV) else ()
+        examples = [ex for path in args.files for ex in load_examples(path, skip_sources=skip)]
     except (OSError, EvalFileError) as exc:
         print(f"fuzi guard-train: {exc}", file=sys.stderr)
         return 2

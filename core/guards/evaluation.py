@@ -6,7 +6,7 @@ import asyncio
 import json
 import time
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -36,8 +36,9 @@ class EvalFileError(ValueError):
     """A line of the evaluation file is not a valid example (the message names the line)."""
 
 
-def load_examples(path: Path) -> list[Example]:
-    """Read ``{"text": str, "attack": bool, ...}`` lines; blank lines are skipped."""
+def load_examples(path: Path, *, skip_sources: Collection[str] = ()) -> list[Example]:
+    """Read ``{"text": str, "attack": bool, ...}`` lines; blank lines, and lines whose ``source`` is
+    in ``skip_sources``, are skipped."""
     examples = []
     with path.open(encoding="utf-8") as fh:
         for number, line in enumerate(fh, 1):
@@ -49,6 +50,8 @@ def load_examples(path: Path) -> list[Example]:
                 raise EvalFileError(f"{path}:{number}: not JSON ({exc.msg})") from None
             if not (isinstance(row, dict) and isinstance(row.get("text"), str) and isinstance(row.get("attack"), bool)):
                 raise EvalFileError(f'{path}:{number}: need {{"text": str, "attack": bool}}')
+            if row.get("source") in skip_sources:
+                continue
             labels = (row.get("style"), row.get("lang"), row.get("variant"), row.get("kind"))
             examples.append(Example(row["text"], row["attack"], *labels))
     return examples

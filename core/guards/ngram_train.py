@@ -16,10 +16,8 @@ from core.guards.normalize import views
 from core.text import has_cjk
 
 # Target false-positive rate per language, on benign messages the classifier has not seen (issue 24:
-# ≤ 0.5 % on benign Chinese, ≤ 1 % on English). Chinese aims below its goal: a threshold set at 0.5 %
-# on the inner folds gave 0.55 % on dev out of fold; 0.35 % gave 0.24 % and kept more detection than
-# 0.25 % (evals/guard/cv.py, docs/guards.md "Detector v8").
-FALSE_POSITIVE_TARGETS = {"zh": 0.0035, "en": 0.01}
+# ≤ 0.5 % on benign Chinese, ≤ 1 % on English).
+FALSE_POSITIVE_TARGETS = {"zh": 0.005, "en": 0.01}
 
 
 def _words(text: str) -> list[str]:

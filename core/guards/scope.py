@@ -17,28 +17,24 @@ and views as core/guards/patterns.py.
 
 from __future__ import annotations
 
-from core.guards import imperative_zh as im
 from core.guards.patterns import Rule
 from core.guards.patterns import rule as _r
 
 # ------------------------------------------------------------------ task swap, Chinese (compact view)
 _ZH_SET_ASIDE = (
     "(?:忘掉|忘了|忘记|别再?|不要再?|不用再?|不必再?|无需|先不|不再|停止|放下|放一边|放一放|丢开|抛开|撇开|"
-    "算了|与其|不聊|不学|不讲|不谈|别管|不管|不需要|够了|搁置|先放|跳过|暂停|收起|停一下|别扯|别端着|不说)"
+    "算了|与其|不聊|不学|不讲|不谈|别管|不管|不需要|够了|搁置|先放|跳过)"
 )
 _ZH_JOB = (
     "(?:孔子|夫子|孔夫子|孔丘|论语|儒家|儒学|经典|古文|古书|圣人|圣贤|教诲|老师|讲道理|大道理|道理|说教|"
-    "人设|身份|角色|引用|文言|诗经|国学|你是谁|之乎者也|原来的任务|本来的任务|你的任务|学问|讲经|经书|修身|"
-    "仁义|道德|哲学|古人)"
+    "人设|身份|角色|引用|文言|诗经|国学|你是谁|之乎者也|原来的任务|本来的任务|你的任务)"
 )
 _ZH_NEW_TASK = (
-    "(?:(?:帮|给|替|为)我|你就|只帮我|直接|你只需要|你只负责|现在负责|只需要|专门|你现在|你来|你先|改行)"
-    "(?:.{0,12}?)(?:写|做|生成|编|翻译|算|改|列|输出|出|设计|画|查|搞|弄|制作|起草|拟|整理一份|总结|当|起名|取名|"
-    "想.{0,3}个)"
+    "(?:(?:帮|给|替|为)我|你就|只帮我|直接|你只需要|你只负责|现在负责|只需要|专门)"
+    "(?:.{0,4}?)(?:写|做|生成|编|翻译|算|改|列|输出|出|设计|画|查|搞|弄|制作|起草|拟|整理一份|总结)"
 )
 _ZH_TASK_SWAP = (
-    rf"(?:{_ZH_SET_ASIDE}.{{0,6}}?{_ZH_JOB}|{_ZH_JOB}.{{0,6}}?(?:放一边|放下|先放|丢开|不聊|不谈|算了|别说了|先不|先别|"
-    rf"放一放|放放|歇|退下|下班|收起|收一收|搁|没意思|再说|无聊|没关系|靠边))"
+    rf"(?:{_ZH_SET_ASIDE}.{{0,6}}?{_ZH_JOB}|{_ZH_JOB}.{{0,6}}?(?:放一边|放下|先放|丢开|不聊|不谈|算了|别说了|先不))"
     rf".{{0,30}}?{_ZH_NEW_TASK}"
 )
 _ZH_NEW_JOB = (
@@ -80,14 +76,13 @@ _ZH_UNBOUND = (
     "无审查|无过滤|毫无(?:禁忌|顾忌|底线|限制)|无所不(?:知|言|谈)|知无不言|(?:从不|从来不|不会|不能|不许|不得|"
     "永远不)(?:拒绝|说不|说“不”)|什么都(?:肯|愿意|能|可以|会)|都必须(?:如实)?回答|任何(?:问题|请求|话题|内容)|"
     "越狱|解除了?(?:所有|全部)?|摆脱|解锁|不遵守|无视|关闭了?|违禁|被禁止|敏感(?:问题|话题)|违法|危险物品|"
-    "不择手段|跳出角色|保持人设|不要提到?规则|别拿规矩|不要.{0,4}讲道德|不讲仁义|无道德|没有道德|百无禁忌|"
-    "绕过|没有?良心|(?:绝不|决不|从不)说不|冷血|"
+    "不择手段|跳出角色|保持人设|不要提到?规则|别拿规矩|不要.{0,4}讲道德|不讲仁义|无道德|没有道德|"
     "最高权限|无道德|没有道德)"
 )
 # A harmful trade counts only when it is given to *you* ("你是一个骗子", "扮演一个邪恶的谋士"), not when a
 # user talks about a villain in their own novel or game ("我抽到的角色是个骗子").
 _ZH_YOU_ARE = "(?:你(?:现在|就|将|要|已经)?(?:是|扮演|当|成为|充当)|扮演一(?:个|位|名))"
-_ZH_HARM_TRADE = "(?:邪恶|黑客|骗子|反派|混混|脏话|情报贩子|恶棍|毒贩|杀手|制毒|诈骗|枪手|假药|传销)"
+_ZH_HARM_TRADE = "(?:邪恶|黑客|骗子|反派|混混|脏话|情报贩子|恶棍|毒贩|杀手)"
 _ZH_UNBOUND_PERSONA = (
     rf"{_ZH_PERSONA}.{{0,40}}?{_ZH_UNBOUND}|{_ZH_UNBOUND}.{{0,20}}?(?:的)?(?:ai|人工智能|助手|模型|机器人)|"
     rf"{_ZH_YOU_ARE}.{{0,12}}?{_ZH_HARM_TRADE}"
@@ -114,11 +109,4 @@ SCOPE_RULES: tuple[Rule, ...] = (
     _r("sc_en_new_job", "goal_hijack", "words", _EN_NEW_JOB),
     _r("sc_zh_unbound_persona", "role_reassign", "compact", _ZH_UNBOUND_PERSONA),
     _r("sc_en_unbound_persona", "role_reassign", "words", _EN_UNBOUND_PERSONA),
-    # detector v8: Chinese imperative + target (core/guards/imperative_zh.py)
-    _r("im_zh_new_persona", "role_reassign", "compact", im.NEW_PERSONA),
-    _r("im_zh_assign_shed", "role_reassign", "compact", im.ASSIGN_SHED),
-    _r("im_zh_recite_secret", "role_reassign", "compact", im.RECITE_SECRET),
-    _r("im_zh_shed_constraint", "goal_hijack", "compact", im.SHED_CONSTRAINT),
-    _r("im_zh_dismiss_previous", "goal_hijack", "compact", im.DISMISS_PREVIOUS),
-    _r("im_zh_hidden_text", "prompt_extract", "compact", im.HIDDEN_TEXT),
 )
