@@ -95,6 +95,8 @@ def test_index_searches_english_and_modern_chinese_and_nothing_else(tmp_path):
     assert index.search("Which poem is about a lover who swears to share a grave?", 5)[0][0] == "shijing:73"
     assert index.search("Which poem is about a lover who swears to share a grave?", 5, corpus="lunyu") == []
     assert index.search("学而时习之", 5) == []  # a classical quote: not this route's
+    assert not index.wants("子游问孝的时候，孔子是怎么回答的？")  # quotes 子游问孝 (4 characters in a row)
+    assert index.wants("子游问怎样才算孝顺的时候，孔子怎么说的？")
     assert index.search("quantum chromodynamics", 5) == []  # no gloss matches: no votes
 
 
@@ -110,7 +112,9 @@ async def test_route_is_fused_only_where_it_applies(table, tmp_path, monkeypatch
         "gloss" not in (await plain.search("What did Confucius say about respecting parents?", k=4)).results[0].routes
     )
 
-    for query in ("学而时习之", "quantum chromodynamics", "大车", "🙂"):  # a quote, no match, a title, no words
+    topic = "What did Confucius say about filial piety?"  # a topic question: the theme route's, not this one's
+    assert "gloss" not in {route for r in (await glossed.search(topic, k=4)).results for route in r.routes}
+    for query in ("学而时习之", "quantum chromodynamics", "大车", "🙂", topic):  # quote, no match, title, no words
         before = [(r.id, r.routes) for r in (await plain.search(query, k=4)).results]
         after = [(r.id, r.routes) for r in (await glossed.search(query, k=4)).results]
         assert after == before, query

@@ -29,7 +29,7 @@ from pathlib import Path
 import numpy as np
 
 from core.retrieval.documents import Passage
-from core.retrieval.fusion import query_language
+from core.retrieval.fusion import query_language, squash
 from core.retrieval.glossary import PHRASES
 from core.retrieval.keyword import KeywordIndex, strip_question_words
 from core.retrieval.snapshot import PassageTable
@@ -38,6 +38,7 @@ from core.retrieval.translate import wants_translation
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 MAX_EN_WORDS = 80  # generous bounds: a gloss is 1–2 sentences (spec: ≤ 45 words, ≤ 60 字)
 MAX_ZH_CHARS = 120
+QUOTED_CHARS = 4  # a modern-Chinese query with this many characters of a passage in a row quotes it
 
 STOPWORDS = frozenset(
     """a an the and or but if of to in on at by for from with about into over under as than then so
@@ -152,6 +153,7 @@ class GlossIndex:
         self._english = WordBM25([english_tokens(g.en) for _, g in glossed])
         # a poem's title is indexed with its Chinese gloss, as with its text (《大车》写的是什么？)
         zh = [Passage(p.id, p.ref, p.corpus, p.title, g.zh) for p, g in glossed]
+        self._grams = {t[i : i + QUOTED_CHARS] for p, _ in glossed for t in [squash(p.text)] for i in range(len(t))}
         self._chinese = KeywordIndex(zh, tokenizer=tokenizer)
 
     def __len__(self) -> int:
@@ -164,8 +166,12 @@ class GlossIndex:
         return cls(glosses, [passages[i] for i in passages.order if i in glosses], tokenizer=tokenizer)
 
     def wants(self, query: str) -> bool:
-        """Whether the route runs for `query`: glosses exist and it is English or modern Chinese."""
-        return bool(self.ids) and wants_gloss(query)
+        """Whether the route runs for `query`: glosses exist and it is English or modern Chinese that
+        quotes no passage (子贡问政的时候，孔子是怎么回答的？ quotes 子贡问政: the text's own words find it)."""
+        if not self.ids or not wants_gloss(query):
+            return False
+        key = squash(strip_question_words(query))
+        return not any(key[i : i + QUOTED_CHARS] in self._grams for i in range(len(key) - QUOTED_CHARS + 1))
 
     def search(self, query: str, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
         """(id, score) best first, positive scores only; [] for a query that wants no gloss."""

@@ -219,7 +219,7 @@ class HybridRetriever:
             return SearchResponse([], timings_ms=timings)
         pool = max(k, k * self.config.oversample)
         topic = self._themes.recognise(query) if mode == "hybrid" and self.config.topics and self._themes else None
-        rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings)
+        rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings, topic)
         if topic is not None and not topic.survey:
             rankings["topic"] = ThemeIndex.ranking(topic, corpus)[:pool]
         fused = self._fuse(query, rankings, corpus, mode, timings, topic)
@@ -235,7 +235,7 @@ class HybridRetriever:
             topic="、".join(t.name for t in topic.themes) if topic is not None and topic.survey else None,
         )
 
-    async def _run_routes(self, query, pool, corpus, mode, clock, timings):
+    async def _run_routes(self, query, pool, corpus, mode, clock, timings, topic=None):
         names = ["vector", "keyword"] if mode == "hybrid" else [mode]
         if mode == "hybrid" and self.config.sentence_vectors == "route" and self._sentences:
             names.append("sentence")
@@ -245,7 +245,7 @@ class HybridRetriever:
             names.append("translated")
         runners = {"vector": self._vector_route, "keyword": self._keyword_route, "sentence": self._sentence_route}
         runners["translated"] = self._translated_route
-        if mode == "hybrid" and self._glosses is not None and self._glosses.wants(query):
+        if mode == "hybrid" and topic is None and self._glosses is not None and self._glosses.wants(query):
             names, runners["gloss"] = [*names, "gloss"], self._glosses.route
         vectors: dict[str, asyncio.Future] = {}  # this search's embedding, shared by the vector and sentence routes
         tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings, vectors)) for n in names}
