@@ -1,6 +1,6 @@
-"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → score fusion (a flat route votes
-less) → verbatim and quote rules → optional rerank, inside one time budget, degrading to one route
-when the other fails."""
+"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) [+ gloss route, glosses.py] → score
+fusion (a flat route votes less) → verbatim and quote rules → optional rerank, inside one time budget,
+degrading to one route when the other fails."""
 
 from __future__ import annotations
 
