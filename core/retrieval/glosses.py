@@ -49,7 +49,8 @@ STOPWORDS = frozenset(
     tell tells told ask asks asked passage poem text confucius master""".split()
 )  # "Confucius"/"the Master" speak in most glosses: as terms they only favour the long ones
 _WORD = re.compile(r"[a-z]+")
-_NAMES = {phrase: phrase.replace(" ", "") for phrase in PHRASES if phrase.count(" ") == 1 and len(phrase) <= 9}
+_NOT_PINYIN = frozenset({"filial", "king", "duke", "star", "golden", "petty", "small", "book", "man", "men"})
+_NAMES = {p: p.replace(" ", "") for p in PHRASES if p.count(" ") == 1 and not _NOT_PINYIN & set(p.split())}
 
 
 class GlossError(ValueError):
