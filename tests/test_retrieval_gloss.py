@@ -82,6 +82,7 @@ def test_loader_names_file_and_line_of_a_bad_row(tmp_path, line, message):
 def test_english_tokens_join_pinyin_names_drop_stopwords_and_stem():
     assert english_tokens("What did Zi Lu say about the friends who lie?") == ["zilu", "friend", "lie"]
     assert english_tokens("Zilu") == ["zilu"]
+    assert english_tokens("the petty man and filial piety") == ["petty", "man", "filial", "piety"]  # not names
     assert stem("studies") == "study" and stem("practising") == "practis" and stem("sons") == "sons"
 
 
