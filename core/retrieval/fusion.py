@@ -30,6 +30,7 @@ FLAT_GAP = 0.02
 KEYWORD_FLAT_GAP = 0.5
 FLAT_FLOOR = 0.5
 FLAT_NTH = 5
+GLOSS_WEIGHT = 0.75  # the `gloss` route's vote (glosses.py), chosen on dev (docs/retrieval.md, round 3)
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from core.retrieval.fusion import FLAT_GAP, RRF_K
+from core.retrieval.fusion import FLAT_GAP, GLOSS_WEIGHT, RRF_K
 
 
 class RetrievalError(Exception):
@@ -23,7 +23,7 @@ class RetrieverConfig:
 
     Attributes:
         fusion: "rrf" (reciprocal rank, k = `rrf_k`) or "score" (min-max normalised scores summed).
-        weights: weight per route, the same for every query (no per-query-type weights: those were
+        weights: weight per route (vector, keyword, gloss; others 1.0), the same for every query (no per-query-type weights: those were
             fitted to the v1 dev set and lost on unseen queries; docs/retrieval.md).
         rrf_k: RRF constant.
         oversample: each route recalls `oversample × k` candidates before fusion.
@@ -51,7 +51,7 @@ class RetrieverConfig:
     """
 
     fusion: str = "score"
-    weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0})
+    weights: dict[str, float] = field(default_factory=lambda: {"vector": 1.0, "keyword": 1.0, "gloss": GLOSS_WEIGHT})
     rrf_k: int = RRF_K
     oversample: int = 4
     rerank_pool: int = 20

@@ -1,6 +1,6 @@
-"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) → score fusion (a flat route votes
-less) → verbatim and quote rules → optional rerank, inside one time budget, degrading to one route
-when the other fails."""
+"""Hybrid retrieval: vector route (LanceDB) + keyword route (BM25) [+ gloss route, glosses.py] → score
+fusion (a flat route votes less) → verbatim and quote rules → optional rerank, inside one time budget,
+degrading to one route when the other fails."""
 
 from __future__ import annotations
 
@@ -13,6 +13,7 @@ from core.retrieval.documents import CORPORA, Passage, group_of, sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
 from core.retrieval.fusion import Fused, flat_weights, promote, query_language, quote_key, rrf, score_fusion, squash
 from core.retrieval.glossary import expand_english
+from core.retrieval.glosses import GlossIndex
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
 from core.retrieval.modern import expand_modern, vector_text
 from core.retrieval.ordering import book_first, lines_first, rule_indexes, survey_first
@@ -72,6 +73,7 @@ class HybridRetriever:
         self._verbatim: VerbatimIndex | None = None
         self._lines: LineIndex | None = None
         self._themes: ThemeIndex | None = None
+        self._glosses: GlossIndex | None = None  # the `gloss` route (glosses.py), built with the rules
         self._rules_task: asyncio.Task | None = None
         self._sentences = False
         self._vectors = False  # False until `start()`: keyword-only (see `start_keyword_only`)
@@ -103,6 +105,7 @@ class HybridRetriever:
 
         async def build(passages: PassageTable) -> None:
             self._lines, self._themes = await asyncio.to_thread(rule_indexes, passages)
+            self._glosses = await asyncio.to_thread(GlossIndex.load, passages, tokenizer=self.config.tokenizer)
 
         if len(self._passages) <= INLINE_MAX_PASSAGES:
             await build(self._passages)
@@ -216,7 +219,7 @@ class HybridRetriever:
             return SearchResponse([], timings_ms=timings)
         pool = max(k, k * self.config.oversample)
         topic = self._themes.recognise(query) if mode == "hybrid" and self.config.topics and self._themes else None
-        rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings)
+        rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings, topic)
         if topic is not None and not topic.survey:
             rankings["topic"] = ThemeIndex.ranking(topic, corpus)[:pool]
         fused = self._fuse(query, rankings, corpus, mode, timings, topic)
@@ -232,7 +235,7 @@ class HybridRetriever:
             topic="、".join(t.name for t in topic.themes) if topic is not None and topic.survey else None,
         )
 
-    async def _run_routes(self, query, pool, corpus, mode, clock, timings):
+    async def _run_routes(self, query, pool, corpus, mode, clock, timings, topic=None):
         names = ["vector", "keyword"] if mode == "hybrid" else [mode]
         if mode == "hybrid" and self.config.sentence_vectors == "route" and self._sentences:
             names.append("sentence")
@@ -240,12 +243,10 @@ class HybridRetriever:
             names = ["vector"]
         if mode == "hybrid" and self._translator is not None and wants_translation(query):
             names.append("translated")
-        runners = {
-            "vector": self._vector_route,
-            "keyword": self._keyword_route,
-            "sentence": self._sentence_route,
-            "translated": self._translated_route,
-        }
+        runners = {"vector": self._vector_route, "keyword": self._keyword_route, "sentence": self._sentence_route}
+        runners["translated"] = self._translated_route
+        if mode == "hybrid" and topic is None and self._glosses is not None and self._glosses.wants(query):
+            names, runners["gloss"] = [*names, "gloss"], self._glosses.route
         vectors: dict[str, asyncio.Future] = {}  # this search's embedding, shared by the vector and sentence routes
         tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings, vectors)) for n in names}
         done, pending = await asyncio.wait(tasks.values(), timeout=clock.remaining())

@@ -1,0 +1,121 @@
+"""The `gloss` route (core/retrieval/glosses.py): a tiny fixture gloss file, the loader's errors, and
+that a query the glosses do not match (or a classical quote) is searched as without glosses."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from core.retrieval import glosses as glosses_module
+from core.retrieval.glosses import GlossError, GlossIndex, english_tokens, load_glosses, stem
+from core.retrieval.indexer import build_index
+from core.retrieval.snapshot import PassageTable
+from core.retrieval.store import PassageStore
+from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever, passage
+
+DOCS = [
+    passage("lunyu:1.1", "学而时习之，不亦说乎？有朋自远方来，不亦乐乎？"),
+    passage("lunyu:1.4", "曾子曰：吾日三省吾身：为人谋而不忠乎？与朋友交而不信乎？传不习乎？"),
+    passage("lunyu:2.7", "子游问孝。子曰：今之孝者，是谓能养。至于犬马，皆能有养；不敬，何以别乎？"),
+    passage("shijing:73", "大车槛槛，毳衣如菼。岂不尔思？畏子不敢。", title="大车"),
+]
+GLOSSES = [
+    {
+        "id": "lunyu:1.4",
+        "en": "Zengzi examines himself three times a day: was he loyal, did he keep his word to friends, did he practise what he was taught?",
+        "zh": "曾子说每天多次反省自己：替人办事是否尽心，和朋友交往是否守信，老师教的是否温习。",
+    },
+    {
+        "id": "lunyu:2.7",
+        "en": "Asked by Ziyou about filial piety, Confucius says feeding one's parents is not enough; without respect it is no different from feeding dogs and horses.",
+        "zh": "子游问孝，孔子说只是供养父母不够，不尊敬的话和养狗养马没有区别。",
+    },
+    {
+        "id": "shijing:73",
+        "en": "A woman tells her lover she longs for him but fears him; she swears they will share a grave.",
+        "zh": "女子对情人说很想念他却不敢私奔，发誓活着不能同室，死后也要同穴。",
+    },
+]  # lunyu:1.1 has no gloss
+
+
+def write(folder, rows, name="g1.jsonl"):
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / name).write_text(
+        "\n".join(r if isinstance(r, str) else json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8"
+    )
+    return folder
+
+
+@pytest.fixture
+def table(tmp_path):
+    build_index(PassageStore(tmp_path / "db"), HashingEmbedder(), DOCS)
+    return tmp_path / "db"
+
+
+def test_loader_reads_every_file_and_skips_blank_lines(tmp_path):
+    folder = write(tmp_path / "g", [GLOSSES[0], "", GLOSSES[1]])
+    write(folder, [GLOSSES[2]], name="g2.jsonl")
+    glosses = load_glosses(folder)
+    assert sorted(glosses) == ["lunyu:1.4", "lunyu:2.7", "shijing:73"]
+    assert glosses["lunyu:2.7"].zh.startswith("子游问孝")
+    assert load_glosses(tmp_path / "missing") == {}  # no folder: no glosses, no error
+
+
+@pytest.mark.parametrize(
+    ("line", "message"),
+    [
+        ('{"id": "lunyu:1.1", "en": "x"', "not JSON"),
+        ('["lunyu:1.1", "x", "y"]', "expected an object"),
+        ('{"id": "lunyu:1.1", "en": "x"}', "missing or empty zh"),
+        ('{"id": "lunyu:1.1", "en": " ", "zh": "说"}', "missing or empty en"),
+        ('{"id": "lunyu:1.1", "en": "' + "word " * 90 + '", "zh": "说"}', "too long"),
+        (json.dumps(GLOSSES[0]), "glossed twice"),
+    ],
+)
+def test_loader_names_file_and_line_of_a_bad_row(tmp_path, line, message):
+    folder = write(tmp_path / "g", [GLOSSES[0], "", line])
+    with pytest.raises(GlossError, match=rf"g1\.jsonl:3: .*{message}"):
+        load_glosses(folder)
+
+
+def test_english_tokens_join_pinyin_names_drop_stopwords_and_stem():
+    assert english_tokens("What did Zi Lu say about the friends who lie?") == ["zilu", "friend", "lie"]
+    assert english_tokens("Zilu") == ["zilu"]
+    assert english_tokens("the petty man and filial piety") == ["petty", "man", "filial", "piety"]  # not names
+    assert stem("studies") == "study" and stem("practising") == "practis" and stem("sons") == "sons"
+
+
+def test_index_searches_english_and_modern_chinese_and_nothing_else(tmp_path):
+    index = GlossIndex.load(PassageTable.from_passages(DOCS), write(tmp_path / "g", GLOSSES))
+    assert len(index) == 3  # lunyu:1.1 has no gloss
+    assert index.search("Did Zengzi check every day whether he kept his word to friends?", 5)[0][0] == "lunyu:1.4"
+    assert index.search("What is wrong with only feeding your parents?", 5)[0][0] == "lunyu:2.7"
+    assert index.search("光是养活父母算不算孝呢？", 5)[0][0] == "lunyu:2.7"
+    assert {i for i, _ in index.search("光是养活父母算不算孝呢？", 5, corpus="shijing")} <= {"shijing:73"}
+    assert index.search("Which poem is about a lover who swears to share a grave?", 5)[0][0] == "shijing:73"
+    assert index.search("Which poem is about a lover who swears to share a grave?", 5, corpus="lunyu") == []
+    assert index.search("学而时习之", 5) == []  # a classical quote: not this route's
+    assert not index.wants("子游问孝的时候，孔子是怎么回答的？")  # quotes 子游问孝 (4 characters in a row)
+    assert index.wants("子游问怎样才算孝顺的时候，孔子怎么说的？")
+    assert index.search("quantum chromodynamics", 5) == []  # no gloss matches: no votes
+
+
+async def test_route_is_fused_only_where_it_applies(table, tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", tmp_path / "none")
+    plain = await open_retriever(table)
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    glossed = await open_retriever(table)
+
+    response = await glossed.search("What did Confucius say about respecting parents, not just feeding them?", k=4)
+    assert response.results[0].id == "lunyu:2.7" and "gloss" in response.results[0].routes
+    assert (
+        "gloss" not in (await plain.search("What did Confucius say about respecting parents?", k=4)).results[0].routes
+    )
+
+    topic = "What did Confucius say about filial piety?"  # a topic question: the theme route's, not this one's
+    assert "gloss" not in {route for r in (await glossed.search(topic, k=4)).results for route in r.routes}
+    for query in ("学而时习之", "quantum chromodynamics", "大车", "🙂", topic):  # quote, no match, title, no words
+        before = [(r.id, r.routes) for r in (await plain.search(query, k=4)).results]
+        after = [(r.id, r.routes) for r in (await glossed.search(query, k=4)).results]
+        assert after == before, query
