@@ -114,11 +114,6 @@ def english_tokens(text: str) -> list[str]:
     return [stem(w) for w in text.split() if w not in STOPWORDS and len(w) > 1]
 
 
-def wants_gloss(query: str) -> bool:
-    """English questions and modern-Chinese ones (classical quotes and names already match)."""
-    return wants_translation(query)
-
-
 class WordBM25:
     """Okapi BM25 over token lists (idf = ln(1 + (n − df + 0.5) / (df + 0.5)), as the keyword route)."""
 
@@ -169,7 +164,7 @@ class GlossIndex:
     def wants(self, query: str) -> bool:
         """Whether the route runs for `query`: glosses exist and it is English or modern Chinese that
         quotes no passage (子贡问政的时候，孔子是怎么回答的？ quotes 子贡问政: the text's own words find it)."""
-        if not self.ids or not wants_gloss(query):
+        if not self.ids or not wants_translation(query):
             return False
         key = squash(strip_question_words(query))
         return not any(key[i : i + QUOTED_CHARS] in self._grams for i in range(len(key) - QUOTED_CHARS + 1))
