@@ -123,3 +123,40 @@ async def test_bad_requests_that_mean_the_chat_is_gone(error, status):
 
     posted = await TelegramPoster(RefusingBot(), BudgetRegistry()).post("-1001/5", "【每日一章】…")  # type: ignore[arg-type]
     assert posted.status == status and RefusingBot.calls == 1  # never retried
+
+
+async def test_a_post_ends_its_slot_and_its_429_pause_on_the_shared_gate():
+    """With FUZI_REDIS_URL the per-chat budget is shared: a scheduled post must end each slot on the
+    gate (else the gate stays busy until its lease runs out for every reply to that chat, in every
+    process) and hand a 429's pause to the other processes."""
+    from telegram.error import RetryAfter
+
+    from adapters.common.budget import BudgetRegistry
+    from adapters.telegram.poster import TelegramPoster
+
+    class Gate:
+        def __init__(self) -> None:
+            self.claims: list[str] = []
+            self.ended: list[tuple[bool, float]] = []
+
+        async def claim(self, chat, token, *, urgent, interval):
+            self.claims.append(chat)
+            return 0.0
+
+        async def done(self, chat, token, *, sent, interval, pause):
+            self.ended.append((sent, pause))
+
+    class BusyOnceBot:
+        calls = 0
+
+        async def send_message(self, **kwargs):
+            BusyOnceBot.calls += 1
+            if BusyOnceBot.calls == 1:
+                raise RetryAfter(0.05)
+            return type("Message", (), {"message_id": 7})()
+
+    gate = Gate()
+    poster = TelegramPoster(BusyOnceBot(), BudgetRegistry(gate=gate), private_interval_s=0.01)  # type: ignore[arg-type]
+    posted = await poster.post("42", "【每日一章】…")
+    assert posted.status == "sent" and BusyOnceBot.calls == 2
+    assert gate.ended == [(True, 0.05), (True, 0.0)] and len(gate.claims) == 2  # every slot ended, the pause shared

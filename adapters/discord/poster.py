@@ -51,8 +51,8 @@ class DiscordPoster:
                 await budget.acquire()
                 try:
                     message = await channel.send(part, allowed_mentions=discord.AllowedMentions.none())  # type: ignore[union-attr]
-                finally:
-                    budget.finished()
+                finally:  # the slot's end reaches the gate other processes share too
+                    await budget.done()
                 first = first or str(message.id)
         except (discord.Forbidden, discord.NotFound) as exc:
             return Posted("gone", f"{exc.status} {exc.text[:160]}", first)

@@ -81,6 +81,7 @@ class TelegramPoster:
         html = True
         for attempt in range(1, ATTEMPTS + 1):
             await budget.acquire()
+            pause = 0.0
             try:
                 kwargs: dict[str, Any] = dict(chat_id=chat, message_thread_id=thread, link_preview_options=_NO_PREVIEW)
                 if html:
@@ -93,7 +94,7 @@ class TelegramPoster:
                 return message.message_id
             except RetryAfter as exc:
                 self.rate_limited += 1
-                budget.pause_for(_seconds(exc))
+                pause = _seconds(exc)
                 log.warning("telegram_post_rate_limited", chat=chat, retry_after_s=_seconds(exc), attempt=attempt)
             except Forbidden as exc:
                 raise _Gone(f"403 {exc.message}") from None
@@ -111,8 +112,8 @@ class TelegramPoster:
             except NetworkError as exc:
                 log.warning("telegram_post_retry", chat=chat, error=type(exc).__name__, attempt=attempt)
                 await asyncio.sleep(min(8.0, 0.5 * 2**attempt))
-            finally:
-                budget.finished()
+            finally:  # the slot's end (and a 429's pause) reaches the gate other processes share too
+                await budget.done(pause=pause)
         return None
 
 
