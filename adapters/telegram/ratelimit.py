@@ -211,7 +211,7 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     def _second(self) -> int | None:
         """The priority of the request queued after the best one, if any."""
-        return heapq.nsmallest(2, self._heap)[1][0] if len(self._heap) > 1 else None
+        return min(self._heap[1:3])[0] if len(self._heap) > 1 else None  # a heap's 2nd is a child of its root
 
     def _release(self, entry: bool | list[float]) -> None:
         """Release the best live request (it may have changed while the shared slot was asked for)."""
