@@ -54,14 +54,10 @@ class ReplyLifecycle:
         try:
             stats = await reply.run(events)
         except Exception:
-            await self.delivered(False)
+            await report_delivery(self.engine, self.trace_id, False)
             raise
-        await self.delivered(stats.delivered)
+        await report_delivery(self.engine, self.trace_id, stats.delivered)
         return stats
-
-    async def delivered(self, ok: bool) -> None:
-        """Tell the engine whether the final text reached the chat; a failed status update is only logged."""
-        await report_delivery(self.engine, self.trace_id, ok)
 
 
 async def report_delivery(engine: Engine, trace_id: str, delivered: bool) -> None:
