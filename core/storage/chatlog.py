@@ -12,15 +12,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import cast
 
-from sqlalchemy import CursorResult, column, delete, table
+from sqlalchemy import column, delete, table
 from sqlmodel import Session, col, func, select
 
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
 from core.storage.citations import Footnote
 from core.storage.models import Chat, ChatTitle, Message, ReplyCitations, TokenRevocation, utcnow
+from core.storage.rows import affected
 
 TITLE_CHARS = 40
 """A title made from the first question keeps this many characters (and an ellipsis when cut)."""
@@ -135,8 +135,7 @@ class ChatLog(_Repo):
         """Forget the chat's messages, summary, title, footnotes and settings; returns the messages deleted."""
 
         def remove(s: Session) -> int:
-            result = cast(CursorResult, s.execute(delete(Message).where(col(Message.chat_key) == chat_key)))
-            count = result.rowcount
+            count = affected(s.execute(delete(Message).where(col(Message.chat_key) == chat_key)))
             for rows, key in (
                 (MEMORY_CHAT, MEMORY_CHAT.c.chat_key),
                 (ChatTitle, col(ChatTitle.chat_key)),

@@ -14,9 +14,8 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, cast
 
-from sqlalchemy import CursorResult, delete, func, or_, update
+from sqlalchemy import delete, func, or_, update
 from sqlmodel import Session, col, select
 
 from core.events import Citation
@@ -24,7 +23,7 @@ from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
 from core.storage.models import Message, utcnow
-from core.storage.rows import row_id
+from core.storage.rows import affected, row_id
 from core.storage.status import INTERRUPTED, STREAMING
 
 
@@ -71,7 +70,7 @@ class ReplyRepo(_Repo):
 
         def note(s: Session) -> None:
             mine = (col(Message.trace_id) == trace_id, col(Message.role) == "assistant")
-            s.execute(update(Message).where(*mine).values(shown_in=where.format()[:200]))
+            s.execute(update(Message).where(*mine).values(shown_in=where.stored()))
             s.commit()
 
         await self._run(note)
@@ -117,15 +116,16 @@ class ReplyRepo(_Repo):
             return 0
 
         def beat(s: Session) -> int:
-            count = _rows(
-                s,
-                update(Message)
-                .where(
-                    col(Message.trace_id).in_(list(trace_ids)),
-                    col(Message.role) == "assistant",
-                    col(Message.status) == STREAMING,
+            count = affected(
+                s.execute(
+                    update(Message)
+                    .where(
+                        col(Message.trace_id).in_(list(trace_ids)),
+                        col(Message.role) == "assistant",
+                        col(Message.status) == STREAMING,
+                    )
+                    .values(heartbeat_at=utcnow())
                 )
-                .values(heartbeat_at=utcnow()),
             )
             s.commit()
             return count
@@ -136,15 +136,16 @@ class ReplyRepo(_Repo):
         """The final text reached the person: the finished row gets its final status ("ok", "blocked")."""
 
         def change(s: Session) -> int:
-            count = _rows(
-                s,
-                update(Message)
-                .where(
-                    col(Message.trace_id) == trace_id,
-                    col(Message.role) == "assistant",
-                    col(Message.status).in_([STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
+            count = affected(
+                s.execute(
+                    update(Message)
+                    .where(
+                        col(Message.trace_id) == trace_id,
+                        col(Message.role) == "assistant",
+                        col(Message.status).in_([STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
+                    )
+                    .values(status=status)
                 )
-                .values(status=status),
             )
             s.commit()
             return count
@@ -203,12 +204,7 @@ class ReplyRepo(_Repo):
 def _claim(s: Session, row_id: int | None) -> bool:
     """Mark one stale row interrupted unless another process got there first."""
     stale = col(Message.status) == STREAMING
-    return _rows(s, update(Message).where(col(Message.id) == row_id, stale).values(status=INTERRUPTED)) == 1
-
-
-def _rows(s: Session, statement: Any) -> int:
-    """Run an UPDATE; how many rows it changed."""
-    return cast(CursorResult, s.execute(statement)).rowcount
+    return affected(s.execute(update(Message).where(col(Message.id) == row_id, stale).values(status=INTERRUPTED))) == 1
 
 
 def _close_questions(s: Session, traces: list[str]) -> None:
