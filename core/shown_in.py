@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+STORED_CHARS = 200  # the size of the `message.shown_in` column
+
 
 @dataclass(frozen=True)
 class ShownIn:
@@ -33,6 +35,11 @@ class ShownIn:
         """The stored text form, ``<platform>:<chat>:<message>`` (``<platform>:<chat>:`` without one)."""
         message = "" if self.message_id is None else str(self.message_id)
         return f"{self.platform}:{self.chat}:{message}"
+
+    def stored(self) -> str:
+        """The text form as the `message.shown_in` column keeps it (cut to its size): what a reply is
+        noted under and what a reaction looks it up by."""
+        return self.format()[:STORED_CHARS]
 
     @classmethod
     def parse(cls, text: str) -> ShownIn:

@@ -16,7 +16,6 @@ from datetime import datetime
 from typing import Literal
 
 import structlog
-from sqlalchemy import delete
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -83,7 +82,7 @@ class FeedbackRepo(_Repo):
 
     async def reply_at(self, where: ShownIn) -> str | None:
         """The trace of the answer shown in platform message `where`, or None."""
-        key = where.format()[:200]
+        key = where.stored()
 
         def find(s: Session) -> str | None:
             query = select(Message.trace_id).where(
@@ -121,20 +120,6 @@ class FeedbackRepo(_Repo):
             return await self._run(store)
         except IntegrityError:  # the same person's two reactions raced: the other one is stored
             return "ignored"
-
-    async def clear(self, trace_id: str, account: str) -> bool:
-        """Remove `account`'s verdict on the reply; True when there was one."""
-
-        def remove(s: Session) -> bool:
-            done = s.execute(
-                delete(ReplyFeedback).where(
-                    col(ReplyFeedback.trace_id) == trace_id, col(ReplyFeedback.account) == account
-                )
-            )
-            s.commit()
-            return bool(getattr(done, "rowcount", 0))
-
-        return await self._run(remove)
 
     async def since(self, since: datetime, limit: int = 500) -> list[FeedbackEntry]:
         """Verdicts given since `since`, newest first, each with its question and answer."""
