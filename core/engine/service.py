@@ -220,7 +220,7 @@ class ChatService(ReplyRecords):
                 await self._store_user(turn, "ok")
                 quoted = screen_quotes(incoming.quoted, self._guard)  # data, clipped; never a refusal
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
-                script = await self._reply_script(incoming)
+                script = self._reply_script(incoming, chat.script)
                 async with aclosing(self._reply.stream(cleaned, skill)) as events:
                     async for event in events:
                         yield self._scripts.event(event, script) if self._scripts else event
@@ -233,12 +233,11 @@ class ChatService(ReplyRecords):
         await self._store_user(turn, refused.status)
         return notice(refused.text, refused.reason, refused.extra)
 
-    async def _reply_script(self, incoming: Incoming) -> Script:
-        """The chat's script setting, else the script the person wrote in (core/script.py)."""
+    def _reply_script(self, incoming: Incoming, setting: Script | None) -> Script:
+        """The chat's script setting (read with the chat in `_route`), else the script the person wrote in."""
         if self._scripts is None:
             return "simplified"
-        settings = await self._storage.settings.get(incoming.chat_key)
-        return self._scripts.reply_script(settings.script, incoming.text)
+        return self._scripts.reply_script(setting, incoming.text)
 
     async def _charge_refused(self, turn: Turn, turned: Turned) -> Notice:
         """Refused input counts against the sender's limits (`Admission.charge`) and is stored
