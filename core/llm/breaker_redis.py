@@ -121,6 +121,8 @@ class RedisBreakerStore:
         self._state: State = "closed"
         self._failures = 0
         self._health = FailOpen("breaker", policy="local_breaker")
+        # the openings listener reports apart: its outage must not switch `state` to the local store
+        self._listen_health = FailOpen("breaker_listen", policy="resubscribe_each_poll")
         self._listener: asyncio.Task | None = None
         self._pending: set[asyncio.Task] = set()
         self.openings = Openings()
@@ -217,12 +219,13 @@ class RedisBreakerStore:
             pubsub = self._redis.pubsub()
             try:
                 await pubsub.subscribe(self._channel)
+                self._listen_health.answered()
                 while True:
                     message = await pubsub.get_message(ignore_subscribe_messages=True, timeout=LISTEN_POLL_S)
                     if message is not None and message.get("type") == "message":
                         self._saw("open", int(message["data"]))
             except RedisError as exc:
-                log.warning("breaker_listen_failed", error=type(exc).__name__)
+                self._listen_health.failed(exc)
                 await asyncio.sleep(LISTEN_POLL_S)
             finally:
                 with contextlib.suppress(Exception):
