@@ -328,7 +328,7 @@ class FallbackLadder:
             return [], False
         best, topic = await self._search(question, "all")
         if topic:  # a topic survey: the theme's passages, best known first, several of them
-            return best[:L2_TOPIC_K], True
+            return best, True  # _search cut a survey to L2_TOPIC_K
         preferred = (await self._search(question, corpus))[0] if corpus != "all" and best else []
         merged = {p.id: p for p in [*best[:1], *preferred, *best[1:]]}
         return list(merged.values())[: self._l2_k], False

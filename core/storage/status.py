@@ -10,7 +10,7 @@ reach the chat), "streaming" while it runs, "interrupted" when a crash cut it sh
 
 from __future__ import annotations
 
-from typing import Literal, get_args
+from typing import Literal
 
 MessageStatus = Literal[
     "ok",
@@ -27,7 +27,6 @@ MessageStatus = Literal[
     "streaming",
     "interrupted",
 ]
-MESSAGE_STATUSES: frozenset[str] = frozenset(get_args(MessageStatus))
 
 STREAMING: MessageStatus = "streaming"
 INTERRUPTED: MessageStatus = "interrupted"
