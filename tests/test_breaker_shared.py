@@ -143,22 +143,6 @@ async def test_a_lost_probe_opens_it_again_everywhere(breakers):
     llm.gate.set()
 
 
-class HungLLM:
-    """An endpoint that accepts the request and never answers."""
-
-    def __init__(self) -> None:
-        self.calls = 0
-
-    async def complete(self, messages, **_kw) -> Completion:
-        self.calls += 1
-        await asyncio.Event().wait()
-        raise AssertionError("unreachable")
-
-    async def stream(self, messages, **kwargs):  # pragma: no cover - not used here
-        raise NotImplementedError
-        yield
-
-
 async def _reply(breaker, wait_s: float | None) -> tuple[str, float]:
     """One person's call under a reply budget of `wait_s` (None: a background call, no budget)."""
     try:
@@ -179,7 +163,8 @@ async def _reply(breaker, wait_s: float | None) -> tuple[str, float]:
 async def test_hangs_open_it_and_nobody_waits_past_the_opening(mode, request, redis_client):
     """Two engines (separate Redis clients, as two processes): hangs seen by A open the breaker and
     every call B admitted earlier (people and a background memory call) is shed at that moment."""
-    llm = HungLLM()
+    llm = SwitchableLLM()
+    llm.gate.clear()  # the endpoint accepts every request and never answers
     if mode == "memory":
         a = b = CircuitBreakerLLM(llm, failures=3, reset_s=30)
     else:

@@ -7,21 +7,14 @@ from datetime import time
 
 from core.storage import Storage, open_database
 from core.storage.chat_settings import ChatSettingsRepo, Daily
+from tests.fakes.clock import FakeClock
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
-
-
-class Clock:
-    def __init__(self) -> None:
-        self.now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
 
 
 async def test_two_replicas_share_settings_and_a_restart_keeps_them(database_url):  # noqa: F811
     one, two = open_database(database_url), open_database(database_url)  # two processes' engines
     try:
-        a, clock = Storage(one), Clock()
+        a, clock = Storage(one), FakeClock(0.0)
         b = ChatSettingsRepo(two, cache_s=5.0, clock=clock)
         assert (await b.get("telegram:-1")).script is None  # read once: now cached in "replica B"
         await a.chats.ensure("telegram:-1", "telegram", True)

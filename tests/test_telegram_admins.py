@@ -5,6 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from adapters.telegram.admins import TelegramAdmins
+from tests.fakes.clock import FakeClock
 
 
 class Bot:
@@ -17,15 +18,8 @@ class Bot:
         return SimpleNamespace(status=self.status.get((chat_id, user_id), "member"))
 
 
-class Clock:
-    now = 0.0
-
-    def __call__(self) -> float:
-        return self.now
-
-
 async def test_cache_fresh_checks_topics_and_ttl_cap():
-    bot, clock = Bot(), Clock()
+    bot, clock = Bot(), FakeClock(0.0)
     admins = TelegramAdmins(bot, ttl_s=600, clock=clock)  # asked for 10 minutes: capped at 60 s
     bot.status[(-100, 1)] = "administrator"
     bot.status[(-100, 2)] = "creator"
