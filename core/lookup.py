@@ -20,6 +20,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.failopen import FailOpen
 from core.ports import PassageSearch
+from core.retrieval.documents import is_passage_id
 from core.retrieval.translate import offline
 from core.script import ScriptConverter
 
@@ -32,7 +33,6 @@ HINT = "输入想查的字句，如「学而」「关雎」。Type words to look
 SLOW_DOWN = "查得太快了，稍候片刻再查。Too many look-ups; wait a moment."
 NOTHING = "典籍中未检得相近的章句。Nothing close in the texts."
 _WORDS = re.compile(r"\w")
-_PASSAGE_ID = re.compile(r"^(lunyu:\d+\.\d+|shijing:\d+)$")
 
 
 @dataclass(frozen=True)
@@ -105,7 +105,7 @@ class PassageLookup:
     async def _by_id(self, query: str) -> list[Passage]:
         """An exact passage id (Discord autocomplete hands back the chosen id)."""
         get = getattr(self._search, "get", None)
-        if get is None or not _PASSAGE_ID.match(query):
+        if get is None or not is_passage_id(query):
             return []
         found = await get(query)
         return [Passage(found.id, found.ref, found.text)] if found is not None else []
