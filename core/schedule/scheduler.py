@@ -32,6 +32,7 @@ from core.schedule.passage import DailyPassage
 from core.schedule.ports import ChatSchedule, Posted, Posters, ScheduleSettings
 from core.schedule.store import CLAIM_LEASE, ClaimRepo
 from core.schedule.timing import Occurrence, decide
+from core.storage.chatlog import aware
 from core.storage.repos import MessageRepo
 from core.types import new_trace_id
 
@@ -184,7 +185,7 @@ class Scheduler:
         if row is None or row.status != "claimed":
             self._looked[key] = None
             return
-        claimed_at = row.claimed_at if row.claimed_at.tzinfo else row.claimed_at.replace(tzinfo=UTC)
+        claimed_at = aware(row.claimed_at)
         left = (claimed_at + CLAIM_LEASE - self._now()).total_seconds()
         self._looked[key] = self._monotonic() + max(self.tick_s, left)
 

@@ -9,13 +9,14 @@ logged like any other).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sqlmodel import Session, col, func, select
 
 from core.schedule.ports import ChatSchedule
 from core.storage.base import _Repo
-from core.storage.chat_settings import ChatSettings, ChatSettingsRepo
+from core.storage.chat_settings import DEFAULT_ZONE, ChatSettings, ChatSettingsRepo
+from core.storage.chatlog import aware
 from core.storage.models import ChatSettingChange
 
 SYSTEM_ACCOUNT = "system:schedule"
@@ -53,20 +54,16 @@ class SettingsView(_Repo):
         )
 
         def run(s: Session) -> dict[str, datetime]:
-            return {key: _aware(at) for key, at in s.exec(query) if at is not None}
+            return {key: aware(at) for key, at in s.exec(query) if at is not None}
 
         return await self._run(run)
-
-
-def _aware(at: datetime) -> datetime:
-    return at if at.tzinfo else at.replace(tzinfo=UTC)
 
 
 def _schedule(c: ChatSettings, since: datetime | None) -> ChatSchedule:
     return ChatSchedule(
         chat_key=c.chat_key,
         daily_at=c.daily.at if c.daily else None,
-        zone=c.daily.zone if c.daily else "Asia/Shanghai",
+        zone=c.daily.zone if c.daily else DEFAULT_ZONE,
         script=c.script or "simplified",
         skill=c.skill,
         digest=c.digest,
