@@ -9,19 +9,14 @@ sentence hits back to their passages (docs/retrieval.md has the measurement).
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
-from core.retrieval.documents import CORPORA, Passage
+from core.retrieval.documents import Passage
 from core.retrieval.errors import IndexMismatchError
-from core.retrieval.flat import FlatVectors
+from core.retrieval.lance_table import LanceTable, corpus_filter, id_filter, vector_schema
 from core.text import cjk_count
-
-if TYPE_CHECKING:
-    from lancedb.table import Table
-
 
 _SENTENCE = re.compile(r"[^。！？；\n]+[。！？；]?")
 MIN_CHARS = 4
@@ -33,7 +28,7 @@ def split_sentences(passage: Passage) -> list[str]:
     return sentences if len(sentences) > 1 else []
 
 
-class SentenceStore:
+class SentenceStore(LanceTable):
     """The sentence table next to the passage table (same LanceDB folder, same embedder).
 
     Args:
@@ -42,63 +37,19 @@ class SentenceStore:
     """
 
     def __init__(self, db, name: str):
-        self._db = db
-        self._name = name
-        self._table: Table | None = None
-        self._flat: FlatVectors | None = None
+        super().__init__(db, name, "passage_id")
 
     def load_flat(self) -> bool:
         """Hold the sentence vectors in memory for exact search; True when the table exists."""
         table = self._open()
-        self._flat = None
-        if table is not None:
-            self._flat = FlatVectors.from_arrow(
-                table.search().select(["passage_id", "corpus", "vector"]).limit(None).to_arrow(), "passage_id"
-            )
+        self._flat = None if table is None else self._read_flat(table)
         return self._flat is not None
 
-    @property
-    def in_memory(self) -> bool:
-        return self._flat is not None and len(self._flat) <= 20_000
-
-    def _open(self):
-        if self._table is None:
-            try:
-                self._table = self._db.open_table(self._name)
-            except ValueError:
-                return None
-        return self._table
-
-    def exists(self) -> bool:
-        return self._open() is not None
-
     def create(self, model_name: str, dim: int) -> None:
-        schema = pa.schema(
-            [
-                pa.field("passage_id", pa.string()),
-                pa.field("corpus", pa.string()),
-                pa.field("content_hash", pa.string()),
-                pa.field("vector", pa.list_(pa.float32(), dim)),
-            ],
-            metadata={"embedding_model": model_name, "embedding_dim": str(dim)},
-        )
+        fields = [pa.field(name, pa.string()) for name in ("passage_id", "corpus", "content_hash")]
+        schema = vector_schema(fields, model_name, dim)
         self._table = self._db.create_table(self._name, schema=schema, mode="overwrite")
         self._flat = None
-
-    def recorded_model(self) -> tuple[str, int] | None:
-        table = self._open()
-        if table is None:
-            return None
-        meta = table.schema.metadata or {}
-        return meta.get(b"embedding_model", b"?").decode(), int(meta.get(b"embedding_dim", b"0").decode() or 0)
-
-    def hashes(self) -> dict[str, str]:
-        """passage id -> content hash of the passages that have sentence rows."""
-        table = self._open()
-        if table is None:
-            return {}
-        rows = table.search().select(["passage_id", "content_hash"]).limit(None).to_arrow()
-        return dict(zip(rows["passage_id"].to_pylist(), rows["content_hash"].to_pylist()))
 
     def replace(self, passages: list[Passage], sentences: list[list[str]], vectors: np.ndarray) -> None:
         """Delete the sentence rows of `passages` and insert the new ones (vectors in sentence order)."""
@@ -130,8 +81,7 @@ class SentenceStore:
         table = self._open()
         if table is None or not passage_ids:
             return
-        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in passage_ids)
-        table.delete(f"passage_id IN ({quoted})")
+        table.delete(id_filter("passage_id", passage_ids))
         self._flat = None
 
     def search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
@@ -145,10 +95,9 @@ class SentenceStore:
         if table is None:
             return []
         query = table.search(np.asarray(vector, dtype=np.float32)).metric("cosine")
-        if corpus != "all":
-            if corpus not in CORPORA:
-                raise ValueError(f"unknown corpus {corpus!r}")
-            query = query.where(f"corpus = '{corpus}'", prefilter=True)
+        where = corpus_filter(corpus)
+        if where is not None:
+            query = query.where(where, prefilter=True)
         rows = query.select(["passage_id", "_distance"]).limit(limit).to_arrow()
         nearest: dict[str, float] = {}
         for pid, distance in zip(rows["passage_id"].to_pylist(), rows["_distance"].to_pylist()):

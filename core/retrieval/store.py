@@ -9,30 +9,20 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 import pyarrow as pa
 
-from core.retrieval.documents import CORPORA, Passage
+from core.retrieval.documents import Passage
 from core.retrieval.errors import IndexMismatchError, IndexMissingError
-from core.retrieval.flat import FlatVectors
+from core.retrieval.lance_table import LanceTable, corpus_filter, id_filter, vector_schema
 from core.retrieval.sentences import SentenceStore
-
-if TYPE_CHECKING:
-    from lancedb.table import Table
 
 TABLE = "passages"
 _COLUMNS = ["id", "corpus", "ref", "title", "text", "meta", "content_hash"]
 
 
-def _schema(model_name: str, dim: int) -> pa.Schema:
-    fields: list[pa.Field] = [pa.field(name, pa.string()) for name in _COLUMNS]
-    fields.append(pa.field("vector", pa.list_(pa.float32(), dim)))
-    return pa.schema(fields, metadata={"embedding_model": model_name, "embedding_dim": str(dim)})
-
-
-class PassageStore:
+class PassageStore(LanceTable):
     """One LanceDB table of passages under `path` (normally `$FUZI_HOME/lancedb`).
 
     Vector search is exact (a flat scan) until the table holds `ann_min_rows` passages; from there
@@ -61,37 +51,14 @@ class PassageStore:
 
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        self._db = lancedb.connect(str(self.path))
-        self._name = table
-        self._table: Table | None = None
+        super().__init__(lancedb.connect(str(self.path)), table, "id")
         self.ann_min_rows = ann_min_rows
         self.nprobes = nprobes
         self.refine_factor = refine_factor
         self._ann: bool | None = None
-        self._flat: FlatVectors | None = None
+        self._sentences: SentenceStore | None = None
 
     # ------------------------------------------------------------------ lifecycle
-    def _open(self):
-        if self._table is None:
-            try:
-                self._table = self._db.open_table(self._name)
-            except ValueError:
-                return None
-        return self._table
-
-    def exists(self) -> bool:
-        return self._open() is not None
-
-    def recorded_model(self) -> tuple[str, int] | None:
-        """(model name, dimension) the table was built with, or None when there is no table."""
-        table = self._open()
-        if table is None:
-            return None
-        meta = table.schema.metadata or {}
-        model = meta.get(b"embedding_model", b"?").decode()
-        dim = int(meta.get(b"embedding_dim", b"0").decode() or 0)
-        return model, dim
-
     def check_compatible(self, model_name: str, dim: int) -> None:
         """Raise IndexMismatchError when the table was built by another model or dimension."""
         recorded = self.recorded_model()
@@ -105,14 +72,15 @@ class PassageStore:
 
     def create(self, model_name: str, dim: int) -> None:
         """Create (or replace) an empty table for vectors of this model and dimension."""
-        self._table = self._db.create_table(self._name, schema=_schema(model_name, dim), mode="overwrite")
+        fields = [pa.field(name, pa.string()) for name in _COLUMNS]
+        self._table = self._db.create_table(self._name, schema=vector_schema(fields, model_name, dim), mode="overwrite")
         self._ann = False
         self._flat = None
 
     @property
-    def sentences(self):
+    def sentences(self) -> SentenceStore:
         """The sentence-vector table of this passage table (core/retrieval/sentences.py)."""
-        if getattr(self, "_sentences", None) is None:
+        if self._sentences is None:
             self._sentences = SentenceStore(self._db, f"{self._name}_sentences")
         return self._sentences
 
@@ -123,13 +91,8 @@ class PassageStore:
         self._flat = None
         if table is None or (table.count_rows() >= self.ann_min_rows > 0 and self.has_ann_index()):
             return False
-        self._flat = FlatVectors.from_arrow(table.search().select(["id", "corpus", "vector"]).limit(None).to_arrow())
+        self._flat = self._read_flat(table)
         return True
-
-    @property
-    def in_memory(self) -> bool:
-        """True when vector search is a small in-memory scan (cheap enough to run inline)."""
-        return self._flat is not None and len(self._flat) <= 20_000
 
     def has_ann_index(self) -> bool:
         """Whether the vector column has an ANN index (cached after the first look)."""
@@ -191,22 +154,13 @@ class PassageStore:
         """Remove rows by id (ids are validated passage ids, quoted for the SQL filter)."""
         if not ids:
             return
-        quoted = ", ".join("'" + i.replace("'", "''") + "'" for i in ids)
-        self._require().delete(f"id IN ({quoted})")
+        self._require().delete(id_filter("id", ids))
         self._flat = None
 
     # ------------------------------------------------------------------ reads
     def count(self) -> int:
         table = self._open()
         return 0 if table is None else table.count_rows()
-
-    def hashes(self) -> dict[str, str]:
-        """id -> content hash of every stored row."""
-        table = self._open()
-        if table is None:
-            return {}
-        rows = table.search().select(["id", "content_hash"]).limit(None).to_arrow()
-        return dict(zip(rows["id"].to_pylist(), rows["content_hash"].to_pylist()))
 
     def snapshot_path(self, fingerprint: str) -> Path:
         """Where the retriever's snapshot for this table content lives (inside the LanceDB folder)."""
@@ -228,17 +182,14 @@ class PassageStore:
 
         Only the id and distance columns are read: the retriever holds the texts already.
         """
+        where = corpus_filter(corpus)
         if self._flat is not None:
-            if corpus != "all" and corpus not in CORPORA:
-                raise ValueError(f"unknown corpus {corpus!r}")
             return self._flat.search(vector, limit, corpus)
         query = self._require().search(np.asarray(vector, dtype=np.float32)).metric("cosine")
         if self.has_ann_index():
             query = query.nprobes(self.nprobes).refine_factor(self.refine_factor)
-        if corpus != "all":
-            if corpus not in CORPORA:
-                raise ValueError(f"unknown corpus {corpus!r}")
-            query = query.where(f"corpus = '{corpus}'", prefilter=True)
+        if where is not None:
+            query = query.where(where, prefilter=True)
         rows = query.select(["id", "_distance"]).limit(limit).to_arrow()
         return list(zip(rows["id"].to_pylist(), (1.0 - rows["_distance"].to_numpy()).tolist()))
 
