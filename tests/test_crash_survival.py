@@ -28,12 +28,6 @@ QUESTION = "学而时习之是什么意思？"
 SLOW = "子曰：学而时习之，不亦说乎？学了又按时温习，不也是很愉快的吗？" * 6
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 async def start(tmp_path: Path, tg: FakeTelegram, llm) -> asyncio.subprocess.Process:
     env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
     env.update(

@@ -19,12 +19,6 @@ ANSWER = "子曰：“管仲之器小哉！”[1] 管仲不知礼，故夫子小
 CITES = (Citation(1, "lunyu:3.22", "《论语·八佾》第22章"),)
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def is_final(call) -> bool:
     return call.params.get("parse_mode") == "HTML"
 

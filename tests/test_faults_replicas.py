@@ -25,12 +25,6 @@ BUSY, ERROR, INTERRUPTED = say("BUSY", "zh")[:8], say("ERROR", "zh", trace="x")[
 
 
 @pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
-@pytest_asyncio.fixture
 async def cluster(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811
     """(replicas, proxy, redis, direct database URL) with the release step run once."""
     proxy = await TcpProxy("127.0.0.1", 5432).start()

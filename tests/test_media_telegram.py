@@ -35,12 +35,6 @@ def rapid():
     return RapidReader(threads=2)
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 @pytest.fixture
 def bot(tmp_path, rapid):
     storage = sqlite_storage(tmp_path)

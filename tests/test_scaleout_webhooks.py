@@ -18,12 +18,6 @@ from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
 from tests.helpers_replicas import Replica, release_index, replica_env, stop_all
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 @pytest.mark.timeout(400)
 async def test_two_webhook_replicas_share_memory_limits_and_update_ids(
     tmp_path, tg, fake_llm, postgres_url, redis_prefix

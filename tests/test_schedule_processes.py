@@ -24,12 +24,6 @@ from tests.helpers_replicas import FuziProcess, fuzi_env, release_index, stop_al
 CAUGHT_UP, MISSED, GONE, LIVE = -1001, -1002, -1003, -1004
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def env_for(home: Path, tg: FakeTelegram, llm_url: str, database_url: str) -> dict:
     """`fuzi run telegram` polling the fake Bot API, without Redis."""
     return fuzi_env(

@@ -53,12 +53,6 @@ async def test_redis_down_counts_every_id_as_new(redis_client):
     assert await seen.first("x") is True and await seen.first("x") is True
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 async def test_telegram_answers_a_redelivered_update_once(tg, redis_prefix, redis_client):
     url, prefix = redis_prefix
     engine = ScriptedEngine(default=[FinalReply("答")])

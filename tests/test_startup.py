@@ -29,12 +29,6 @@ ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "987654321:AAHsecretSECRETsecret-token_0123456789"
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))

@@ -16,12 +16,6 @@ from tests.helpers_db import postgres_url  # noqa: F401
 from tests.helpers_replicas import Replica, TcpProxy, free_port, replica_env
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 @pytest.mark.timeout(300)
 async def test_database_and_redis_down_at_start_one_line_each_then_it_starts(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811
     proxy = TcpProxy("127.0.0.1", 5432)  # not listening yet: the database is down at start

@@ -14,12 +14,6 @@ from tests.helpers_telegram import running_bot
 ANSWER = "子曰：学而时习之，不亦说乎？有朋自远方来，不亦乐乎？人不知而不愠，不亦君子乎？"
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def engine_for(tmp_path, fake_llm):
     storage = sqlite_storage(tmp_path)
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5)

@@ -21,12 +21,6 @@ GROUP = -1001
 PHOTO = [{"file_id": "p1", "file_unique_id": "u1", "width": 90, "height": 90}]
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def _photo(chat: dict, caption: str, entities: list | None = None) -> Message:
     raw = {
         "message_id": 3,

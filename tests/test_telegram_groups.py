@@ -26,12 +26,6 @@ ANN, BO = 31, 55
 ASK = f"@{BOT_USERNAME} 他这么理解对吗？"
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def engine_for(tmp_path, fake_llm):
     storage = sqlite_storage(tmp_path)
     memory = build_memory(storage.engine, None, HashEmbedder(), MemoryConfig())

@@ -10,12 +10,6 @@ from tests.helpers_engine import CorpusRetriever, make_service, sqlite_storage
 from tests.helpers_telegram import running_bot
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 async def answered(tg, count: int) -> list[dict]:
     await tg.wait_for(lambda: len(tg.inline_answers) >= count, timeout=20)
     return tg.inline_answers[count - 1]["results"]

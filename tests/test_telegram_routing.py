@@ -14,12 +14,6 @@ from tests.helpers_telegram import running_bot
 GROUP = -1001
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 async def test_commands_registered_in_chinese_and_english(tg):
     async with running_bot(tg, ScriptedEngine()):
         await tg.wait_for(lambda: len(tg.calls_to("setMyCommands")) == 3)

@@ -15,12 +15,6 @@ from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_telegram import running_bot
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 def streamed(text: str, every: float, size: int = 6) -> list:
     steps: list = []
     for i in range(0, len(text), size):

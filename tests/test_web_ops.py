@@ -19,12 +19,6 @@ def retriever(tmp_path_factory):
     return build_retriever(tmp_path_factory.mktemp("lancedb"))
 
 
-@pytest_asyncio.fixture
-async def tg():
-    async with FakeTelegram() as fake:
-        yield fake
-
-
 async def test_ops_port_serves_health_ready_metrics_only(tmp_path, fake_llm, retriever):
     metrics = FuziMetrics()
     async with (
