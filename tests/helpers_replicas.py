@@ -28,16 +28,10 @@ from pathlib import Path
 
 import aiohttp
 
-from tests.helpers_corpus import corpus_dir
+from tests.helpers_process import ROOT, child_env, free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "webhook-secret-123"
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 class TcpProxy:
@@ -128,14 +122,8 @@ class OwnRedis:
 def fuzi_env(home: Path, database_url: str, llm_base: str, **settings: str) -> dict:
     """The environment of a `python -m bot …` process in `home` plus `settings` (FUZI_*, TELEGRAM_*,
     DISCORD_* from the caller's own environment dropped)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    return env | dict(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(home),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
+    return child_env(
+        home,
         FUZI_DATABASE_URL=database_url,
         FUZI_LLM_BASE_URL=llm_base,
         FUZI_LLM_API_KEY="sk-test",

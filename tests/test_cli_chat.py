@@ -8,34 +8,12 @@ import sys
 from pathlib import Path
 
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.helpers_corpus import corpus_dir
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers_process import child_env, spawn_fuzi
 
 
 async def run_chat(tmp_path: Path, lines: list[str], *args: str, **env: str) -> tuple[int, str, str]:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    base.update(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(tmp_path / "home"),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",  # the lexical test embedder: indexing in a second, no model
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
-        **env,
-    )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "chat",
-        *args,
-        cwd=tmp_path,
-        env=base,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    base = child_env(tmp_path / "home", **env)
+    proc = await spawn_fuzi("chat", *args, cwd=tmp_path, env=base, stdin=asyncio.subprocess.PIPE)
     out, err = await asyncio.wait_for(proc.communicate("\n".join(lines).encode() + b"\n"), timeout=100)
     return proc.returncode, out.decode(), err.decode()
 

@@ -20,23 +20,16 @@ from core.storage import Storage, create_engine_and_tables
 from core.texts import say
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
-from tests.helpers_corpus import corpus_dir
+from tests.helpers_process import child_env, spawn_fuzi
 
-ROOT = Path(__file__).resolve().parents[1]
 CHAT = 7
 QUESTION = "学而时习之是什么意思？"
 SLOW = "子曰：学而时习之，不亦说乎？学了又按时温习，不也是很愉快的吗？" * 6
 
 
 async def start(tmp_path: Path, tg: FakeTelegram, llm) -> asyncio.subprocess.Process:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    env.update(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(tmp_path / "home"),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
+    env = child_env(
+        tmp_path / "home",
         FUZI_LLM_BASE_URL=llm.base_url,
         FUZI_LLM_API_KEY="sk-test",
         TELEGRAM_BOT_TOKEN="123456:TEST-token",
@@ -44,17 +37,7 @@ async def start(tmp_path: Path, tg: FakeTelegram, llm) -> asyncio.subprocess.Pro
         TELEGRAM_POLL_TIMEOUT_S="1",
         TELEGRAM_EDIT_INTERVAL_PRIVATE_S="0.2",
     )
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "run",
-        "telegram",
-        cwd=tmp_path,
-        env=env,
-        stdout=asyncio.subprocess.DEVNULL,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    return await spawn_fuzi("run", "telegram", cwd=tmp_path, env=env, stdout=asyncio.subprocess.DEVNULL)
 
 
 def shown_partial(tg: FakeTelegram):

@@ -10,10 +10,8 @@ from pathlib import Path
 
 from core.events import FinalReply
 from core.types import Incoming
-from tests.helpers_corpus import corpus_dir
 from tests.helpers_engine import CorpusRetriever, collect, final_of, make_service, sqlite_storage
-
-ROOT = Path(__file__).resolve().parents[1]
+from tests.helpers_process import child_env, spawn_fuzi
 
 
 async def test_nul_and_lone_surrogates_are_stored_as_replacement_characters(tmp_path):
@@ -32,29 +30,8 @@ async def test_nul_and_lone_surrogates_are_stored_as_replacement_characters(tmp_
 
 async def test_piped_chat_survives_invalid_utf8_on_a_strict_stdin(tmp_path):
     home = tmp_path / "home"
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    env.update(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(home),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
-        PYTHONIOENCODING="utf-8:strict",
-    )
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "chat",
-        "--user",
-        "u1",
-        cwd=tmp_path,
-        env=env,
-        stdin=asyncio.subprocess.PIPE,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    env = child_env(home, PYTHONIOENCODING="utf-8:strict")
+    proc = await spawn_fuzi("chat", "--user", "u1", cwd=tmp_path, env=env, stdin=asyncio.subprocess.PIPE)
     data = "巧言令色".encode() + b"\xff\xfe\n" + "关关雎鸠\n".encode()
     out, err = await asyncio.wait_for(proc.communicate(data), timeout=100)
     assert proc.returncode == 0, err.decode()[-2000:]

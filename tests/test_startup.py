@@ -22,44 +22,21 @@ from adapters.discord.client import FuziDiscordClient
 from tests.fakes.discord_server import fake_discord  # noqa: F401
 from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
-from tests.helpers_corpus import corpus_dir
 from tests.helpers_discord import settings_for
+from tests.helpers_process import child_env, free_port, spawn_fuzi
 
-ROOT = Path(__file__).resolve().parents[1]
 TOKEN = "987654321:AAHsecretSECRETsecret-token_0123456789"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 async def start_bot(tmp_path: Path, tg: FakeTelegram, **extra: str) -> asyncio.subprocess.Process:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    env.update(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(tmp_path / "home"),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
+    env = child_env(
+        tmp_path / "home",
         TELEGRAM_BOT_TOKEN=TOKEN,
         TELEGRAM_API_BASE_URL=tg.base_url,
         TELEGRAM_POLL_TIMEOUT_S="1",
         **extra,
     )
-    return await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        "run",
-        "telegram",
-        cwd=tmp_path,
-        env=env,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    return await spawn_fuzi("run", "telegram", cwd=tmp_path, env=env)
 
 
 async def test_a_rejected_token_is_one_line_without_the_token(tmp_path, tg):

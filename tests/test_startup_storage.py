@@ -13,7 +13,8 @@ import pytest_asyncio
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import postgres_url  # noqa: F401
-from tests.helpers_replicas import Replica, TcpProxy, free_port, replica_env
+from tests.helpers_process import free_port
+from tests.helpers_replicas import Replica, TcpProxy, replica_env
 
 
 @pytest.mark.timeout(300)

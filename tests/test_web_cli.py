@@ -13,46 +13,20 @@ import httpx
 
 from adapters.web.auth import JwtAuth
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.helpers_corpus import corpus_dir
+from tests.helpers_process import child_env, free_port, spawn_fuzi
 from tests.helpers_web import sse
 
-ROOT = Path(__file__).resolve().parents[1]
 SECRET = "cli-secret-0123456789abcdef0123456789"
 
 
 def env(tmp_path: Path, **extra: str) -> dict:
-    base = {k: v for k, v in os.environ.items() if not k.startswith(("FUZI_", "TELEGRAM_", "DISCORD_"))}
-    base.update(
-        PYTHONPATH=str(ROOT),
-        FUZI_HOME=str(tmp_path / "home"),
-        FUZI_CORPUS_DIR=str(corpus_dir()),
-        FUZI_RETRIEVAL_EMBEDDER="hashing",
-        FUZI_MEMORY_PROFILE_ENABLED="false",
-        HF_HUB_OFFLINE="1",
-        **extra,
-    )
-    return base
+    return child_env(tmp_path / "home", **extra)
 
 
 async def fuzi(tmp_path: Path, *args: str, **extra: str) -> tuple[int, str, str]:
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
-        *args,
-        cwd=tmp_path,
-        env=env(tmp_path, **extra),
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.PIPE,
-    )
+    proc = await spawn_fuzi(*args, cwd=tmp_path, env=env(tmp_path, **extra))
     out, err = await asyncio.wait_for(proc.communicate(), timeout=60)
     return proc.returncode, out.decode(), err.decode()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def test_token_create_prints_a_verifiable_token(tmp_path):
@@ -77,10 +51,7 @@ async def test_public_address_without_secret_refuses_to_start(tmp_path):
 async def test_serve_answers_over_sse_and_stops_on_sigterm(tmp_path, fake_llm):
     fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
     port = free_port()
-    proc = await asyncio.create_subprocess_exec(
-        sys.executable,
-        "-m",
-        "bot",
+    proc = await spawn_fuzi(
         "serve",
         "--port",
         str(port),
@@ -129,10 +100,7 @@ async def test_run_telegram_serves_metrics_on_its_own_port(tmp_path, fake_llm):
     fake_llm.set_default(lambda body: "学而时习之，不亦说乎？")
     port = free_port()
     async with FakeTelegram() as tg:
-        proc = await asyncio.create_subprocess_exec(
-            sys.executable,
-            "-m",
-            "bot",
+        proc = await spawn_fuzi(
             "run",
             "telegram",
             cwd=tmp_path,
