@@ -12,6 +12,7 @@ from pathlib import Path
 from tests.fakes.discord_server import fake_discord  # noqa: F401
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram
+from tests.helpers_process import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 TG_TOKEN = "7012345678:AAH" + "x" * 32
@@ -44,12 +45,6 @@ async def doctor(tmp_path: Path, **env: str) -> tuple[int, str]:
 def lines(out: str) -> dict[str, str]:
     """check name -> status"""
     return {parts[1]: parts[0] for parts in (line.split() for line in out.splitlines()) if len(parts) >= 2}
-
-
-def closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 async def test_everything_configured_and_reachable_passes(tmp_path, corpus_dir, fake_llm, fake_discord):
@@ -106,7 +101,7 @@ async def test_refused_and_malformed_credentials_fail_without_printing_them(tmp_
 
 
 async def test_offline_and_unconfigured(tmp_path, corpus_dir):
-    port = closed_port()
+    port = free_port()
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "lunyu.json").write_bytes((corpus_dir / "lunyu.json").read_bytes() + b" ")
@@ -141,7 +136,7 @@ async def test_a_malformed_setting_fails_first(tmp_path):
 async def test_redis_is_checked_without_printing_its_password(tmp_path, corpus_dir):
     from tests.helpers_db import REDIS_URL
 
-    port = closed_port()
+    port = free_port()
     code, out = await doctor(
         tmp_path, FUZI_CORPUS_DIR=str(corpus_dir), FUZI_REDIS_URL=f"redis://:hunter2pw@127.0.0.1:{port}/0"
     )

@@ -9,6 +9,7 @@ import time
 from adapters.common.pace import RedisPace
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
+from tests.helpers_process import free_port
 
 RATE = 10.0
 
@@ -41,9 +42,7 @@ async def test_two_processes_together_stay_at_the_bot_wide_rate(redis_prefix, re
 
 
 async def test_each_process_alone_when_redis_is_down(redis_client):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     pace = RedisPace(redis_client(f"redis://127.0.0.1:{port}/0"), "down:pace", RATE)
     limiter = PriorityRateLimiter(RATE, shared=pace)
     sent: list[float] = []

@@ -19,6 +19,7 @@ from bot.settings.database import RedisSettings
 from bot.web import build_ops_app
 from core.guards.redact import MASK
 from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_process import free_port
 from tests.helpers_web import build_retriever, serving, web_runtime
 
 
@@ -27,15 +28,9 @@ def retriever(tmp_path_factory):
     return build_retriever(tmp_path_factory.mktemp("lancedb"))
 
 
-def _closed_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]  # nothing listens there once the socket is closed
-
-
 async def test_redis_down_is_degraded_not_unready(tmp_path, fake_llm, retriever):
     metrics = FuziMetrics()
-    dead = Redis(host="127.0.0.1", port=_closed_port(), socket_connect_timeout=1)
+    dead = Redis(host="127.0.0.1", port=free_port(), socket_connect_timeout=1)
     async with web_runtime(tmp_path, fake_llm, retriever, metrics) as runtime:
         runtime = dataclasses.replace(runtime, redis=dead)
         async with serving(build_ops_app(runtime, metrics)) as base, httpx.AsyncClient(timeout=10) as client:

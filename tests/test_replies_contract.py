@@ -16,6 +16,7 @@ import pytest
 from core.admission import Busy, RunningReplies
 from core.replies_redis import RedisRunningReplies
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
+from tests.helpers_process import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -134,9 +135,7 @@ async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix, 
 
 
 async def test_redis_down_fails_open_but_keeps_one_per_person_here(redis_client):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     running = RedisRunningReplies(redis_client(f"redis://127.0.0.1:{port}/0"), prefix="down:")
     try:
         async with running.hold(1):

@@ -14,6 +14,7 @@ from core.seen import InMemorySeen, RedisSeen
 from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
+from tests.helpers_process import free_port
 from tests.helpers_telegram import running_bot
 
 
@@ -46,9 +47,7 @@ async def test_in_memory_seen_forgets_the_oldest_beyond_its_size():
 
 
 async def test_redis_down_counts_every_id_as_new(redis_client):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     seen = RedisSeen(redis_client(f"redis://127.0.0.1:{port}/0"))
     assert await seen.first("x") is True and await seen.first("x") is True
 

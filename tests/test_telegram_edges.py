@@ -15,6 +15,7 @@ from adapters.telegram.routing import route
 from core.events import FinalReply
 from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, FakeTelegram
+from tests.helpers_process import free_port
 from tests.helpers_telegram import running_bot
 
 GROUP = -1001
@@ -46,9 +47,7 @@ def test_a_caption_addressed_to_fuzi_is_the_question():
 
 
 async def test_webhook_bodies_that_are_no_update_get_400_and_one_short_line(tg, caplog):
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     engine = ScriptedEngine(default=[FinalReply("答")])
     settings = dict(mode="webhook", webhook_url="https://fuzi.example/telegram", webhook_listen="127.0.0.1")
     good = {

@@ -9,6 +9,7 @@ import pytest_asyncio
 from core.events import FinalReply, Notice, TextDelta
 from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME, FakeTelegram
+from tests.helpers_process import free_port
 from tests.helpers_telegram import running_bot
 
 GROUP = -1001
@@ -157,9 +158,7 @@ async def test_webhook_mode_accepts_updates_with_the_secret_only(tg):
 
     import aiohttp
 
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        port = s.getsockname()[1]
+    port = free_port()
     engine = ScriptedEngine(default=[FinalReply("答")])
     settings = dict(
         mode="webhook",
