@@ -122,7 +122,7 @@ async def test_a_chat_seen_within_the_cache_costs_no_statement_and_changes_here_
     statements = Statements(storage.engine)
     with statements.counting() as seen:
         chat = await storage.settings.ensure("telegram:-5", "telegram", True)  # first sight: the row is made
-    assert chat.is_group and chat.skill is None and await storage.chats.get_skill("telegram:-5") is None
+    assert chat.is_group and chat.skill is None and (await storage.settings.fresh("telegram:-5")).skill is None
     assert sum(seen.values()) == 3, report(seen)
     with statements.counting() as seen:
         assert (await storage.settings.ensure("telegram:-5", "telegram", True)).is_group
@@ -142,7 +142,7 @@ async def test_a_chat_read_before_it_existed_is_still_created_and_a_deleted_one_
     assert await storage.chats.claim_no_llm_notice("web:ann/a") is False
     await storage.chatlog.delete("web:ann/a")  # the web's DELETE: the row goes, and so does what was cached
     await storage.settings.ensure("web:ann/a", "web", False)
-    assert await storage.chats.get_skill("web:ann/a") is None  # the row is there again …
+    assert (await storage.settings.fresh("web:ann/a")).skill is None  # the row is there again …
     assert await storage.chats.claim_no_llm_notice("web:ann/a") is True  # … with its notice not yet shown
 
 

@@ -60,12 +60,12 @@ async def test_linking_moves_an_account_to_another_person(tmp_path):
 
 async def test_skill_and_no_llm_notice_are_per_chat(tmp_path):
     storage = sqlite_storage(tmp_path)
-    await storage.chats.ensure("console:a", "console", False)
-    assert await storage.chats.get_skill("console:a") is None
+    await storage.settings.ensure("console:a", "console", False)
+    assert (await storage.settings.fresh("console:a")).skill is None
     await storage.chats.set_skill("console:a", "poetry")
     await storage.chats.set_skill("telegram:-100", "debate", is_group=True)  # created on the fly
-    assert await storage.chats.get_skill("console:a") == "poetry"
-    assert (await storage.chats.ensure("telegram:-100", "telegram", True)).skill == "debate"
+    assert (await storage.settings.fresh("console:a")).skill == "poetry"
+    assert (await storage.settings.ensure("telegram:-100", "telegram", True)).skill == "debate"
     claims = await asyncio.gather(*(storage.chats.claim_no_llm_notice("console:a") for _ in range(4)))
     assert claims.count(True) == 1
     assert await storage.chats.claim_no_llm_notice("console:b") is False  # unknown chat: nothing to claim

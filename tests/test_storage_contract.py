@@ -30,12 +30,12 @@ async def test_identities_chats_and_messages(database_url):
         assert await storage.identities.set_person("discord", "42", zilu) is True
         assert {a.platform for a in await storage.identities.accounts(zilu)} == {"telegram", "discord"}
 
-        await storage.chats.ensure("telegram:42", "telegram", False)
-        assert await storage.chats.get_skill("telegram:42") is None
+        await storage.settings.ensure("telegram:42", "telegram", False)
+        assert (await storage.settings.fresh("telegram:42")).skill is None
         await storage.chats.set_skill("telegram:42", "poetry")
         await storage.chats.set_skill("discord:new", "teaching")  # row created on demand
-        assert await storage.chats.get_skill("telegram:42") == "poetry"
-        assert await storage.chats.get_skill("discord:new") == "teaching"
+        assert (await storage.settings.fresh("telegram:42")).skill == "poetry"
+        assert (await storage.settings.fresh("discord:new")).skill == "teaching"
         assert await storage.chats.claim_no_llm_notice("telegram:42") is True
         assert await storage.chats.claim_no_llm_notice("telegram:42") is False
 
@@ -77,7 +77,7 @@ async def test_nul_and_over_long_values_are_fitted_not_rejected(database_url):
             row.text == "仁\ufffd者" and len(row.speaker) == 256 and len(row.trace_id) == 64 and len(row.status) == 32
         )
         await storage.chats.set_skill("telegram:7", "k" * 100)
-        assert await storage.chats.get_skill("telegram:7") == "k" * 64
+        assert (await storage.settings.fresh("telegram:7")).skill == "k" * 64
     finally:
         storage.engine.dispose()
 
@@ -90,7 +90,7 @@ async def test_two_processes_upserting_the_same_person_and_chat(database_url):
     try:
         people = await asyncio.gather(*(s.identities.resolve("telegram", "99", "Yan Hui") for s in [sa, sb] * 6))
         assert len(set(people)) == 1
-        await asyncio.gather(*(s.chats.ensure("telegram:g", "telegram", True) for s in [sa, sb] * 6))
+        await asyncio.gather(*(s.settings.ensure("telegram:g", "telegram", True) for s in [sa, sb] * 6))
         await asyncio.gather(*(s.chats.set_skill("telegram:h", f"s{i}") for i, s in enumerate([sa, sb] * 4)))
         await asyncio.gather(*(u.add(people[0], 10, 5) for u in [usage_a, usage_b] * 10))
         await asyncio.gather(

@@ -113,7 +113,7 @@ async def test_database_made_before_migrations_upgrades_in_place(dialect, reques
         storage = Storage(engine)  # the old rows work through today's code, and new ones follow them
         assert await storage.identities.resolve("telegram", "42") == 1
         assert [m.text for m in await storage.messages.recent("telegram:42", 10)] == ["何为仁？", "爱人。"]
-        assert await storage.chats.get_skill("telegram:42") == "teaching"
+        assert (await storage.settings.fresh("telegram:42")).skill == "teaching"
         new_id = await storage.messages.add("telegram:42", "user", "何为孝？", person_id=1)
         assert new_id == 3
         assert await storage.identities.resolve("console", "new") == 3

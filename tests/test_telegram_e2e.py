@@ -46,7 +46,7 @@ async def test_skill_button_switches_and_persists(tmp_path, fake_llm, tg):
         assert target_display in button["text"]
         tg.callback(2, tg.messages_in(2)[0].message_id, button["callback_data"], user_id=2)
         await tg.wait_for(lambda: len(tg.messages_in(2)) == 2)
-    assert await storage.chats.get_skill("telegram:2") == target_name
+    assert (await storage.settings.fresh("telegram:2")).skill == target_name
     assert tg.calls_to("answerCallbackQuery")
 
 

@@ -263,12 +263,8 @@ def _ensured(s: Session, chat_key: str, platform: str, is_group: bool) -> tuple[
     return (chat or _create_chat(s, chat_key, platform, is_group)), row
 
 
-def ensure_chat(s: Session, chat_key: str, platform: str, is_group: bool) -> Chat:
-    """The chat's row, created (and committed) when missing; two first sightings at once end with one."""
-    return s.get(Chat, chat_key) or _create_chat(s, chat_key, platform, is_group)
-
-
 def _create_chat(s: Session, chat_key: str, platform: str, is_group: bool) -> Chat:
+    """The chat's new row (committed); two first sightings at once end with one."""
     try:
         chat = Chat(key=chat_key, platform=platform, is_group=is_group)
         s.add(chat)

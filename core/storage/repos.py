@@ -16,7 +16,7 @@ from sqlmodel import Session, col, func, select
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from core.storage.base import T, _Repo, shares_one_connection
-from core.storage.chat_settings import ChatSettingsRepo, ensure_chat
+from core.storage.chat_settings import ChatSettingsRepo
 from core.storage.chatlog import ChatLog, TokenRevocations
 from core.storage.citations import CitationRepo
 from core.storage.conflict import retry_on_conflict
@@ -188,15 +188,6 @@ class ChatRepo(_Repo):
         super().__init__(engine, lock)
         self._forget = forget
         self._noticed: set[str] = set()  # chats whose "no LLM" notice is known to be taken: no UPDATE per message
-
-    async def ensure(self, chat_key: str, platform: str, is_group: bool) -> Chat:
-        """Return the chat row, creating it on first sight."""
-        return await self._run(lambda s: ensure_chat(s, chat_key, platform, is_group))
-
-    async def get_skill(self, chat_key: str) -> str | None:
-        """The skill chosen for this chat, or None when never chosen."""
-        chat = await self._run(lambda s: s.get(Chat, chat_key))
-        return chat.skill if chat else None
 
     async def set_skill(self, chat_key: str, skill: str, *, platform: str = "", is_group: bool = False) -> None:
         """Persist the chat's skill (the chat row is created when missing)."""
