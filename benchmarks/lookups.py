@@ -119,7 +119,7 @@ async def bench_settings(url: str, reads: int) -> tuple[float, float]:
     engine = open_database(url)
     try:
         storage = Storage(engine)
-        await storage.chats.ensure("telegram:-1", "telegram", True)
+        await storage.settings.ensure("telegram:-1", "telegram", True)
         await storage.settings.change("telegram:-1", "script", "traditional", account="telegram:1")
         await storage.settings.get("telegram:-1")
         started = time.perf_counter()

@@ -17,7 +17,7 @@ async def test_two_replicas_share_settings_and_a_restart_keeps_them(database_url
         a, clock = Storage(one), FakeClock(0.0)
         b = ChatSettingsRepo(two, cache_s=5.0, clock=clock)
         assert (await b.get("telegram:-1")).script is None  # read once: now cached in "replica B"
-        await a.chats.ensure("telegram:-1", "telegram", True)
+        await a.settings.ensure("telegram:-1", "telegram", True)
         await a.settings.change("telegram:-1", "script", "traditional", account="telegram:7", is_group=True)
         await a.settings.change("telegram:-1", "daily", Daily(time(7, 30), "Asia/Taipei"), account="telegram:7")
         assert (await b.get("telegram:-1")).script is None  # B's cache is still young
