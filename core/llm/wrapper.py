@@ -88,7 +88,10 @@ class WrapperLLM:
 
 @asynccontextmanager
 async def closing(events: AsyncIterator[Any]) -> AsyncIterator[AsyncIterator[Any]]:
-    """Close a stream when the caller stops early (so its HTTP response is released)."""
+    """Close a stream when the caller stops early (so its HTTP response is released).
+
+    Not `contextlib.aclosing`: that needs an `aclose`, and an `LLM.stream` is any AsyncIterator
+    (test doubles return plain iterators without one)."""
     try:
         yield events
     finally:
