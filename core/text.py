@@ -62,3 +62,18 @@ _COMPAT = re.compile(
 def nfkc(text: str) -> str:
     """NFKC of `text`, skipped when no character of it could change into a letter or digit."""
     return unicodedata.normalize("NFKC", text) if _COMPAT.search(text) else text
+
+
+_RUN = re.compile(r"[^\W_]+")  # a run of letters and digits
+
+
+def squashed_runs(text: str) -> list[str]:
+    """The runs of letters and digits of `text` after NFKC, lower-casing and Traditional → Simplified:
+    what is left when punctuation, spaces, symbols, line breaks and script are set aside."""
+    return _RUN.findall(to_simplified(nfkc(text).lower()))
+
+
+def squash(text: str) -> str:
+    """`text` as verbatim comparisons see it: its squashed runs joined ("學而時習之，不亦說乎" and
+    "学而时习之不亦说乎" are the same)."""
+    return "".join(squashed_runs(text))

@@ -220,6 +220,11 @@ async def test_classics_tools(real_index):
     assert found.ok and found.content["passages"][0]["id"] == "lunyu:3.22"
     quote = await client.call("find_quote", {"text": "执子之手！"}, CTX)
     assert quote.content["exact"] and [p["id"] for p in quote.content["passages"]] == ["shijing:31", "shijing:81"]
+    traditional = await client.call("find_quote", {"text": "執子之手！"}, CTX)  # script set aside, as in quotes first
+    assert traditional.content["exact"] and [p["id"] for p in traditional.content["passages"]] == [
+        "shijing:31",
+        "shijing:81",
+    ]
     fuzzy = await client.call("find_quote", {"text": "执手偕老"}, CTX)
     assert fuzzy.ok and not fuzzy.content["exact"] and fuzzy.content["passages"]
     got = await client.call("get_passage", {"id": "lunyu:3.22"}, CTX)

@@ -140,7 +140,12 @@ def test_ties_are_deterministic_in_corpus_order():
 
 
 def test_verbatim_quote_detection_and_promotion():
-    assert squash("巧言令色，鲜矣仁！") == "巧言令色鲜矣仁"
+    assert (
+        squash("巧言令色，鲜矣仁！")
+        == "巧言令色鲜矣仁"
+        == squash("巧言令色 鮮矣仁")
+        == squash("ＡＢ巧言令色，鲜矣仁")[2:]
+    )
     assert (
         quote_key("巧言 令色") == "巧言令色" and quote_key("仁") is None and quote_key("what is ren 仁义礼智") is None
     )

@@ -10,12 +10,11 @@ to the smaller passage id in corpus order, so the same input always gives the sa
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Set
 from dataclasses import dataclass, field
 
 from core.retrieval.documents import sort_key
-from core.text import cjk_count, has_cjk
+from core.text import cjk_count, has_cjk, squash
 
 RRF_K = 60
 MIN_QUOTE_CHARS = 4  # a quote: the containing passages rank first
@@ -106,12 +105,6 @@ def score_fusion(
             routes.setdefault(doc_id, {})[route] = rank
     order = sorted(scores, key=lambda d: (-scores[d], sort_key(d)))
     return [Fused(d, scores[d], routes[d]) for d in order]
-
-
-def squash(text: str) -> str:
-    """Text without punctuation, spaces or symbols (NFKC, lower-cased): for containment checks."""
-    text = unicodedata.normalize("NFKC", text).lower()
-    return "".join(ch for ch in text if ch.isalnum())
 
 
 def quote_key(query: str) -> str | None:

@@ -15,13 +15,11 @@ as far as message and passage agree and checks that it ends on a clause boundary
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterable
 
-from core.text import nfkc, to_simplified
+from core.text import squash, squashed_runs
 
 MIN_LINE_CHARS = 6
-_CLAUSE = re.compile(r"[^\W_]+")  # a run of letters and digits: one clause
 
 
 def squash_with_bounds(text: str) -> tuple[str, set[int], set[int]]:
@@ -30,8 +28,7 @@ def squash_with_bounds(text: str) -> tuple[str, set[int], set[int]]:
     Squashed = NFKC, lower-cased, simplified characters, only letters and digits kept; a clause
     boundary is any run of other characters (punctuation, spaces, line breaks).
     """
-    text = to_simplified(nfkc(text).lower())
-    words = _CLAUSE.findall(text)
+    words = squashed_runs(text)
     starts: set[int] = set()
     ends: set[int] = set()
     n = 0
@@ -40,11 +37,6 @@ def squash_with_bounds(text: str) -> tuple[str, set[int], set[int]]:
         n += len(word)
         ends.add(n)
     return "".join(words), starts, ends
-
-
-def squash_query(text: str) -> str:
-    """The message as the index compares it (same normalisation as the passages)."""
-    return squash_with_bounds(text)[0]
 
 
 class LineIndex:
@@ -69,7 +61,7 @@ class LineIndex:
 
     def quoted(self, message: str) -> dict[str, int]:
         """Passage id → length of the longest line of it that `message` contains (only quoted ones)."""
-        query = squash_query(message)
+        query = squash(message)
         found: dict[str, int] = {}
         for i in range(len(query) - MIN_LINE_CHARS + 1):
             for pid, start in self._keys.get(query[i : i + MIN_LINE_CHARS], ()):

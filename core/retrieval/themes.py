@@ -23,7 +23,7 @@ from dataclasses import dataclass
 from importlib import resources
 
 from core.retrieval.keyword import is_modern_question
-from core.text import cjk_count, has_cjk, to_simplified
+from core.text import cjk_count, has_cjk, squash, to_simplified
 
 SURVEY_ZH = (
     "哪些",
@@ -130,7 +130,7 @@ class ThemeIndex:
                 if section.endswith("之什"):
                     by_title.setdefault(f"小雅·{name}", []).append(pid)
             else:
-                analects_texts.append((pid, _squash(text)))
+                analects_texts.append((pid, squash(text)))
         themes = []
         for name, zh_words, en_words in words:
             ids: list[str] = []
@@ -138,7 +138,7 @@ class ThemeIndex:
                 ids += [pid for title in row[1:] for pid in by_title.get(title, [])[:1]]
             for row in (r for r in analects if r[0] == name):
                 for snippet in row[1:]:
-                    key = _squash(snippet)
+                    key = squash(snippet)
                     ids += [pid for pid, text in analects_texts if key in text]
             themes.append(Theme(name, _split(zh_words), _english(_split(en_words)), tuple(dict.fromkeys(ids))))
         return cls(themes)
@@ -231,13 +231,6 @@ _ZH_SCAFFOLD = (
 
 def _in(pid: str, corpus: str) -> bool:
     return corpus == "all" or pid.startswith(corpus + ":")
-
-
-def _squash(text: str) -> str:
-    return "".join(_WORD.findall(to_simplified(text)))
-
-
-_WORD = re.compile(r"[^\W_]+")
 
 
 def _rows(text: str) -> list[list[str]]:
