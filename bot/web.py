@@ -22,9 +22,11 @@ from adapters.common.metrics import FuziMetrics, ObservedEngine
 from adapters.common.startup import PlatformStatus
 from adapters.web.app import Readiness, WebConfig, add_ops_routes, create_app
 from adapters.web.auth import Authenticator, JwtAuth, LocalAuth, RevocationCache, Revocations, parse_ttl
+from adapters.web.chats import ChatStore
 from bot.errors import StartupError
 from bot.settings import Settings
 from bot.wiring import Runtime
+from core.history_script import ScriptedHistory
 
 log = structlog.get_logger(__name__)
 
@@ -160,8 +162,15 @@ def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, ho
         readiness=readiness(runtime),
         metrics=metrics,
         config=config,
-        chats=runtime.storage.chatlog,
+        chats=history(runtime),
     )
+
+
+def history(runtime: Runtime) -> ChatStore:
+    """The stored chats as the web shows them again: replies in the script they were shown in."""
+    if runtime.scripts is None:
+        return runtime.storage.chatlog
+    return ScriptedHistory(runtime.storage.chatlog, runtime.storage.settings, runtime.scripts)
 
 
 def build_ops_app(

@@ -30,6 +30,7 @@ from core.retrieval.embedder import HashingEmbedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
+from core.script import ScriptConverter
 from core.tools.classics import classics_server
 from core.tools.client import ToolClient
 from tests.helpers_corpus import corpus_dir
@@ -46,7 +47,7 @@ def build_retriever(path: Path) -> HybridRetriever:
 
 @asynccontextmanager
 async def web_runtime(
-    tmp_path: Path, fake_llm, retriever, metrics: FuziMetrics, **service_kw
+    tmp_path: Path, fake_llm, retriever, metrics: FuziMetrics, scripts: ScriptConverter | None = None, **service_kw
 ) -> AsyncIterator[Runtime]:
     client = OpenAIChatClient(
         base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5, retry=RetryPolicy(attempts=1)
@@ -56,9 +57,9 @@ async def web_runtime(
     llm, search = TimedLLM(breaker, metrics), TimedSearch(retriever, metrics)
     storage = sqlite_storage(tmp_path)
     agent = Agent(llm, ToolClient([classics_server(search)]))
-    service = make_service(storage, llm=llm, agent=agent, retriever=search, **service_kw)
+    service = make_service(storage, llm=llm, agent=agent, retriever=search, scripts=scripts, **service_kw)
     try:
-        yield Runtime(service, storage, search, breaker)
+        yield Runtime(service, storage, search, breaker, scripts=scripts)
     finally:
         await service.aclose()
         await client.aclose()

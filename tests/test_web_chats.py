@@ -17,6 +17,7 @@ from tests.helpers_web import build_retriever, chat_events, web_app
 
 SECRET = "chats-secret-0123456789abcdef0123456789"
 ANSWER = "子曰：“管仲之器小哉！”[1] 器小，言其格局不足以成王道。"
+SIMPLIFIED = "子曰：“管仲之器小哉！”[1] 器小，说的是他的格局。"
 
 
 @pytest.fixture(scope="module")
@@ -99,3 +100,28 @@ async def test_a_person_sees_only_their_own_chats(tmp_path, fake_llm, retriever)
             anonymous = await client.get(f"{base}/v1/chats")
     assert bobs == [] and peek == [] and bob_delete.json()["deleted_messages"] == 0
     assert [c["chat"] for c in anns] == ["x"] and anonymous.status_code == 401
+
+
+async def test_history_shows_replies_in_the_script_they_were_streamed_in(tmp_path, fake_llm, retriever):
+    from core.script import ScriptConverter
+
+    fake_llm.stream_tool_calls([("search_classics", {"query": "管仲之器小哉", "k": 3})])
+    fake_llm.stream_text(SIMPLIFIED, chunk=6)
+    fake_llm.stream_text("学而时习之，不亦说乎。", chunk=6)
+    async with (
+        web_app(tmp_path, fake_llm, retriever, scripts=ScriptConverter()) as (base, runtime, _),
+        httpx.AsyncClient(timeout=30) as client,
+    ):
+        streamed = await chat_events(client, base, {"message": "夫子如何評價管仲？", "chat": "a"})
+        await chat_events(client, base, {"message": "何为学？", "chat": "a"})
+        history = (await client.get(f"{base}/v1/chats/a/messages")).json()["messages"]
+        page = (await client.get(f"{base}/v1/chats/a/messages", params={"limit": 3})).json()["messages"]
+        stored = await runtime.storage.chatlog.messages("web:local/a")
+    final = next(data for kind, data in streamed if kind == "final")
+    assert final["text"] == "子曰：“管仲之器小哉！”[1] 器小，說的是他的格局。"
+    assert final["citations"] == [{"n": 1, "id": "lunyu:3.22", "ref": "《論語·八佾》第22章"}]
+    # reread: the Traditional question's reply as it was streamed, the Simplified one as it was
+    assert [m["text"] for m in history] == ["夫子如何評價管仲？", final["text"], "何为学？", "学而时习之，不亦说乎。"]
+    assert history[1]["citations"] == final["citations"]
+    assert page[0]["text"] == final["text"]  # its question is on the page before
+    assert stored[1].text == SIMPLIFIED and stored[1].citations[0]["ref"] == "《论语·八佾》第22章"  # stored as written
