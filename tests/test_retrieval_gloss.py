@@ -8,10 +8,11 @@ import json
 import pytest
 
 from core.retrieval import glosses as glosses_module
-from core.retrieval.glosses import GlossError, GlossIndex, english_tokens, load_glosses, stem
+from core.retrieval.glosses import GlossError, GlossIndex, english_tokens, load_glosses, pairs, stem
 from core.retrieval.indexer import build_index
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.store import PassageStore
+from core.retrieval.translate import wants_translation
 from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever, passage
 
 DOCS = [
@@ -119,3 +120,24 @@ async def test_route_is_fused_only_where_it_applies(table, tmp_path, monkeypatch
         before = [(r.id, r.routes) for r in (await plain.search(query, k=4)).results]
         after = [(r.id, r.routes) for r in (await glossed.search(query, k=4)).results]
         assert after == before, query
+
+
+PROSE = "我每天多次反省自己，替人办事要尽心，和朋友交往要守信，老师教过要温习。"  # a 白话 translation, no question word
+
+
+def test_modern_prose_without_a_question_word_is_searched_in_the_glosses(tmp_path):
+    index = GlossIndex.load(PassageTable.from_passages(DOCS), write(tmp_path / "g", GLOSSES))
+    assert not wants_translation(PROSE)  # no 的/吗/什么…: only the prose rule lets it in
+    assert index.is_modern_prose(PROSE) and index.wants(PROSE)
+    assert index.search(PROSE, 5)[0][0] == "lunyu:1.4"
+    for classical in ("吾日三省吾身，为人谋而不忠乎", "吾日三省吾身为人谋不忠乎", "曾子曰吾日三省"):  # quote, misquote
+        assert not index.is_modern_prose(classical) and index.search(classical, 5) == []
+    assert not index.is_modern_prose("反省自己")  # under PROSE_MIN_PAIRS pairs: too short to tell
+    assert pairs("反省自己，守信") == ["反省", "省自", "自己", "守信"]  # not across punctuation
+
+
+async def test_a_pasted_translation_is_fused_with_the_gloss_route(table, tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    retriever = await open_retriever(table)
+    response = await retriever.search(PROSE, k=4)
+    assert response.results[0].id == "lunyu:1.4" and response.results[0].routes.get("gloss") == 1

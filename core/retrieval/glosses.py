@@ -10,8 +10,10 @@ without a gloss simply has none.
 `GlossIndex` searches them: an English query by Okapi BM25 (`WordBM25`, k1 1.5, b 0.75) over the English glosses
 (lowercase, stopwords dropped, light suffix stemming, two-word pinyin names of the glossary joined:
 "Zi Lu" and "Zilu" are one token); a modern-Chinese question, paraphrase or translation (not a
-classical quote: `translate.wants_translation`) by the keyword route's own BM25 and tokenizer over
-the modern-Chinese glosses, its question words stripped. The retriever fuses the result as the
+classical quote: `translate.wants_translation`, or modern prose without a question word, told from
+the books' own lines by how few of its character pairs occur in any passage: `is_modern_prose`) by
+the keyword route's own BM25 and tokenizer over the modern-Chinese glosses, its question words
+stripped. The retriever fuses the result as the
 route `gloss`; any other query does not run it, so its results are what they were without glosses.
 """
 
@@ -39,6 +41,13 @@ GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 MAX_EN_WORDS = 80  # generous bounds: a gloss is 1–2 sentences (spec: ≤ 45 words, ≤ 60 字)
 MAX_ZH_CHARS = 120
 QUOTED_CHARS = 4  # a modern-Chinese query with this many characters of a passage in a row quotes it
+# Modern prose without a question word (a pasted 白话 translation: 君子说话要迟钝谨慎，做事要勤快敏捷。):
+# at least PROSE_MIN_PAIRS neighbouring-character pairs, fewer than PROSE_MAX_SHARE of which occur in
+# any passage. Classical lines and names are made of the books' own pairs (dev quotes: all of them;
+# misquotes below one half: none with six pairs or more); translations reuse few (dev: ≤ 0.36).
+PROSE_MIN_PAIRS = 6
+PROSE_MAX_SHARE = 0.5
+_CJK_RUN = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]+")
 
 STOPWORDS = frozenset(
     """a an the and or but if of to in on at by for from with about into over under as than then so
@@ -114,6 +123,11 @@ def english_tokens(text: str) -> list[str]:
     return [stem(w) for w in text.split() if w not in STOPWORDS and len(w) > 1]
 
 
+def pairs(text: str) -> list[str]:
+    """Neighbouring CJK character pairs within runs (not across punctuation), in order."""
+    return [run[i : i + 2] for run in _CJK_RUN.findall(text) for i in range(len(run) - 1)]
+
+
 class WordBM25:
     """Okapi BM25 over token lists (idf = ln(1 + (n − df + 0.5) / (df + 0.5)), as the keyword route)."""
 
@@ -150,6 +164,7 @@ class GlossIndex:
         # a poem's title is indexed with its Chinese gloss, as with its text (《大车》写的是什么？)
         zh = [Passage(p.id, p.ref, p.corpus, p.title, g.zh) for p, g in glossed]
         self._grams = {t[i : i + QUOTED_CHARS] for p, _ in glossed for t in [squash(p.text)] for i in range(len(t))}
+        self._pairs = {pair for p, _ in glossed for pair in pairs(p.text)}
         self._chinese = KeywordIndex(zh, tokenizer=tokenizer)
 
     def __len__(self) -> int:
@@ -161,10 +176,17 @@ class GlossIndex:
         glosses = load_glosses(folder)
         return cls(glosses, [passages[i] for i in passages.order if i in glosses], tokenizer=tokenizer)
 
+    def is_modern_prose(self, query: str) -> bool:
+        """Modern Chinese without a question word: PROSE_MIN_PAIRS character pairs or more, under
+        PROSE_MAX_SHARE of them found in any passage (a translation, not a line of the books)."""
+        found = pairs(query)
+        return len(found) >= PROSE_MIN_PAIRS and sum(p in self._pairs for p in found) < PROSE_MAX_SHARE * len(found)
+
     def wants(self, query: str) -> bool:
-        """Whether the route runs for `query`: glosses exist and it is English or modern Chinese that
-        quotes no passage (子贡问政的时候，孔子是怎么回答的？ quotes 子贡问政: the text's own words find it)."""
-        if not self.ids or not wants_translation(query):
+        """Whether the route runs for `query`: glosses exist and it is English, a modern-Chinese
+        question or modern-Chinese prose (`is_modern_prose`) that quotes no passage (子贡问政的时候，
+        孔子是怎么回答的？ quotes 子贡问政: the text's own words find it)."""
+        if not self.ids or not (wants_translation(query) or self.is_modern_prose(query)):
             return False
         key = squash(strip_question_words(query))
         return not any(key[i : i + QUOTED_CHARS] in self._grams for i in range(len(key) - QUOTED_CHARS + 1))

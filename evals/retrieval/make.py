@@ -186,6 +186,7 @@ def main(corpus_dir: str) -> None:
     held = [r for r in gen if heldout(r["source"])]
     dev += hand_written(HERE / "written_v1_dev.jsonl")
     dev += written(HERE / "written_v3_dev.tsv", Resolver(passages))  # full translations (issue 24)
+    dev += written(HERE / "written_v9_dev.tsv", Resolver(passages))  # v9 translations (pick_v9.py, issue 24 round 4)
     held += hand_written(
         HERE / "written_v1_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
     )
@@ -196,6 +197,7 @@ def main(corpus_dir: str) -> None:
     held += written(HERE / "written_v2.tsv", Resolver(passages))
     held += written(HERE / "written_v3.tsv", Resolver(passages))  # full translations (issue 24)
     held += written(HERE / "written_v4.tsv", Resolver(passages))  # v4 held-out (pick_v4.py, issue 24 round 2)
+    held += written(HERE / "written_v9.tsv", Resolver(passages))  # v9 translations (pick_v9.py, issue 24 round 4)
     for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
         with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:
