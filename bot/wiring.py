@@ -176,7 +176,7 @@ async def open_runtime(
         if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
             await running.start()
             stack.push_async_callback(running.aclose)
-        guard = build_guard(settings, sql, llm, limiter)
+        guard = build_guard(settings, sql, llm, limiter, embedder)
         media = build_media(settings, redis)
         closer = getattr(media.transcriber, "aclose", None)  # the STT endpoint's HTTP client
         if closer is not None:
