@@ -160,6 +160,7 @@ def _judged(local: dict[str, Any], examples: list, judge_name: str, detector: An
     report = evaluate(examples, flags.__getitem__)
     report["mean_us"] = local["mean_us"]  # the local detector's time; the judge's is not a model's
     report["second_opinion_band"] = local["second_opinion_band"]
+    report["semantic"] = local["semantic"]
     report["judge"] = {"name": judge_name, "calls": sum(sources.values()), "ended": sources}
     report["local"] = {k: v for k, v in local.items() if k not in ("misses", "second_opinion_band")}
     return report

@@ -19,6 +19,9 @@ import numpy as np
 from core.guards.windows import windows
 
 SEMANTIC_BUNDLED = Path(__file__).with_name("semantic_model.json")
+# Longer messages are left to the n-gram detector (v7): the engine costs ~1 ms per token on one core
+# (a 500-character Chinese message took 0.6 s); no held-out message is longer (docs/guards.md, v9).
+MAX_EMBED_CHARS = 300
 
 # text → L2-normalised query vector of the model the weights were trained on.
 EmbedFn = Callable[[str], np.ndarray]
@@ -100,7 +103,10 @@ class SemanticScreen:
 
     def score(self, text: str) -> float | None:
         """The highest probability of the message's embedded units; None when the text cannot be
-        embedded (no letter or digit, or the embedder failed): the detector then decides as v7."""
+        embedded (longer than MAX_EMBED_CHARS, no letter or digit, or the embedder failed): the
+        detector then decides as v7."""
+        if len(text) > MAX_EMBED_CHARS:
+            return None
         try:
             return max(self.model.probability(self._embed(unit)) for unit in embedded_units(text))
         except Exception:  # noqa: BLE001 - an embedder failure must not refuse or crash a message
