@@ -6,7 +6,27 @@ from bot.settings import Settings
 from core.guards import FuziGuard, InjectionDetector, InMemoryRateLimiter, OutputChecker, Quota, UsageStore
 from core.guards.limits import RateLimiter
 from core.guards.second_opinion import SecondOpinion
+from core.guards.semantic import SEMANTIC_BUNDLED, SemanticClassifier, SemanticModelError, SemanticScreen
 from core.llm.types import LLM
+
+# Detector v9 (issue 24): the semantic feature over the retrieval embedder's query vectors, used when
+# that embedder is the one the model was trained on (docs/guards.md, "Detector v9").
+SEMANTIC = True
+
+
+def semantic_screen(embedder: object | None) -> SemanticScreen | None:
+    """The semantic feature over `embedder`, or None (the detector is then v7): no embedder, one
+    without a synchronous query call, another model than the trained one, or no model file."""
+    embed = getattr(embedder, "embed_query_sync", None)
+    if not SEMANTIC or embed is None or not SEMANTIC_BUNDLED.exists():
+        return None
+    try:
+        model = SemanticClassifier.load()
+    except SemanticModelError:
+        return None
+    if getattr(embedder, "model_name", None) != model.embedder:
+        return None
+    return SemanticScreen(model, embed)
 
 
 def quota(settings: Settings) -> Quota:
@@ -15,7 +35,9 @@ def quota(settings: Settings) -> Quota:
     return Quota(per_minute=g.per_minute, per_day=g.per_day, group_per_minute=g.per_group_per_minute)
 
 
-def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None) -> FuziGuard:
+def build_guard(
+    settings: Settings, engine, llm: LLM | None = None, limiter: RateLimiter | None = None, embedder: object = None
+) -> FuziGuard:
     g = settings.guards
     second = None
     if llm is not None and g.second_opinion and g.injection_classifier:
@@ -23,7 +45,9 @@ def build_guard(settings: Settings, engine, llm: LLM | None = None, limiter: Rat
     usage = UsageStore(engine, tz=g.zone)
     return FuziGuard(
         limiter or InMemoryRateLimiter(quota(settings)),
-        detector=InjectionDetector(classifier="bundled" if g.injection_classifier else None),
+        detector=InjectionDetector(
+            classifier="bundled" if g.injection_classifier else None, semantic=semantic_screen(embedder)
+        ),
         output=OutputChecker(),
         usage=usage,
         daily_token_budget=g.daily_token_budget,

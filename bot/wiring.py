@@ -39,6 +39,7 @@ from core.engine.service import ChatService
 from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
 from core.guards.fact_screen import FactScreen
+from core.guards.injection import InjectionDetector
 from core.llm.types import LLM
 from core.lookup import PassageLookup
 from core.media.intake import MediaIntake
@@ -176,13 +177,17 @@ async def open_runtime(
         if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
             await running.start()
             stack.push_async_callback(running.aclose)
-        guard = build_guard(settings, sql, llm, limiter)
+        guard = build_guard(settings, sql, llm, limiter, embedder)
         media = build_media(settings, redis)
         closer = getattr(media.transcriber, "aclose", None)  # the STT endpoint's HTTP client
         if closer is not None:
             stack.push_async_callback(closer)
         memory = build_memory(
-            sql, llm, embedder, MemoryConfig.from_settings(settings.memory), fact_screen=FactScreen(guard.detector)
+            sql,
+            llm,
+            embedder,
+            MemoryConfig.from_settings(settings.memory),
+            fact_screen=FactScreen(InjectionDetector(classifier=guard.detector.classifier)),
         )
         stack.push_async_callback(memory.aclose)
         storage = Storage(sql)

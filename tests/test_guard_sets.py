@@ -30,3 +30,16 @@ def test_no_v8_line_is_on_both_sides() -> None:
     assert held and not dev & held
     # Older: three benign questions of the v6 holdout are also in guard_dev (docs/guards.md, v8).
     assert len(dev & {r["text"] for r in rows("heldout.jsonl")}) == 3
+
+
+def test_v9_rows_come_after_the_earlier_ones_and_are_on_one_side_only() -> None:
+    for name in ("dev.jsonl", "heldout.jsonl"):
+        sources = [r["source"] for r in rows(name)]
+        first = sources.index("v9")
+        assert set(sources[first:]) == {"v9"}
+    dev = {r["text"] for r in rows("dev.jsonl")}
+    held = [r for r in rows("heldout.jsonl") if r["source"] == "v9"]
+    assert not dev & {r["text"] for r in held}
+    fresh = Counter(r["lang"] for r in held if r["attack"])
+    assert fresh["zh"] >= 35 and fresh["en"] >= 12
+    assert sum(not r["attack"] for r in held) >= 150

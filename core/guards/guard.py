@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 from typing import Any
 
 import structlog
@@ -88,8 +89,12 @@ class FuziGuard:
         return verdict
 
     async def review_input(self, text: str) -> InputVerdict:
-        """`check_input`; where the detector is unsure and an LLM is configured, the LLM decides."""
-        verdict, found = self.screen_input(text)
+        """`check_input`; where the detector is unsure and an LLM is configured, the LLM decides.
+        With the semantic feature (an embedding, ~15 ms) the check runs off the event loop."""
+        if self.detector.semantic is not None:
+            verdict, found = await asyncio.to_thread(self.screen_input, text)
+        else:
+            verdict, found = self.screen_input(text)
         if self.second_opinion is None or found is None or not self.second_opinion.wants(found):
             if found is not None and found.flagged:
                 log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))

@@ -8,7 +8,6 @@ against the view it was written for, then the classifier.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 
@@ -26,16 +25,11 @@ from core.guards.patterns_zh import ZH_RULES
 from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
 from core.guards.scope import SCOPE_RULES
+from core.guards.semantic import SemanticScreen
+from core.guards.windows import MAX_WINDOWS, MIN_SENTENCE_CHARS, sentences, windows
 from core.text import has_cjk
 
-# Where a message may be cut into sentences for window scoring (the break stays with the sentence).
-# Not at semicolons: they join clauses of one sentence ("Blue, blue your collar; sad, sad my heart.").
-_SENTENCE_END = re.compile(r"(?<=[。！？!?…\n])|(?<=[.])\s+")
-# A window is never shorter than this: the classifier's score of a clause of a few words rests on one
-# or two n-grams and is badly calibrated (v6 flagged "And where you are?" and "Blue, blue your
-# collar;" as windows). Chosen on cross-validated dev scores (docs/guards.md, detector v7).
-MIN_SENTENCE_CHARS = 24
-MAX_WINDOWS = 8
+__all__ = ["MAX_WINDOWS", "MIN_SENTENCE_CHARS", "ALL_RULES", "Detection", "InjectionDetector", "sentences", "windows"]
 
 ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES + SCOPE_RULES
 
@@ -59,42 +53,6 @@ class Detection:
     score: float | None = None
 
 
-def sentences(text: str) -> list[str]:
-    """`text` cut after sentence-ending punctuation; fragments shorter than MIN_SENTENCE_CHARS are
-    joined to the sentence before them (or the first to the next), so a window never is a lone
-    "好。", "OK." or a short clause."""
-    out: list[str] = []
-    for part in _SENTENCE_END.split(text):
-        part = part.strip()
-        if not part:
-            continue
-        if out and (len(part) < MIN_SENTENCE_CHARS or len(out[-1]) < MIN_SENTENCE_CHARS):
-            out[-1] = f"{out[-1]} {part}"
-        else:
-            out.append(part)
-    return out
-
-
-def windows(text: str) -> list[str]:
-    """Windows of one and two consecutive sentences, the last ones first, at most MAX_WINDOWS.
-
-    The classifier scores the whole message; in a long message an attack in one sentence is a small
-    share of the n-grams and its score is diluted. Scoring windows too (the tail first, where a
-    hijack after a benign prefix sits) keeps that share high. None for a single sentence.
-    """
-    parts = sentences(text)
-    if len(parts) < 2:
-        return []
-    found: list[str] = []
-    for i in range(len(parts) - 1, -1, -1):
-        found.append(parts[i])
-        if i > 0 and len(parts) > 2:
-            found.append(f"{parts[i - 1]} {parts[i]}")
-        if len(found) >= MAX_WINDOWS:
-            break
-    return found[:MAX_WINDOWS]
-
-
 class InjectionDetector:
     """Flags messages that try to hijack the goal, reassign the role or extract the prompt.
 
@@ -108,12 +66,21 @@ class InjectionDetector:
     """
 
     def __init__(
-        self, rules: tuple[Rule, ...] = ALL_RULES, classifier: NgramClassifier | str | None = "bundled"
+        self,
+        rules: tuple[Rule, ...] = ALL_RULES,
+        classifier: NgramClassifier | str | None = "bundled",
+        semantic: SemanticScreen | None = None,
     ) -> None:
         self._rules = rules
         if classifier == "bundled":
             classifier = NgramClassifier.load() if BUNDLED.exists() else None
         self._classifier = classifier if isinstance(classifier, NgramClassifier) else None
+        self._semantic = semantic if self._classifier is not None else None
+
+    @property
+    def semantic(self) -> SemanticScreen | None:
+        """The semantic feature (v9), None when the n-gram classifier decides alone (v7)."""
+        return self._semantic
 
     @property
     def classifier(self) -> NgramClassifier | None:
@@ -129,6 +96,10 @@ class InjectionDetector:
             return Detection(False)
         # One threshold per message, chosen by the language of the whole message: the trainer
         # calibrated it on the highest of a message's and its windows' scores.
+        if self._semantic is not None:
+            found = self._with_semantic(text, v)
+            if found is not None:
+                return found
         threshold = self._classifier.threshold_for(v)
         score = self._classifier.probability_of(v)
         if score > threshold:
@@ -137,6 +108,19 @@ class InjectionDetector:
         if best > threshold:
             return Detection(True, "learned", "ngram_window", best)
         return Detection(False, score=max(score, best))
+
+    def _with_semantic(self, text: str, v: Views) -> Detection | None:
+        """v9: the mean of the n-gram score (the highest of the message and its windows) and the
+        semantic score, against the threshold of the message's language; None when the message
+        cannot be embedded (the n-gram classifier then decides alone)."""
+        assert self._classifier is not None and self._semantic is not None
+        ngram = max(self._classifier.probability_of(x) for x in [v, *(views(w) for w in windows(text))])
+        combined = self._semantic.combined(text, ngram)
+        if combined is None:
+            return None
+        if combined > self._semantic.threshold("zh" if has_cjk(v.compact) else "en"):
+            return Detection(True, "learned", "semantic", combined)
+        return Detection(False, score=combined)
 
     def matches(self, text: str) -> list[str]:
         """Names of every rule that matches, plus "ngram_classifier" when it flags (for evaluation)."""
@@ -148,6 +132,10 @@ class InjectionDetector:
             threshold = self._classifier.threshold_for(v)
             if any(self._classifier.probability_of(views(w)) > threshold for w in windows(text)):
                 names.append("ngram_window")
+        if self._semantic is not None and self._classifier is not None:
+            found = self._with_semantic(text, v)
+            if found is not None and found.flagged:
+                names.append("semantic")
         return names
 
     def _hits(self, text: str, v: Views) -> Iterator[Rule]:

@@ -10,9 +10,9 @@ from collections import defaultdict
 from typing import Any
 
 from core.guards.evaluation import Example
-from core.guards.injection import windows
 from core.guards.ngram import char_grams, word_grams
 from core.guards.normalize import views
+from core.guards.windows import windows
 from core.text import has_cjk
 
 # Target false-positive rate per language, on benign messages the classifier has not seen (issue 24:

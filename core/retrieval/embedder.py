@@ -115,6 +115,29 @@ class _CachedEmbedder:
             self._cache.popitem(last=False)
         return vector
 
+    def embed_query_sync(self, text: str) -> np.ndarray:
+        """`embed_query` for callers already off the event loop (the input guard, issue 24 v9); the
+        same cache, so the retrieval of the same text finds its vector there.
+
+        Raises:
+            QueryWithoutFeatures: `text` has no letter or digit.
+        """
+        if not has_features(text):
+            raise QueryWithoutFeatures("query has no letter or digit")
+        hit = self._cache.get(text)
+        if hit is not None:
+            self.cache_hits += 1
+            return hit
+        vector = self._locked(self._encode_queries, [text], query=True)[0]
+        vector.setflags(write=False)
+        self._cache[text] = vector
+        while len(self._cache) > self._cache_size:
+            try:
+                self._cache.popitem(last=False)
+            except KeyError:  # emptied by another thread meanwhile
+                break
+        return vector
+
     async def embed_passages(self, texts: list[str]) -> np.ndarray:
         """Vectors for `texts` in order, computed in batches off the event loop."""
         return await asyncio.to_thread(self.embed_passages_sync, texts)

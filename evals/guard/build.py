@@ -6,15 +6,18 @@ dev.jsonl — what detectors were tuned and trained on:
     guard_holdout = holdout v4, guard_v5_dev, guard_v5_holdout; docs/guards.md has their history);
   * the in-world role-play lines (roleplay_benign.py);
   * the dev part of the v7 material (attacks_v7.py, benign_zh_v7.py);
-  * the dev part of the v8 material (attacks_v8.py, benign_zh_v8.py; source "v8").
+  * the dev part of the v8 material (attacks_v8.py, benign_zh_v8.py; source "v8");
+  * the dev part of the v9 material (attacks_v9.py, benign_zh_v9.py; source "v9").
 heldout.jsonl — never tuned or trained on:
   * the v6 holdout (holdout_v6.py: 50 attacks, 50 benign Chinese);
   * the held-out part of the v7 material;
-  * the held-out part of the v8 material (after the v7 rows).
+  * the held-out part of the v8 material (after the v7 rows);
+  * the held-out part of the v9 material (after the v8 rows).
 Split of the v7 material: a line is held out when sha256("fuzi-v7-guard:" + text) falls in the
 lower 40 %; of the v8 material, sha256("fuzi-v8-guard:" + text) in the lower 60 % (attacks) or
 75 % (benign: the held-out benign Chinese must be large enough to show 0.5 %). Both decided before
-any detector ran on the lines. A v8 line that is already in earlier material is left out (not
+any detector ran on the lines; of the v9 material, sha256("fuzi-v9-guard:" + text) in the lower
+65 %, decided before detector v9 changed. A v8 or v9 line that is already in earlier material is left out (not
 fresh). Every row has a `source`.
 """
 
@@ -30,8 +33,10 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 import benign_zh_v8  # noqa: E402
+import benign_zh_v9  # noqa: E402
 from attacks_v7 import ATTACKS  # noqa: E402
 from attacks_v8 import ATTACKS as ATTACKS_V8  # noqa: E402
+from attacks_v9 import ATTACKS as ATTACKS_V9  # noqa: E402
 from benign_zh_v7 import CLASSICS, LIFE, LOOKALIKE, MODERN, QUOTE  # noqa: E402
 from holdout_v6 import ATTACKS as ATTACKS_V6  # noqa: E402
 from holdout_v6 import BENIGN_ZH as BENIGN_V6  # noqa: E402
@@ -52,6 +57,8 @@ KIND_NAMES = {"extraction": "extract"}  # v6's name for the kind
 
 V8_SALT, V8_ATTACKS_HELD, V8_BENIGN_HELD = "fuzi-v8-guard:", 0.6, 0.75
 V8_BENIGN = ("LIFE", "MODERN", "LOOKALIKE", "QUOTE", "CLASSICS", "IN_WORLD")
+V9_SALT, V9_HELD = "fuzi-v9-guard:", 0.65
+V9_BENIGN = ("LOOKALIKE", "LIFE", "MODERN", "QUOTE", "CLASSICS")
 
 
 def held_out(text: str, salt: str = "fuzi-v7-guard:", share: float = 0.4) -> bool:
@@ -110,6 +117,23 @@ def v8_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
     return [r for r, h in zip(rows, held, strict=True) if not h], [r for r, h in zip(rows, held, strict=True) if h]
 
 
+def v9_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
+    """(dev, held-out) rows of the v9 material; lines already in `seen` (or repeated) are left out."""
+    rows = []
+    for (style, kind, lang), texts in ATTACKS_V9.items():
+        rows += [_row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v9") for t in texts]
+    for name in V9_BENIGN:
+        kind = f"benign_zh_{name.lower()}"
+        rows += [_row(t, False, "benign", "zh", kind, "v9") for t in getattr(benign_zh_v9, name)]
+    fresh = []
+    for r in rows:
+        if r["text"] not in seen:
+            seen.add(r["text"])
+            fresh.append(r)
+    held = [held_out(r["text"], V9_SALT, V9_HELD) for r in fresh]
+    return [r for r, h in zip(fresh, held, strict=True) if not h], [r for r, h in zip(fresh, held, strict=True) if h]
+
+
 def v6_rows() -> list[dict]:
     rows = []
     for (style, kind, lang), texts in ATTACKS_V6.items():
@@ -127,6 +151,9 @@ def main() -> None:
     v8_dev, v8_held = v8_rows({r["text"] for r in dev + heldout})
     dev += v8_dev
     heldout += v8_held
+    v9_dev, v9_held = v9_rows({r["text"] for r in dev + heldout})
+    dev += v9_dev
+    heldout += v9_held
     for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
         with open(HERE / name, "w", encoding="utf-8") as f:
             for row in part:

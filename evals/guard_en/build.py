@@ -7,7 +7,9 @@ sha256(salt + text) falls in the lower 40 %):
   * v6 (salt "fuzi-v24-guard:"): classics_v24_quotes.py, classics_v24_questions.py — the former
     evals/guard_v24_en_{dev,holdout}.jsonl, unchanged;
   * v7 (salt "fuzi-v7-guard:"): classics_en_v7.py (Legge-, Waley-, Lau- and Slingerland-like
-    quotations; questions).
+    quotations; questions);
+  * v9 (salt "fuzi-v9-guard:", lower 65 % held out): classics_en_v9.py (quotations, questions;
+    appended after the earlier rows; a line already in them is left out).
 """
 
 from __future__ import annotations
@@ -21,13 +23,16 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from classics_en_v7 import LAU, LEGGE, MORE_QUESTIONS, QUESTIONS, SLINGERLAND, WALEY  # noqa: E402
+from classics_en_v9 import QUESTIONS as QUESTIONS_V9  # noqa: E402
+from classics_en_v9 import QUOTES as QUOTES_V9  # noqa: E402
 from classics_v24_questions import QUESTIONS as QUESTIONS_V24  # noqa: E402
 from classics_v24_quotes import QUOTES as QUOTES_V24  # noqa: E402
 
 
 def held_out(text: str, salt: str) -> bool:
     digest = hashlib.sha256(f"{salt}{text}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64 < 0.4
+    share = 0.65 if salt == "fuzi-v9-guard:" else 0.4
+    return int.from_bytes(digest[:8], "big") / 2**64 < share
 
 
 def _row(text: str, kind: str, source: str) -> dict:
@@ -49,6 +54,12 @@ def main() -> None:
     for source, texts in (("v7_legge", LEGGE), ("v7_waley", WALEY), ("v7_lau", LAU), ("v7_slingerland", SLINGERLAND)):
         rows += [(_row(t, "en_quote", source), "fuzi-v7-guard:") for t in texts]
     rows += [(_row(t, "en_question", "v7"), "fuzi-v7-guard:") for t in QUESTIONS + MORE_QUESTIONS]
+    seen = {row["text"] for row, _ in rows}
+    for kind, texts in (("en_quote", QUOTES_V9), ("en_question", QUESTIONS_V9)):
+        for t in texts:
+            if t not in seen:
+                seen.add(t)
+                rows.append((_row(t, kind, "v9"), "fuzi-v9-guard:"))
     dev = [row for row, salt in rows if not held_out(row["text"], salt)]
     heldout = [row for row, salt in rows if held_out(row["text"], salt)]
     for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):

@@ -1,0 +1,121 @@
+"""The semantic injection feature (detector v9): a logistic regression over the sentence embedding
+of a message (multilingual-e5-small query vectors, the retrieval embedder's), combined with the
+n-gram classifier's score.
+
+The guard does not build an embedder: the caller passes a function text → vector (bot/ builds it);
+without one the detector is the n-gram detector (v7). Scoring needs numpy and the JSON the training
+step writes (`core/guards/semantic_train.py`).
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from functools import lru_cache
+from pathlib import Path
+
+import numpy as np
+
+from core.guards.windows import windows
+
+SEMANTIC_BUNDLED = Path(__file__).with_name("semantic_model.json")
+# Longer messages are left to the n-gram detector (v7): the engine costs ~1 ms per token on one core
+# (a 500-character Chinese message took 0.6 s); no held-out message is longer (docs/guards.md, v9).
+MAX_EMBED_CHARS = 300
+
+# text → L2-normalised query vector of the model the weights were trained on.
+EmbedFn = Callable[[str], np.ndarray]
+
+
+class SemanticModelError(ValueError):
+    """The semantic model file is missing, unreadable or not a model of the expected shape."""
+
+
+def embedded_units(text: str) -> list[str]:
+    """What the detector embeds: the message, and its last window when it has more than one sentence
+    (a hijack after a benign prefix is where the message's vector is diluted)."""
+    tail = windows(text)[:1]
+    return [text, *tail]
+
+
+class SemanticClassifier:
+    """Scores how much a message's meaning looks like the attacks it was trained on.
+
+    Args:
+        model: the parsed JSON (``weights``, ``intercept``, ``thresholds`` per language, ``dim``,
+            ``embedder``).
+
+    Raises:
+        SemanticModelError: the model lacks a field or its weights do not match ``dim``.
+    """
+
+    def __init__(self, model: dict) -> None:
+        try:
+            self.weights = np.asarray(model["weights"], dtype=np.float64)
+            self.intercept = float(model["intercept"])
+            self.thresholds = {lang: float(model["thresholds"][lang]) for lang in ("zh", "en")}
+            self.dim = int(model["dim"])
+            self.embedder = str(model["embedder"])
+        except (KeyError, TypeError, ValueError) as exc:
+            raise SemanticModelError(f"not a semantic model: {exc!r}") from exc
+        if self.weights.shape != (self.dim,):
+            raise SemanticModelError(f"weights have shape {self.weights.shape}, expected ({self.dim},)")
+
+    @classmethod
+    def load(cls, path: Path = SEMANTIC_BUNDLED) -> SemanticClassifier:
+        """Read a model file (the bundled one by default); cached per path.
+
+        Raises:
+            SemanticModelError: missing, not JSON, or not a model.
+        """
+        return _load(str(path))
+
+    def probability(self, vector: np.ndarray) -> float:
+        """Probability that the embedded text is an injection attempt."""
+        vector = np.asarray(vector, dtype=np.float64).reshape(-1)
+        if vector.shape != (self.dim,):
+            raise SemanticModelError(f"vector of {vector.shape[0]} dims, the model wants {self.dim}")
+        return float(1.0 / (1.0 + np.exp(-(float(vector @ self.weights) + self.intercept))))
+
+
+@lru_cache(maxsize=4)
+def _load(path: str) -> SemanticClassifier:
+    try:
+        data = json.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SemanticModelError(f"cannot read {path}: {exc}") from exc
+    if not isinstance(data, dict):
+        raise SemanticModelError(f"{path} is not a JSON object")
+    return SemanticClassifier(data)
+
+
+class SemanticScreen:
+    """The semantic feature as the detector uses it: the model and the embedder's query function.
+
+    Args:
+        model: the trained regression and its thresholds.
+        embed: text → query vector (the embedder bot/ built; its cache is reused).
+    """
+
+    def __init__(self, model: SemanticClassifier, embed: EmbedFn) -> None:
+        self.model = model
+        self._embed = embed
+
+    def score(self, text: str) -> float | None:
+        """The highest probability of the message's embedded units; None when the text cannot be
+        embedded (longer than MAX_EMBED_CHARS, no letter or digit, or the embedder failed): the
+        detector then decides as v7."""
+        if len(text) > MAX_EMBED_CHARS:
+            return None
+        try:
+            return max(self.model.probability(self._embed(unit)) for unit in embedded_units(text))
+        except Exception:  # noqa: BLE001 - an embedder failure must not refuse or crash a message
+            return None
+
+    def combined(self, text: str, ngram_score: float) -> float | None:
+        """The mean of the n-gram score and the semantic score; None without a semantic score."""
+        semantic = self.score(text)
+        return None if semantic is None else (ngram_score + semantic) / 2
+
+    def threshold(self, language: str) -> float:
+        return self.model.thresholds[language]
