@@ -9,16 +9,13 @@ from core.guards.second_opinion import SecondOpinion
 from core.guards.semantic import SEMANTIC_BUNDLED, SemanticClassifier, SemanticModelError, SemanticScreen
 from core.llm.types import LLM
 
-# Detector v9 (issue 24): the semantic feature over the retrieval embedder's query vectors, used when
-# that embedder is the one the model was trained on (docs/guards.md, "Detector v9").
-SEMANTIC = True
-
 
 def semantic_screen(embedder: object | None) -> SemanticScreen | None:
-    """The semantic feature over `embedder`, or None (the detector is then v7): no embedder, one
-    without a synchronous query call, another model than the trained one, or no model file."""
+    """Detector v9's semantic feature over the retrieval embedder's query vectors (docs/guards.md,
+    "Detector v9"), or None (the detector is then v7): no embedder, one without a synchronous query
+    call, another model than the trained one, or no model file."""
     embed = getattr(embedder, "embed_query_sync", None)
-    if not SEMANTIC or embed is None or not SEMANTIC_BUNDLED.exists():
+    if embed is None or not SEMANTIC_BUNDLED.exists():
         return None
     try:
         model = SemanticClassifier.load()

@@ -9,6 +9,7 @@ any letter or digit (emoji, punctuation, blanks) has nothing to embed: every bac
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import ctypes
 import hashlib
 import os
@@ -101,32 +102,14 @@ class _CachedEmbedder:
         Raises:
             QueryWithoutFeatures: `text` has no letter or digit, or the backend found no feature in it.
         """
-        if not has_features(text):
-            raise QueryWithoutFeatures("query has no letter or digit")
-        hit = self._cache.get(text)
-        if hit is not None:
-            self._cache.move_to_end(text)
-            self.cache_hits += 1
-            return hit
-        vector = (await asyncio.to_thread(self._locked, self._encode_queries, [text], query=True))[0]
-        vector.setflags(write=False)
-        self._cache[text] = vector
-        if len(self._cache) > self._cache_size:
-            self._cache.popitem(last=False)
-        return vector
+        hit = self._cached(text)
+        return hit if hit is not None else await asyncio.to_thread(self.embed_query_sync, text)
 
     def embed_query_sync(self, text: str) -> np.ndarray:
-        """`embed_query` for callers already off the event loop (the input guard, issue 24 v9); the
-        same cache, so the retrieval of the same text finds its vector there.
-
-        Raises:
-            QueryWithoutFeatures: `text` has no letter or digit.
-        """
-        if not has_features(text):
-            raise QueryWithoutFeatures("query has no letter or digit")
-        hit = self._cache.get(text)
+        """`embed_query` for callers already off the event loop (the input guard's semantic feature):
+        the same cache, so the retrieval of the same text finds its vector there."""
+        hit = self._cached(text)
         if hit is not None:
-            self.cache_hits += 1
             return hit
         vector = self._locked(self._encode_queries, [text], query=True)[0]
         vector.setflags(write=False)
@@ -137,6 +120,16 @@ class _CachedEmbedder:
             except KeyError:  # emptied by another thread meanwhile
                 break
         return vector
+
+    def _cached(self, text: str) -> np.ndarray | None:
+        if not has_features(text):
+            raise QueryWithoutFeatures("query has no letter or digit")
+        hit = self._cache.get(text)
+        if hit is not None:
+            self.cache_hits += 1
+            with contextlib.suppress(KeyError):  # another thread may have dropped it meanwhile
+                self._cache.move_to_end(text)
+        return hit
 
     async def embed_passages(self, texts: list[str]) -> np.ndarray:
         """Vectors for `texts` in order, computed in batches off the event loop."""
