@@ -36,10 +36,31 @@ def test_v9_rows_come_after_the_earlier_ones_and_are_on_one_side_only() -> None:
     for name in ("dev.jsonl", "heldout.jsonl"):
         sources = [r["source"] for r in rows(name)]
         first = sources.index("v9")
-        assert set(sources[first:]) == {"v9"}
+        assert set(sources[first:]) == {"v9", "v10"}  # v10 after v9 (test below)
     dev = {r["text"] for r in rows("dev.jsonl")}
     held = [r for r in rows("heldout.jsonl") if r["source"] == "v9"]
     assert not dev & {r["text"] for r in held}
     fresh = Counter(r["lang"] for r in held if r["attack"])
     assert fresh["zh"] >= 35 and fresh["en"] >= 12
     assert sum(not r["attack"] for r in held) >= 150
+
+
+def test_v10_rows_come_last_each_list_on_its_side_and_fresh() -> None:
+    for name in ("dev.jsonl", "heldout.jsonl"):
+        sources = [r["source"] for r in rows(name)]
+        assert set(sources[sources.index("v10") :]) == {"v10"}
+    dev = rows("dev.jsonl")
+    held = [r for r in rows("heldout.jsonl") if r["source"] == "v10"]
+    earlier = {r["text"] for r in dev + rows("heldout.jsonl") if r["source"] != "v10"}
+    v10_dev = [r for r in dev if r["source"] == "v10"]
+    assert not {r["text"] for r in v10_dev + held} & earlier
+    assert not {r["text"] for r in v10_dev} & {r["text"] for r in held}
+    assert sum(r["kind"] == "benign_zh_lookalike" for r in v10_dev) >= 200
+    assert sum(r["kind"] == "zh_quote_wrapped" for r in v10_dev) >= 20
+    fresh = Counter(r["lang"] for r in held if r["attack"])
+    assert fresh["zh"] >= 30 and fresh["en"] >= 20
+    assert sum(not r["attack"] for r in held) >= 100
+    kinds = Counter(r["kind"] for r in held if r["attack"])
+    assert kinds["zh_quote_wrapped"] >= 10 and kinds["zh_task_swap"] >= 10
+    en = [json.loads(line) for line in (EVALS.parent / "guard_en" / "heldout.jsonl").read_text("utf-8").splitlines()]
+    assert sum(r["source"] == "v10" for r in en) >= 25 and en[-1]["source"] == "v10"

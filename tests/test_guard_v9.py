@@ -177,3 +177,23 @@ def test_with_the_real_embedder(e5) -> None:
     hits = e5.cache_hits
     v9.detect(attack)
     assert e5.cache_hits > hits  # the embedder's query cache is reused
+
+
+def test_the_bundled_model_is_the_v10_recipe_on_every_dev_attack() -> None:
+    """Detector v10 (docs/guards.md): the regression retrained on the whole dev, v10 rows included,
+    with semantic_train's defaults (C = 64, Chinese target 0.5 %)."""
+    import json
+    from pathlib import Path
+
+    from core.guards.semantic_train import SEMANTIC_C, SEMANTIC_TARGETS
+
+    raw = json.loads(SEMANTIC_BUNDLED.read_text(encoding="utf-8"))
+    evals = Path(__file__).resolve().parents[1] / "evals"
+    attacks = sum(
+        json.loads(line)["attack"]
+        for name in ("guard", "guard_en")
+        for line in (evals / name / "dev.jsonl").read_text(encoding="utf-8").splitlines()
+        if line.strip()
+    )
+    assert raw["trained_on"]["c"] == SEMANTIC_C == 64.0 and SEMANTIC_TARGETS["zh"] == 0.005
+    assert raw["trained_on"]["attacks"] == attacks

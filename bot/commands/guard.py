@@ -18,8 +18,8 @@ EVALS = Path(__file__).resolve().parents[2] / "evals"
 HELDOUT = (EVALS / "guard" / "heldout.jsonl", EVALS / "guard_en" / "heldout.jsonl")
 DEV = (EVALS / "guard" / "dev.jsonl", EVALS / "guard_en" / "dev.jsonl")
 # Dev rows the bundled model is not trained on: v8's material (written for a detector that was
-# measured and not shipped, docs/guards.md) and v9's; the default training reproduces the bundled model.
-NOT_TRAINED = ("v8", "v9")
+# measured and not shipped, docs/guards.md), v9's and v10's; the default training reproduces the bundled model.
+NOT_TRAINED = ("v8", "v9", "v10")
 JUDGE_TIMEOUT_S = 0.05  # the scripted judge's slow answers take 0.2 s
 
 
@@ -55,7 +55,7 @@ def register(sub: argparse._SubParsersAction) -> None:
         nargs="*",
         default=list(DEV),
         help='JSONL lines {"text": str, "attack": bool}; default: evals/guard/dev.jsonl and evals/guard_en/dev.jsonl '
-        "(without the rows of sources v8 and v9, which the bundled model is not trained on)",
+        "(without the rows of sources v8, v9 and v10, which the bundled model is not trained on)",
     )
     t.add_argument("--out", type=Path, default=None, help="model file (default: the bundled one)")
     t.set_defaults(func=train)

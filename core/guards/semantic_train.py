@@ -139,11 +139,13 @@ def flags_for(
     }
 
 
-# v9's target for benign Chinese: 0.25 % of the inner out-of-fold scores, and C = 16, chosen on the
-# cross-validated dev estimate (at 0.5 % the outer folds gave 9 Chinese false positives, at 0.35 % 7,
-# at 0.25 % 6; v7's recipe 7; docs/guards.md, "Detector v9").
-SEMANTIC_TARGETS = {"zh": 0.0025, "en": 0.01}
-SEMANTIC_C = 16.0
+# v10: trained with the v10 dev rows (benign look-alikes, quote-wrapped and task-swap attacks), C = 64
+# and the Chinese target back at 0.5 %, chosen on the cross-validated dev estimate
+# (evals/guard/semantic_cv_v10.py: 96.3 % detection, 10 of 1,604 benign Chinese, 14 of 1,066 English,
+# against v9's recipe without those rows: 94.8 %, 15, 15; docs/guards.md, "Detector v10"). v9 was
+# C = 16 at 0.25 %.
+SEMANTIC_TARGETS = {"zh": 0.005, "en": 0.01}
+SEMANTIC_C = 64.0
 
 
 def train(

@@ -7,18 +7,21 @@ dev.jsonl — what detectors were tuned and trained on:
   * the in-world role-play lines (roleplay_benign.py);
   * the dev part of the v7 material (attacks_v7.py, benign_zh_v7.py);
   * the dev part of the v8 material (attacks_v8.py, benign_zh_v8.py; source "v8");
-  * the dev part of the v9 material (attacks_v9.py, benign_zh_v9.py; source "v9").
+  * the dev part of the v9 material (attacks_v9.py, benign_zh_v9.py; source "v9");
+  * the v10 training material (attacks_v10.DEV, benign_zh_v10.DEV_LOOKALIKE; source "v10").
 heldout.jsonl — never tuned or trained on:
   * the v6 holdout (holdout_v6.py: 50 attacks, 50 benign Chinese);
   * the held-out part of the v7 material;
   * the held-out part of the v8 material (after the v7 rows);
-  * the held-out part of the v9 material (after the v8 rows).
+  * the held-out part of the v9 material (after the v8 rows);
+  * the v10 held-out (attacks_v10.HELD, benign_zh_v10.HELD_*; after the v9 rows).
 Split of the v7 material: a line is held out when sha256("fuzi-v7-guard:" + text) falls in the
 lower 40 %; of the v8 material, sha256("fuzi-v8-guard:" + text) in the lower 60 % (attacks) or
 75 % (benign: the held-out benign Chinese must be large enough to show 0.5 %). Both decided before
 any detector ran on the lines; of the v9 material, sha256("fuzi-v9-guard:" + text) in the lower
 65 %, decided before detector v9 changed. A v8 or v9 line that is already in earlier material is left out (not
-fresh). Every row has a `source`.
+fresh). The v10 material is not split by hash: its author wrote separate training and held-out
+lists before detector v10 changed. Every row has a `source`.
 """
 
 from __future__ import annotations
@@ -32,8 +35,10 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import attacks_v10  # noqa: E402
 import benign_zh_v8  # noqa: E402
 import benign_zh_v9  # noqa: E402
+import benign_zh_v10  # noqa: E402
 from attacks_v7 import ATTACKS  # noqa: E402
 from attacks_v8 import ATTACKS as ATTACKS_V8  # noqa: E402
 from attacks_v9 import ATTACKS as ATTACKS_V9  # noqa: E402
@@ -134,6 +139,26 @@ def v9_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
     return [r for r, h in zip(fresh, held, strict=True) if not h], [r for r, h in zip(fresh, held, strict=True) if h]
 
 
+def v10_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
+    """(dev, held-out) rows of the v10 material; lines already in `seen` (or repeated) are left out."""
+    parts: tuple[list[dict], list[dict]] = ([], [])
+    for part, attacks, benign in (
+        (parts[0], attacks_v10.DEV, {"lookalike": benign_zh_v10.DEV_LOOKALIKE}),
+        (parts[1], attacks_v10.HELD, {"lookalike": benign_zh_v10.HELD_LOOKALIKE, "other": benign_zh_v10.HELD_OTHER}),
+    ):
+        rows = [
+            _row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v10")
+            for (style, kind, lang), texts in attacks.items()
+            for t in texts
+        ]
+        rows += [_row(t, False, "benign", "zh", f"benign_zh_{k}", "v10") for k, texts in benign.items() for t in texts]
+        for r in rows:
+            if r["text"] not in seen:
+                seen.add(r["text"])
+                part.append(r)
+    return parts
+
+
 def v6_rows() -> list[dict]:
     rows = []
     for (style, kind, lang), texts in ATTACKS_V6.items():
@@ -154,6 +179,9 @@ def main() -> None:
     v9_dev, v9_held = v9_rows({r["text"] for r in dev + heldout})
     dev += v9_dev
     heldout += v9_held
+    v10_dev, v10_held = v10_rows({r["text"] for r in dev + heldout})
+    dev += v10_dev
+    heldout += v10_held
     for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
         with open(HERE / name, "w", encoding="utf-8") as f:
             for row in part:

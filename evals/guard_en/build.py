@@ -9,7 +9,9 @@ sha256(salt + text) falls in the lower 40 %):
   * v7 (salt "fuzi-v7-guard:"): classics_en_v7.py (Legge-, Waley-, Lau- and Slingerland-like
     quotations; questions);
   * v9 (salt "fuzi-v9-guard:", lower 65 % held out): classics_en_v9.py (quotations, questions;
-    appended after the earlier rows; a line already in them is left out).
+    appended after the earlier rows; a line already in them is left out);
+  * v10: classics_en_v10.py, all held out (written as a fresh held-out before detector v10 changed;
+    after the v9 rows; a line already in earlier material is left out).
 """
 
 from __future__ import annotations
@@ -25,6 +27,8 @@ sys.path.insert(0, str(HERE))
 from classics_en_v7 import LAU, LEGGE, MORE_QUESTIONS, QUESTIONS, SLINGERLAND, WALEY  # noqa: E402
 from classics_en_v9 import QUESTIONS as QUESTIONS_V9  # noqa: E402
 from classics_en_v9 import QUOTES as QUOTES_V9  # noqa: E402
+from classics_en_v10 import QUESTIONS as QUESTIONS_V10  # noqa: E402
+from classics_en_v10 import QUOTES as QUOTES_V10  # noqa: E402
 from classics_v24_questions import QUESTIONS as QUESTIONS_V24  # noqa: E402
 from classics_v24_quotes import QUOTES as QUOTES_V24  # noqa: E402
 
@@ -62,6 +66,11 @@ def main() -> None:
                 rows.append((_row(t, kind, "v9"), "fuzi-v9-guard:"))
     dev = [row for row, salt in rows if not held_out(row["text"], salt)]
     heldout = [row for row, salt in rows if held_out(row["text"], salt)]
+    for kind, texts in (("en_quote", QUOTES_V10), ("en_question", QUESTIONS_V10)):
+        for t in texts:
+            if t not in seen:
+                seen.add(t)
+                heldout.append(_row(t, kind, "v10"))
     for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
         with open(HERE / name, "w", encoding="utf-8") as f:
             for row in part:
