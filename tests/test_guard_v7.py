@@ -135,7 +135,8 @@ def test_guard_eval_with_a_judge_reports_both(tmp_path: Path, capsys: pytest.Cap
 
 
 def test_guard_eval_defaults_to_the_held_out_sets(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["guard-eval", "--json"]) == 0
+    # which files it reads is the point here, not the detector: the n-gram detector alone is 20× faster
+    assert main(["guard-eval", "--json", "--no-semantic"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n"] > 300 and {"zh", "en"} <= report["by_lang"].keys()
 
