@@ -78,13 +78,14 @@ def deadline_logs(logs: list[dict]) -> list[dict]:
 
 
 async def test_hung_endpoint_answers_from_l2_by_the_deadline(engine, fake_llm):
-    service, storage = engine(0.8)
+    # 2 s: under a doubly loaded CI machine a 0.8 s budget was spent before the first request left
+    service, storage = engine(2.0)
     for _ in range(6):
         fake_llm.hang()
     with structlog.testing.capture_logs() as logs:
         events, elapsed = await timed(service, incoming("管仲之器小哉是什么意思"))
     final = final_of(events)
-    assert elapsed < 0.8 + SLACK_S
+    assert elapsed < 2.0 + SLACK_S
     assert final.level == 2 and final.citations[0].id == "lunyu:3.22"
     assert "管仲之器小哉" in final.text and final.text.startswith("今日夫子不能细细论说")
     # L0 used all the time (one clock per reply: its rounds got 3/4 of it, its forced answer the
