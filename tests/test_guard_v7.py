@@ -12,12 +12,13 @@ import pytest
 
 from bot.cli import main
 from core.guards.evaluation import Example
-from core.guards.injection import MIN_SENTENCE_CHARS, InjectionDetector, sentences, windows
+from core.guards.injection import InjectionDetector
 from core.guards.judges import NO, YES, Rates, ScriptedJudge, make_judge
 from core.guards.ngram import NgramClassifier
 from core.guards.ngram_train import grouped, thresholds
 from core.guards.normalize import views
 from core.guards.second_opinion import parse_answer
+from core.guards.windows import MIN_SENTENCE_CHARS, sentences, windows
 
 
 @pytest.fixture(scope="module")

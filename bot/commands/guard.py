@@ -109,8 +109,8 @@ def _detector(no_semantic: bool) -> Any:
 
 def _why(guard: Any, text: str) -> str:
     """What decided: the rule's name, or the classifier's score, threshold and top n-grams."""
-    from core.guards.injection import windows
     from core.guards.normalize import strip_invisible, views
+    from core.guards.windows import windows
 
     found = guard.screen_input(text)[1]
     if found is None:

@@ -26,10 +26,8 @@ from core.guards.phrasing import PHRASING_RULES
 from core.guards.proximity import PROXIMITY_RULES
 from core.guards.scope import SCOPE_RULES
 from core.guards.semantic import SemanticScreen
-from core.guards.windows import MAX_WINDOWS, MIN_SENTENCE_CHARS, sentences, windows
+from core.guards.windows import windows
 from core.text import has_cjk
-
-__all__ = ["MAX_WINDOWS", "MIN_SENTENCE_CHARS", "ALL_RULES", "Detection", "InjectionDetector", "sentences", "windows"]
 
 ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES + SCOPE_RULES
 

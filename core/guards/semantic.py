@@ -27,6 +27,11 @@ MAX_EMBED_CHARS = 300
 EmbedFn = Callable[[str], np.ndarray]
 
 
+def logistic(vector: np.ndarray, weights: np.ndarray, intercept: float) -> float:
+    """The logistic regression's probability for one vector."""
+    return float(1.0 / (1.0 + np.exp(-(float(vector @ weights) + intercept))))
+
+
 class SemanticModelError(ValueError):
     """The semantic model file is missing, unreadable or not a model of the expected shape."""
 
@@ -75,7 +80,7 @@ class SemanticClassifier:
         vector = np.asarray(vector, dtype=np.float64).reshape(-1)
         if vector.shape != (self.dim,):
             raise SemanticModelError(f"vector of {vector.shape[0]} dims, the model wants {self.dim}")
-        return float(1.0 / (1.0 + np.exp(-(float(vector @ self.weights) + self.intercept))))
+        return logistic(vector, self.weights, self.intercept)
 
 
 @lru_cache(maxsize=4)

@@ -19,19 +19,8 @@ import numpy as np
 from core.guards.evaluation import Example
 from core.guards.ngram import NgramClassifier
 from core.guards.ngram_train import FALSE_POSITIVE_TARGETS, _pipeline, language
-from core.guards.semantic import embedded_units
+from core.guards.semantic import embedded_units, logistic
 from core.guards.windows import windows
-
-
-@dataclass(frozen=True)
-class Units:
-    """What the detector embeds of a message: the message and its last window (`embedded_units`)."""
-
-    embedded: list[str]
-
-
-def units_of(text: str) -> Units:
-    return Units(embedded_units(text))
 
 
 @dataclass
@@ -40,7 +29,7 @@ class _Model:
     intercept: float
 
     def probability(self, vector: np.ndarray) -> float:
-        return float(1.0 / (1.0 + np.exp(-(float(vector @ self.weights) + self.intercept))))
+        return logistic(vector, self.weights, self.intercept)
 
 
 def _fit(x: np.ndarray, y: np.ndarray, c: float) -> Any:
@@ -95,6 +84,15 @@ def inner_oof(examples: list[Example], vectors: Mapping[str, np.ndarray], c: flo
             ngram[i] = pipe.predict_proba([text, *windows(text)])[:, 1].max()
             semantic[i] = max(sem.probability(vectors[u]) for u in embedded_units(text))
     return Inner(ngram, semantic, attack, [language(ex.text) for ex in examples])
+
+
+def mean_threshold(inner: Inner, lang: str, target: float) -> float | None:
+    """The threshold of the mean of the two scores at `target` false positives among the benign
+    messages of `lang` (None without any)."""
+    benign = (~inner.attack) & np.array([x == lang for x in inner.lang])
+    if not benign.any():
+        return None
+    return float(np.quantile((inner.ngram[benign] + inner.semantic[benign]) / 2, 1 - target))
 
 
 def combined_thresholds(
@@ -161,8 +159,10 @@ def train(
     inner = inner_oof(examples, vectors, c=c)
     thresholds = {}
     for lang, target in targets.items():
-        benign = (~inner.attack) & np.array([x == lang for x in inner.lang])
-        thresholds[lang] = round(float(np.quantile((inner.ngram[benign] + inner.semantic[benign]) / 2, 1 - target)), 6)
+        threshold = mean_threshold(inner, lang, target)
+        if threshold is None:
+            raise ValueError(f"no benign {lang} message to calibrate the threshold on")
+        thresholds[lang] = round(threshold, 6)
     model = emb_model(examples, vectors, c)
     return {
         "version": 1,

@@ -25,18 +25,18 @@ import numpy as np  # noqa: E402
 from cv import DEV, summary  # noqa: E402
 
 from core.guards.evaluation import Example, load_examples  # noqa: E402
-from core.guards.injection import InjectionDetector, windows  # noqa: E402
+from core.guards.injection import InjectionDetector  # noqa: E402
 from core.guards.ngram import NgramClassifier  # noqa: E402
 from core.guards.ngram_train import train  # noqa: E402
 from core.guards.normalize import strip_invisible, views  # noqa: E402
+from core.guards.semantic import embedded_units  # noqa: E402
 from core.guards.semantic_train import (  # noqa: E402
-    Units,
     combined_thresholds,
     emb_model,
     flags_for,
     inner_oof,
-    units_of,
 )
+from core.guards.windows import windows  # noqa: E402
 
 
 def embed_all(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
@@ -70,9 +70,9 @@ def main() -> None:
         for path in DEV
         for ex in load_examples(path)
     ]
-    units = [units_of(ex.text) for ex in examples]
+    units = [embedded_units(ex.text) for ex in examples]
     cache = Path(os.environ.get("FUZI_HOME", "var")) / "guard_dev_embeddings.npz"
-    vectors = embed_all([u for us in units for u in us.embedded], cache)
+    vectors = embed_all([u for us in units for u in us], cache)
     rules = InjectionDetector(classifier=None)
     ruled = [rules.detect(ex.text).flagged for ex in examples]
 
@@ -89,9 +89,8 @@ def main() -> None:
         cal = combined_thresholds(inner)
         for i in test_idx:
             ex = examples[i]
-            u: Units = units[i]
             n_scores = [ngram.probability_of(views(t)) for t in [ex.text, *windows(ex.text)]]
-            e_scores = [semantic.probability(vectors[t]) for t in u.embedded]
+            e_scores = [semantic.probability(vectors[t]) for t in units[i]]
             for name, flag in flags_for(ex.text, n_scores, e_scores, ngram, cal).items():
                 results.setdefault(name, [False] * len(examples))[i] = ruled[i] or flag
         print(f"fold {k} done: {json.dumps(cal)}", file=sys.stderr, flush=True)

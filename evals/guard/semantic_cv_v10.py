@@ -27,10 +27,11 @@ from cv import DEV, summary  # noqa: E402
 from semantic_cv import embed_all  # noqa: E402
 
 from core.guards.evaluation import Example, load_examples  # noqa: E402
-from core.guards.injection import InjectionDetector, windows  # noqa: E402
+from core.guards.injection import InjectionDetector  # noqa: E402
 from core.guards.ngram_train import _pipeline, language  # noqa: E402
 from core.guards.normalize import strip_invisible  # noqa: E402
 from core.guards.semantic import embedded_units  # noqa: E402
+from core.guards.windows import windows  # noqa: E402
 
 ZH_TARGETS = (0.005, 0.0035, 0.0025, 0.0015)
 CONFIGS = {"without v10": [(16.0, 1.0)], "with v10": [(16.0, 1.0), (4.0, 1.0), (64.0, 1.0), (16.0, 2.0), (16.0, 4.0)]}
