@@ -99,64 +99,62 @@ def earlier_rows() -> list[dict]:
     return rows
 
 
-def v7_rows() -> list[dict]:
-    rows = []
-    for (style, kind, lang), texts in ATTACKS.items():
-        rows += [_row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v7") for t in texts]
-    benign = {"life": LIFE, "lookalike": LOOKALIKE, "quote": QUOTE, "classics": CLASSICS, "modern": MODERN}
-    for kind, texts in benign.items():
-        rows += [_row(t, False, "benign", "zh", f"benign_zh_{kind}", "v7") for t in texts]
-    return rows
+def attack_rows(attacks: dict[tuple[str, str, str], list[str]], source: str) -> list[dict]:
+    """Rows of an attack file's `ATTACKS` ((style, kind, language) → lines)."""
+    return [
+        _row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", source)
+        for (style, kind, lang), texts in attacks.items()
+        for t in texts
+    ]
 
 
-def v8_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
-    """(dev, held-out) rows of the v8 material; lines already in `seen` are left out."""
-    rows = []
-    for (style, kind, lang), texts in ATTACKS_V8.items():
-        rows += [_row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v8") for t in texts]
-    for name in V8_BENIGN:
-        kind = f"benign_zh_{name.lower()}"
-        rows += [_row(t, False, "benign", "zh", kind, "v8") for t in getattr(benign_zh_v8, name)]
-    rows = [r for r in rows if r["text"] not in seen]
-    held = [held_out(r["text"], V8_SALT, V8_ATTACKS_HELD if r["attack"] else V8_BENIGN_HELD) for r in rows]
-    return [r for r, h in zip(rows, held, strict=True) if not h], [r for r, h in zip(rows, held, strict=True) if h]
+def benign_rows(named: dict[str, list[str]], source: str) -> list[dict]:
+    """Rows of benign Chinese lines by kind name."""
+    return [_row(t, False, "benign", "zh", f"benign_zh_{kind}", source) for kind, texts in named.items() for t in texts]
 
 
-def v9_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
-    """(dev, held-out) rows of the v9 material; lines already in `seen` (or repeated) are left out."""
-    rows = []
-    for (style, kind, lang), texts in ATTACKS_V9.items():
-        rows += [_row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v9") for t in texts]
-    for name in V9_BENIGN:
-        kind = f"benign_zh_{name.lower()}"
-        rows += [_row(t, False, "benign", "zh", kind, "v9") for t in getattr(benign_zh_v9, name)]
+def unseen(rows: list[dict], seen: set[str]) -> list[dict]:
+    """`rows` less the lines in `seen` and repeats; the kept lines join `seen`."""
     fresh = []
     for r in rows:
         if r["text"] not in seen:
             seen.add(r["text"])
             fresh.append(r)
-    held = [held_out(r["text"], V9_SALT, V9_HELD) for r in fresh]
-    return [r for r, h in zip(fresh, held, strict=True) if not h], [r for r, h in zip(fresh, held, strict=True) if h]
+    return fresh
+
+
+def split(rows: list[dict], held) -> tuple[list[dict], list[dict]]:
+    """(dev, held-out) by `held(row)`."""
+    flags = [held(r) for r in rows]
+    return [r for r, h in zip(rows, flags, strict=True) if not h], [r for r, h in zip(rows, flags, strict=True) if h]
+
+
+def v7_rows() -> list[dict]:
+    benign = {"life": LIFE, "lookalike": LOOKALIKE, "quote": QUOTE, "classics": CLASSICS, "modern": MODERN}
+    return attack_rows(ATTACKS, "v7") + benign_rows(benign, "v7")
+
+
+def v8_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
+    """(dev, held-out) rows of the v8 material; lines already in `seen` are left out."""
+    benign = {name.lower(): getattr(benign_zh_v8, name) for name in V8_BENIGN}
+    rows = unseen(attack_rows(ATTACKS_V8, "v8") + benign_rows(benign, "v8"), seen)
+    return split(rows, lambda r: held_out(r["text"], V8_SALT, V8_ATTACKS_HELD if r["attack"] else V8_BENIGN_HELD))
+
+
+def v9_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
+    """(dev, held-out) rows of the v9 material; lines already in `seen` (or repeated) are left out."""
+    benign = {name.lower(): getattr(benign_zh_v9, name) for name in V9_BENIGN}
+    rows = unseen(attack_rows(ATTACKS_V9, "v9") + benign_rows(benign, "v9"), seen)
+    return split(rows, lambda r: held_out(r["text"], V9_SALT, V9_HELD))
 
 
 def v10_rows(seen: set[str]) -> tuple[list[dict], list[dict]]:
-    """(dev, held-out) rows of the v10 material; lines already in `seen` (or repeated) are left out."""
-    parts: tuple[list[dict], list[dict]] = ([], [])
-    for part, attacks, benign in (
-        (parts[0], attacks_v10.DEV, {"lookalike": benign_zh_v10.DEV_LOOKALIKE}),
-        (parts[1], attacks_v10.HELD, {"lookalike": benign_zh_v10.HELD_LOOKALIKE, "other": benign_zh_v10.HELD_OTHER}),
-    ):
-        rows = [
-            _row(t, True, style, lang, f"{lang}_{KIND_NAMES.get(kind, kind)}", "v10")
-            for (style, kind, lang), texts in attacks.items()
-            for t in texts
-        ]
-        rows += [_row(t, False, "benign", "zh", f"benign_zh_{k}", "v10") for k, texts in benign.items() for t in texts]
-        for r in rows:
-            if r["text"] not in seen:
-                seen.add(r["text"])
-                part.append(r)
-    return parts
+    """(dev, held-out) rows of the v10 material (written apart); lines already in `seen` (or repeated) are left out."""
+    dev = attack_rows(attacks_v10.DEV, "v10") + benign_rows({"lookalike": benign_zh_v10.DEV_LOOKALIKE}, "v10")
+    held = attack_rows(attacks_v10.HELD, "v10") + benign_rows(
+        {"lookalike": benign_zh_v10.HELD_LOOKALIKE, "other": benign_zh_v10.HELD_OTHER}, "v10"
+    )
+    return unseen(dev, seen), unseen(held, seen)
 
 
 def v6_rows() -> list[dict]:

@@ -52,6 +52,17 @@ def _row(text: str, kind: str, source: str) -> dict:
     }
 
 
+def _unseen(quotes: list[str], questions: list[str], source: str, seen: set[str]) -> list[dict]:
+    """Rows of a round's quotations and questions not in `seen` (nor repeated); they join `seen`."""
+    rows = []
+    for kind, texts in (("en_quote", quotes), ("en_question", questions)):
+        for t in texts:
+            if t not in seen:
+                seen.add(t)
+                rows.append(_row(t, kind, source))
+    return rows
+
+
 def main() -> None:
     rows = [(_row(t, "en_quote", "v6"), "fuzi-v24-guard:") for t in QUOTES_V24]
     rows += [(_row(t, "en_question", "v6"), "fuzi-v24-guard:") for t in QUESTIONS_V24]
@@ -59,18 +70,10 @@ def main() -> None:
         rows += [(_row(t, "en_quote", source), "fuzi-v7-guard:") for t in texts]
     rows += [(_row(t, "en_question", "v7"), "fuzi-v7-guard:") for t in QUESTIONS + MORE_QUESTIONS]
     seen = {row["text"] for row, _ in rows}
-    for kind, texts in (("en_quote", QUOTES_V9), ("en_question", QUESTIONS_V9)):
-        for t in texts:
-            if t not in seen:
-                seen.add(t)
-                rows.append((_row(t, kind, "v9"), "fuzi-v9-guard:"))
+    rows += [(row, "fuzi-v9-guard:") for row in _unseen(QUOTES_V9, QUESTIONS_V9, "v9", seen)]
     dev = [row for row, salt in rows if not held_out(row["text"], salt)]
     heldout = [row for row, salt in rows if held_out(row["text"], salt)]
-    for kind, texts in (("en_quote", QUOTES_V10), ("en_question", QUESTIONS_V10)):
-        for t in texts:
-            if t not in seen:
-                seen.add(t)
-                heldout.append(_row(t, kind, "v10"))
+    heldout += _unseen(QUOTES_V10, QUESTIONS_V10, "v10", seen)  # v10 was written as held-out only
     for name, part in (("dev.jsonl", dev), ("heldout.jsonl", heldout)):
         with open(HERE / name, "w", encoding="utf-8") as f:
             for row in part:
