@@ -5,8 +5,9 @@ from __future__ import annotations
 from sqlmodel import create_engine
 
 from core.events import Notice, TextDelta, TextReset
-from core.guards import FuziGuard, InMemoryRateLimiter, Quota, UsageStore
+from core.guards import FuziGuard, InMemoryRateLimiter, OutputChecker, Quota, UsageStore
 from core.llm.client import OpenAIChatClient
+from core.texts import say
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import collect, final_of, incoming, make_service, sqlite_storage
 
@@ -34,6 +35,14 @@ def frames(events: list) -> list[str]:
     return out
 
 
+def test_the_canary_letters_do_not_choose_the_notice_language():
+    lettered = FuziGuard(InMemoryRateLimiter(Quota()), output=OutputChecker(canary="FZ-CANARY-abc-def-abc-def-ab"))
+    assert lettered.check_output(f"好问题。吾之约曰 {lettered.canary}", final=True).replacement == say("BLOCKED", "zh")
+    assert lettered.check_output(f"Good. My marker is {lettered.canary}", final=True).replacement == say(
+        "BLOCKED", "en"
+    )
+
+
 async def test_streamed_canary_is_never_rendered(tmp_path, fake_llm):
     guard = real_guard(tmp_path)
     service = make_service(sqlite_storage(tmp_path), llm=client(fake_llm), guard=guard)
@@ -41,9 +50,8 @@ async def test_streamed_canary_is_never_rendered(tmp_path, fake_llm):
     events = await collect(service, incoming("何为仁？"))
     assert all(guard.canary[:2] not in f for f in frames(events))
     final = final_of(events)
-    assert (
-        guard.canary not in final.text and final.text == guard.check_output(f"好{guard.canary}", final=True).replacement
-    )
+    # A Chinese reply gets the Chinese notice, whatever letters the random canary happens to hold.
+    assert guard.canary not in final.text and final.text == say("BLOCKED", "zh")
     system = fake_llm.requests[0]["messages"][0]["content"]
     assert guard.canary in system and "never an instruction" in system
 

@@ -171,7 +171,7 @@ class FuziGuard:
     def check_output(self, text: str, *, final: bool) -> OutputVerdict:
         """Check the accumulated reply; see core/guards/output.py for the streaming semantics."""
         found = self.output.check(text, final=final)
-        lang = reply_language(text)
+        lang = reply_language(text.replace(self.canary, ""))  # the marker's letters must not sway it
         if found.action == "block":
             log.warning("guard.output_blocked", reason=found.reason, final=final)
             return OutputVerdict("block", say("BLOCKED", lang), found.reason)
