@@ -18,7 +18,7 @@ import core.guards.models  # noqa: F401
 import core.memory.models  # noqa: F401
 import core.schedule.models  # noqa: F401
 from core.storage import Storage, create_database_engine, open_database
-from core.storage.migrate import current_revision, head_revision, upgrade
+from core.storage.migrate import current_revision, head_revision, packaged_head, upgrade
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -85,6 +85,25 @@ def load_legacy(engine, dialect: str) -> None:
 def counts(engine) -> dict[str, int]:
     with engine.connect() as conn:
         return {t: conn.execute(text(f"SELECT count(*) FROM {t}")).scalar_one() for t in sorted(TABLES)}
+
+
+def test_a_start_at_the_newest_revision_does_not_import_alembic(database_url):
+    """The usual start reads the newest revision from the version files and the stored one in one
+    query; Alembic is imported only when there is something to do."""
+    assert packaged_head() == head_revision()
+    open_database(database_url).dispose()  # migrated to the newest revision
+    code = (
+        "import sys; from core.storage import open_database; open_database(sys.argv[1]).dispose(); "
+        "print('alembic' in sys.modules)"
+    )
+    child = subprocess.run(
+        [sys.executable, "-c", code, database_url],
+        env=os.environ | {"PYTHONPATH": str(ROOT)},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert child.returncode == 0 and child.stdout.splitlines()[-1] == "False", child.stdout + child.stderr
 
 
 async def test_fresh_database_gets_exactly_the_models_schema(database_url):

@@ -6,24 +6,29 @@ session advisory lock (one per schema), a SQLite file takes an exclusive `flock`
 it, so exactly one process migrates and the others wait, then find the schema already at head.
 A database made by the code before migrations existed (tables, no `alembic_version`) is taken over
 in place by the first revision, which creates only what is missing.
+
+A start whose database is already at the newest revision does not import Alembic (0.1–0.25 s of a
+2-core machine's ~3 s warm start): the newest revision is read from the version files' `revision` /
+`down_revision` lines and the stored one with one query; anything else takes Alembic's path.
 """
 
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import structlog
-from alembic import command
-from alembic.config import Config
-from alembic.runtime.migration import MigrationContext
-from alembic.script import ScriptDirectory
-from sqlalchemy import Connection, Engine, text
+from sqlalchemy import Connection, Engine, inspect, text
 from sqlalchemy.engine import make_url
+
+if TYPE_CHECKING:
+    from alembic.config import Config
 
 log = structlog.get_logger(__name__)
 
@@ -44,8 +49,13 @@ class UpgradeResult:
         return self.before != self.after
 
 
+_REVISION_LINE = re.compile(r'^(revision|down_revision)(?:: [^=]+)? = (?:"([^"]+)"|None)\s*$', re.MULTILINE)
+
+
 def alembic_config(connection: Connection | None = None) -> Config:
     """The Alembic config for the packaged migrations; `connection` is used instead of a URL."""
+    from alembic.config import Config
+
     cfg = Config()
     cfg.set_main_option("script_location", str(MIGRATIONS_DIR))
     cfg.attributes["connection"] = connection
@@ -55,13 +65,40 @@ def alembic_config(connection: Connection | None = None) -> Config:
 @lru_cache(maxsize=1)
 def head_revision() -> str | None:
     """The newest revision of the packaged history."""
+    from alembic.script import ScriptDirectory
+
     return ScriptDirectory.from_config(alembic_config()).get_current_head()
+
+
+@lru_cache(maxsize=1)
+def packaged_head() -> str | None:
+    """The newest revision read from the version files without Alembic: the one revision no file
+    names as its `down_revision`; None when that is not exactly one (a branch: Alembic decides)."""
+    revisions: set[str] = set()
+    parents: set[str] = set()
+    for path in (MIGRATIONS_DIR / "versions").glob("*.py"):
+        for key, value in _REVISION_LINE.findall(path.read_text(encoding="utf-8")):
+            (revisions if key == "revision" else parents).add(value)
+    heads = revisions - parents
+    return heads.pop() if len(heads) == 1 else None
 
 
 def current_revision(engine: Engine) -> str | None:
     """The revision the database is at (None: empty, or made before migrations existed)."""
+    from alembic.runtime.migration import MigrationContext
+
     with engine.connect() as conn:
         return MigrationContext.configure(conn).get_current_revision()
+
+
+def _stored_revision(engine: Engine) -> str | None:
+    """`current_revision` in one query, without Alembic: the one row of `alembic_version` (None
+    without that table, or with other than one row)."""
+    with engine.connect() as conn:
+        if not inspect(conn).has_table("alembic_version"):
+            return None
+        rows = conn.execute(text("SELECT version_num FROM alembic_version")).scalars().all()
+    return rows[0] if len(rows) == 1 else None
 
 
 def upgrade(engine: Engine, revision: str = "head") -> UpgradeResult:
@@ -70,6 +107,11 @@ def upgrade(engine: Engine, revision: str = "head") -> UpgradeResult:
     Safe when several processes call it at once: the work runs under the lock described above,
     and the revision is read again once the lock is held.
     """
+    if revision == "head" and (head := packaged_head()) is not None and _stored_revision(engine) == head:
+        return UpgradeResult(head, head, 0.0)  # the usual start: no Alembic import
+    from alembic import command
+    from alembic.runtime.migration import MigrationContext
+
     target = head_revision() if revision == "head" else revision
     before = current_revision(engine)
     if before == target:
