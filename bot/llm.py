@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import structlog
-from redis.asyncio import Redis
 
 from bot.settings import Settings
 from core.llm.breaker import CircuitBreakerLLM
-from core.llm.breaker_redis import SharedCircuitBreakerLLM
 from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMNotConfigured
 from core.llm.types import LLM
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 log = structlog.get_logger(__name__)
 
@@ -41,6 +44,8 @@ def build_llm(settings: Settings, redis: Redis | None = None) -> BulkheadLLM | N
         log.warning("llm_not_configured", hint="set FUZI_LLM_API_KEY; answering from the texts alone (L2)")
         return None
     if redis is not None:  # N processes: one shared breaker state, one half-open probe across all
+        from core.llm.breaker_redis import SharedCircuitBreakerLLM  # the embedded default never imports redis-py
+
         breaker: LLM = SharedCircuitBreakerLLM(client, redis, prefix=settings.redis.prefix)
     else:
         breaker = CircuitBreakerLLM(client)

@@ -8,16 +8,18 @@ pay for them. Voice is read only when FUZI_STT_BASE_URL is set.
 from __future__ import annotations
 
 import threading
+from typing import TYPE_CHECKING
 
 import structlog
-from redis.asyncio import Redis
 
 from bot.settings import Settings
 from core.guards.limits import InMemoryRateLimiter, Quota, RateLimiter
-from core.guards.limits_redis import RedisRateLimiter
 from core.media.intake import MediaIntake, MediaLimits
 from core.media.ocr import PageReader, TextReader
 from core.media.ocr_rapid import RapidReader, rapidocr_available
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 log = structlog.get_logger(__name__)
 
@@ -65,4 +67,6 @@ def media_limiter(settings: Settings, redis: Redis | None = None) -> RateLimiter
     quota = Quota(per_minute=MEDIA_PER_MINUTE, per_day=settings.media.per_day, group_per_minute=None)
     if redis is None:
         return InMemoryRateLimiter(quota)
+    from core.guards.limits_redis import RedisRateLimiter  # the embedded default never imports redis-py
+
     return RedisRateLimiter(quota, redis, prefix=f"{settings.redis.prefix}media:")

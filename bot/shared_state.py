@@ -6,25 +6,31 @@ The one Redis seam: `open_redis` builds the process's only client (one connectio
 timeout) and every part above gets it handed in; nothing else dials Redis (`fuzi doctor`'s PING
 uses `redis_client` too). Each part fails open on its own terms and reports it through
 `core.failopen.FailOpen`; the key names are the parts' own, under FUZI_REDIS_PREFIX.
+
+The Redis parts are imported only when a client exists: the embedded default (one process, no
+FUZI_REDIS_URL) never imports redis-py (~0.05–0.1 s of a 2-core machine's warm start).
 """
 
 from __future__ import annotations
 
+from contextlib import AsyncExitStack
+from typing import TYPE_CHECKING
+
 from limits.aio.storage import MemoryStorage, Storage
-from redis.asyncio import Redis
 
 from adapters.common.budget import BudgetRegistry
-from adapters.common.budget_redis import RedisChatGate
-from adapters.common.pace import RedisPace
 from adapters.telegram.settings import MAX_REQUESTS_PER_S
 from bot.guard import quota
 from bot.settings import Settings
 from core.admission import RunningReplies
 from core.guards import InMemoryRateLimiter
 from core.guards.limits import RateLimiter
-from core.guards.limits_redis import RedisRateLimiter, limits_storage
-from core.replies_redis import RedisRunningReplies
-from core.seen import InMemorySeen, RedisSeen, Seen
+from core.seen import InMemorySeen, Seen
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
+
+    from adapters.common.pace import RedisPace
 
 REDIS_TIMEOUT_S = 1.0
 """How long one Redis command (or connecting) may take before the part asking fails open."""
@@ -35,6 +41,8 @@ default, ``LIMITS``, would put them outside the deployment's prefix, shared with
 
 def redis_client(url: str, *, timeout_s: float = REDIS_TIMEOUT_S) -> Redis:
     """A client for `url` with its own connection pool (the caller closes it: `await client.aclose()`)."""
+    from redis.asyncio import Redis
+
     return Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
 
 
@@ -43,26 +51,38 @@ def open_redis(settings: Settings) -> Redis | None:
     return redis_client(settings.redis.url) if settings.redis.url else None
 
 
-def build_shared_state(settings: Settings, redis: Redis | None) -> tuple[RateLimiter, RunningReplies]:
-    """Per-person limits and the one-reply-in-flight owner: in memory, or in Redis."""
+async def open_shared_state(
+    settings: Settings, redis: Redis | None, stack: AsyncExitStack
+) -> tuple[RateLimiter, RunningReplies]:
+    """Per-person limits and the one-reply-in-flight owner: in memory, or in Redis — where the owner
+    listens for /cancel from other processes until `stack` closes."""
     r, q = settings.redis, quota(settings)
     if redis is None:
         return InMemoryRateLimiter(q), RunningReplies()
-    return (
-        RedisRateLimiter(q, redis, prefix=r.prefix),
-        RedisRunningReplies(redis, prefix=r.prefix, lease_s=r.reply_lease_s),
-    )
+    from core.guards.limits_redis import RedisRateLimiter
+    from core.replies_redis import RedisRunningReplies
+
+    running = RedisRunningReplies(redis, prefix=r.prefix, lease_s=r.reply_lease_s)
+    await running.start()
+    stack.push_async_callback(running.aclose)
+    return RedisRateLimiter(q, redis, prefix=r.prefix), running
 
 
 def build_seen(settings: Settings, redis: Redis | None) -> Seen:
     """Which platform update ids were handled: in process, or shared in Redis."""
-    return RedisSeen(redis, prefix=settings.redis.prefix) if redis is not None else InMemorySeen()
+    if redis is None:
+        return InMemorySeen()
+    from core.seen_redis import RedisSeen
+
+    return RedisSeen(redis, prefix=settings.redis.prefix)
 
 
 def build_pace(settings: Settings, redis: Redis | None) -> RedisPace | None:
     """Telegram's bot-wide send schedule shared by N processes (None: each process paces itself)."""
     if redis is None:
         return None
+    from adapters.common.pace import RedisPace
+
     return RedisPace(redis, f"{settings.redis.prefix}pace:telegram", MAX_REQUESTS_PER_S)
 
 
@@ -70,6 +90,8 @@ def build_budgets(settings: Settings, redis: Redis | None, platform: str) -> Bud
     """Per-chat outbound budgets of ``platform``: in process, or shared in Redis."""
     if redis is None:
         return BudgetRegistry()
+    from adapters.common.budget_redis import RedisChatGate
+
     return BudgetRegistry(gate=RedisChatGate(redis, f"{settings.redis.prefix}budget:{platform}:"))
 
 
@@ -77,4 +99,6 @@ def lookup_limits(settings: Settings, redis: Redis | None) -> Storage:
     """Where the per-person look-up counters live (inline mode, /passage): in memory, or in Redis."""
     if redis is None:
         return MemoryStorage()
+    from core.guards.limits_redis import limits_storage
+
     return limits_storage(redis, key_prefix=f"{settings.redis.prefix}{LOOKUP_KEYS}")

@@ -14,9 +14,9 @@ from collections.abc import AsyncIterator, Callable
 from contextlib import AsyncExitStack, asynccontextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
+from typing import TYPE_CHECKING
 
 from limits.aio.storage import Storage as LimitsStorage
-from redis.asyncio import Redis
 
 from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.startup import PlatformStatus
@@ -30,7 +30,7 @@ from bot.media import build_media
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
-from bot.shared_state import build_shared_state, lookup_limits, open_redis
+from bot.shared_state import lookup_limits, open_redis, open_shared_state
 from core.admission import Admission, RunningReplies
 from core.chatsettings.admins import ChatAdmins
 from core.chatsettings.command import SettingsCommand
@@ -46,13 +46,15 @@ from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
-from core.replies_redis import RedisRunningReplies
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.schedule.digest import Digest
 from core.script import ScriptConverter, SimplifiedQueries
 from core.skills import SkillRegistry
 from core.storage import Storage
+
+if TYPE_CHECKING:
+    from redis.asyncio import Redis
 
 
 def compose_service(
@@ -82,7 +84,7 @@ def compose_service(
     `reply_deadline_s` covers one reply, all fallback levels together (None: each level stops by its
     own limits; a retrieval-only answer quotes the ladder's `l2_k` passages, 3); a reply whose model
     sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
-    `running` owns the one reply in flight per person (default in process; `build_shared_state`
+    `running` owns the one reply in flight per person (default in process; `open_shared_state`
     gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process;
     `media` reads photos and voice messages (`bot.media.build_media`).
     """
@@ -173,10 +175,7 @@ async def open_runtime(
         scripts = ScriptConverter()
         tools = build_tools(settings, retriever, scripts)
         router = CommandRouter()
-        limiter, running = build_shared_state(settings, redis)
-        if isinstance(running, RedisRunningReplies):  # it listens for /cancel from other processes
-            await running.start()
-            stack.push_async_callback(running.aclose)
+        limiter, running = await open_shared_state(settings, redis, stack)
         guard = build_guard(settings, sql, llm, limiter, embedder)
         media = build_media(settings, redis)
         closer = getattr(media.transcriber, "aclose", None)  # the STT endpoint's HTTP client

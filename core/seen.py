@@ -1,9 +1,8 @@
 """ "Have we seen this id before?" — so an update delivered twice (Telegram retries a webhook that was
 not acknowledged in time; N replicas may each get a copy) is handled once.
 
-`InMemorySeen` is for one process; `RedisSeen` shares the answer between processes with one
-`SET key 1 NX EX ttl` per id. Redis unreachable: the id counts as new (fail open: a rare duplicate
-answer is better than dropping every message), logged as `seen_redis_down`.
+`InMemorySeen` is for one process; `core.seen_redis.RedisSeen` shares the answer between processes
+(a module of its own, so that the embedded default never imports redis-py).
 """
 
 from __future__ import annotations
@@ -11,11 +10,6 @@ from __future__ import annotations
 import time
 from collections import OrderedDict
 from typing import Protocol
-
-from redis.asyncio import Redis
-from redis.exceptions import RedisError
-
-from core.failopen import FailOpen
 
 
 class Seen(Protocol):
@@ -42,28 +36,3 @@ class InMemorySeen:
             return False
         self._keys[key] = now
         return True
-
-
-class RedisSeen:
-    """`Seen` shared by every process through Redis.
-
-    Args:
-        redis: the client (built once in bot/shared_state.py; closed there).
-        prefix: key prefix (one per deployment; tests use one per test).
-        ttl_s: how long an id is remembered (Telegram retries an update for about a day at most).
-    """
-
-    def __init__(self, redis: Redis, *, prefix: str = "fuzi:", ttl_s: int = 86_400) -> None:
-        self._redis = redis
-        self._prefix = f"{prefix}seen:"
-        self._ttl = ttl_s
-        self._health = FailOpen("seen")
-
-    async def first(self, key: str) -> bool:
-        try:
-            new = await self._redis.set(self._prefix + key, 1, nx=True, ex=self._ttl)
-        except RedisError as exc:
-            self._health.failed(exc)
-            return True
-        self._health.answered()
-        return bool(new)

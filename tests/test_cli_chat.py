@@ -66,3 +66,15 @@ async def test_no_key_says_so_once_and_answers_from_the_texts(tmp_path):
     assert "《诗经·国风·邶风·击鼓》" in out and "《诗经·国风·周南·关雎》" in out
     # first start, stderr not a terminal: the index build reports in plain lines, no bar escapes
     assert "first start: building the passage index: 817/817 passages" in err and "\x1b[" not in err
+
+
+async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic(tmp_path):
+    """One process on SQLite with no FUZI_REDIS_URL: redis-py and Alembic (together 0.15–0.35 s of a
+    2-core machine's ~3 s warm start) are not imported once the database is at the newest revision."""
+    code, out, err = await run_chat(tmp_path, ["巧言令色"])  # the first start: migrates, builds the index
+    assert code == 0 and "巧言令色，鲜矣仁" in out, err
+    code, out, err = await run_chat(tmp_path, ["巧言令色"], PYTHONPROFILEIMPORTTIME="1")
+    assert code == 0 and "巧言令色，鲜矣仁" in out, err
+    imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
+    assert "sqlalchemy" in imported and "lancedb" in imported  # the listing is complete
+    assert not {name for name in imported if name.split(".")[0] in ("redis", "alembic")}
