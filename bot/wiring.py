@@ -226,9 +226,9 @@ async def _open_retriever(
 ) -> HybridRetriever:
     """The hybrid retriever over the built index; on a fresh machine (`first_build`) the keyword
     route until the build is done. A missing or mismatched index is a configuration error."""
-    if first_build is not None:
-        return await keyword_first(settings, llm, embedder, first_build, stack)
     try:
+        if first_build is not None:
+            return await keyword_first(settings, llm, embedder, first_build, stack)
         return await build_retriever(settings, llm=llm, embedder=embedder)
     except (IndexMissingError, IndexMismatchError, RetrieverNotReady) as exc:
         raise StartupError(str(exc)) from None

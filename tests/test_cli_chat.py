@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -66,6 +67,20 @@ async def test_no_key_says_so_once_and_answers_from_the_texts(tmp_path):
     assert "《诗经·国风·邶风·击鼓》" in out and "《诗经·国风·周南·关雎》" in out
     # first start, stderr not a terminal: the index build reports in plain lines, no bar escapes
     assert "first start: building the passage index: 817/817 passages" in err and "\x1b[" not in err
+    assert "added the sentence vectors" in err  # the index `fuzi index` builds, not a lesser one
+
+
+async def test_an_index_without_sentence_vectors_gets_them_once_in_the_background(tmp_path):
+    code, out, err = await run_chat(tmp_path, ["巧言令色"])
+    assert code == 0 and "added the sentence vectors" in err, err
+    sentence_table = tmp_path / "home" / "lancedb" / "passages_sentences.lance"
+    shutil.rmtree(sentence_table)  # as the first starts before this change left it
+    code, out, err = await run_chat(tmp_path, ["巧言令色"])
+    assert code == 0 and "巧言令色，鲜矣仁" in out, err
+    assert "adding sentence vectors to the index in the background (once)" in err
+    assert "first start" not in err and "added the sentence vectors" in err and sentence_table.is_dir()
+    code, out, err = await run_chat(tmp_path, ["巧言令色"])
+    assert code == 0 and "sentence vectors" not in err, err
 
 
 async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic(tmp_path):

@@ -40,11 +40,12 @@ def build_index(
     batch: int = 64,
     progress=None,
     sentences: bool = False,
+    sentence_progress=None,
 ) -> IndexReport:
     """Bring the table in line with `passages` (blocking; run it in a worker thread from async code).
 
     With `sentences`, the sentences of multi-sentence passages are embedded too, into the sentence
-    table (incremental the same way). Raises IndexMismatchError when the table was built with
+    table (incremental the same way; `sentence_progress(done, total)` counts those passages). Raises IndexMismatchError when the table was built with
     another model and `rebuild` is False.
     """
     started = time.perf_counter()
@@ -66,7 +67,9 @@ def build_index(
         if progress:
             progress(start + len(chunk), len(todo))
     if sentences:
-        _index_sentences(store, embedder, passages, rebuild=rebuild, batch=batch, embed=embed)
+        _index_sentences(
+            store, embedder, passages, rebuild=rebuild, batch=batch, embed=embed, progress=sentence_progress
+        )
     if todo or gone or rebuild:
         store.ensure_ann_index()  # only from `ann_min_rows` passages up; exact search below that
     return IndexReport(
@@ -80,7 +83,7 @@ def build_index(
 
 
 def _index_sentences(
-    store: PassageStore, embedder: Embedder, passages: list[Passage], *, rebuild, batch, embed
+    store: PassageStore, embedder: Embedder, passages: list[Passage], *, rebuild, batch, embed, progress=None
 ) -> None:
     from core.retrieval.sentences import split_sentences
 
@@ -96,6 +99,8 @@ def _index_sentences(
         texts = [s for p in chunk for s in split[p.id]]
         vectors = embed(texts) if embed else _run(embedder.embed_passages(texts))
         table.replace(chunk, [split[p.id] for p in chunk], vectors)
+        if progress:
+            progress(start + len(chunk), len(todo))
 
 
 def _run(coro):
