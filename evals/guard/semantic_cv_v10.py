@@ -16,6 +16,7 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,35 +84,59 @@ def ngram_score(pipe, text: str) -> float:  # noqa: ANN001
     return float(pipe.predict_proba([text, *windows(text)])[:, 1].max())
 
 
-def main() -> None:
+def dev_examples() -> list[Example]:
+    """Every dev row as the detector reads it (invisible characters stripped)."""
+    return [
+        Example(strip_invisible(ex.text).strip(), ex.attack, ex.style, ex.lang, ex.variant, ex.kind)
+        for path in DEV
+        for ex in load_examples(path)
+    ]
+
+
+def load_dev(units: Callable[[str], list[str]]) -> tuple[list[Example], dict, list[bool], list[str], np.ndarray]:
+    """The dev rows; the query vectors of their `units` (cached in $FUZI_HOME); whether the rules flag
+    each (in-sample: the rules are not trained); each one's language; the labels."""
+    examples = dev_examples()
+    assert len(sources()) == len(examples)
+    cache = Path(os.environ.get("FUZI_HOME", "var")) / "guard_dev_embeddings.npz"
+    vectors = embed_all([u for ex in examples for u in units(ex.text)], cache)
+    rules = InjectionDetector(classifier=None)
+    ruled = [rules.detect(ex.text).flagged for ex in examples]
+    langs = [language(ex.text) for ex in examples]
+    return examples, vectors, ruled, langs, np.array([ex.attack for ex in examples])
+
+
+def folds(labels: np.ndarray, idx: np.ndarray) -> list[tuple[list[int], list[int]]]:
+    """5 folds of the rows `idx`, one message a group (StratifiedGroupKFold, seed 0): (fit, test)."""
     from sklearn.model_selection import StratifiedGroupKFold
 
+    split = StratifiedGroupKFold(5, shuffle=True, random_state=0)
+    return [
+        ([int(idx[j]) for j in a], [int(idx[j]) for j in b])
+        for a, b in split.split(np.zeros(len(idx)), labels[idx], groups=range(len(idx)))
+    ]
+
+
+def publish(report: dict, out: Path | None) -> None:
+    """Print the kept figures of each candidate; write the whole report to `out` as JSON."""
+    for name, s in report.items():
+        print(name, {key: f"{s[key]['flagged']}/{s[key]['n']}" for key in KEEP if key in s})
+    if out:
+        out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+
+
+def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--chosen", action="store_true", help="only v9's recipe and v10's, also on the older rows")
     args = parser.parse_args()
     configs = {"without v10": [(16.0, 1.0)], "with v10": [(64.0, 1.0)]} if args.chosen else CONFIGS
-    examples = [
-        Example(strip_invisible(ex.text).strip(), ex.attack, ex.style, ex.lang, ex.variant, ex.kind)
-        for path in DEV
-        for ex in load_examples(path)
-    ]
+    examples, vectors, ruled, langs, labels = load_dev(embedded_units)
     src = sources()
-    assert len(src) == len(examples)
-    cache = Path(os.environ.get("FUZI_HOME", "var")) / "guard_dev_embeddings.npz"
-    vectors = embed_all([u for ex in examples for u in embedded_units(ex.text)], cache)
-    rules = InjectionDetector(classifier=None)
-    ruled = [rules.detect(ex.text).flagged for ex in examples]
-    langs = [language(ex.text) for ex in examples]
-    labels = np.array([ex.attack for ex in examples])
     results: dict[str, list[bool]] = {}
 
     def split(idx: np.ndarray) -> list[tuple[list[int], list[int]]]:
-        folds = StratifiedGroupKFold(5, shuffle=True, random_state=0)
-        return [
-            ([int(idx[j]) for j in a], [int(idx[j]) for j in b])
-            for a, b in folds.split(np.zeros(len(idx)), labels[idx], groups=range(len(idx)))
-        ]
+        return folds(labels, idx)
 
     for k, (fit_all, test_idx) in enumerate(split(np.arange(len(examples)))):
         for setting, settings in configs.items():
@@ -144,10 +169,7 @@ def main() -> None:
         older = [i for i in range(len(examples)) if src[i] != "v10"]
         for name, flags in results.items():
             report[f"{name} (older rows)"] = summary([examples[i] for i in older], [flags[i] for i in older])
-    for name, s in report.items():
-        print(name, {key: f"{s[key]['flagged']}/{s[key]['n']}" for key in KEEP if key in s})
-    if args.out:
-        args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    publish(report, args.out)
 
 
 if __name__ == "__main__":

@@ -13,8 +13,6 @@ layer, L2 penalty alpha, early stopping off, three seeds averaged) and a k-neare
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import re
 import sys
 from collections.abc import Callable
@@ -26,14 +24,9 @@ sys.path.insert(0, str(ROOT / "evals" / "guard"))
 
 import numpy as np  # noqa: E402
 import semantic_cv_v10  # noqa: E402
-from cv import DEV, summary  # noqa: E402
-from semantic_cv import embed_all  # noqa: E402
-from semantic_cv_v10 import KEEP, fit_ngram, lines_of, ngram_score, sources  # noqa: E402
+from cv import summary  # noqa: E402
+from semantic_cv_v10 import fit_ngram, folds, lines_of, load_dev, ngram_score, publish  # noqa: E402
 
-from core.guards.evaluation import Example, load_examples  # noqa: E402
-from core.guards.injection import InjectionDetector  # noqa: E402
-from core.guards.ngram_train import language  # noqa: E402
-from core.guards.normalize import strip_invisible  # noqa: E402
 from core.guards.semantic import embedded_units  # noqa: E402
 from core.guards.windows import windows  # noqa: E402
 
@@ -108,8 +101,6 @@ MODELS: dict[str, Callable[[np.ndarray, np.ndarray], Scorer]] = {
 
 
 def main() -> None:
-    from sklearn.model_selection import StratifiedGroupKFold
-
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=None)
     parser.add_argument("--models", nargs="*", default=list(MODELS))
@@ -119,26 +110,11 @@ def main() -> None:
     if args.unquoted:  # both models read the extra unit, in training (benign) and in scoring
         units = semantic_cv_v10.embedded_units = units_unquoted
         semantic_cv_v10.windows = windows_unquoted
-    examples = [
-        Example(strip_invisible(ex.text).strip(), ex.attack, ex.style, ex.lang, ex.variant, ex.kind)
-        for path in DEV
-        for ex in load_examples(path)
-    ]
-    assert len(sources()) == len(examples)
-    cache = Path(os.environ.get("FUZI_HOME", "var")) / "guard_dev_embeddings.npz"
-    vectors = embed_all([u for ex in examples for u in units(ex.text)], cache)
-    rules = InjectionDetector(classifier=None)
-    ruled = [rules.detect(ex.text).flagged for ex in examples]
-    langs = [language(ex.text) for ex in examples]
-    labels = np.array([ex.attack for ex in examples])
+    examples, vectors, ruled, langs, labels = load_dev(units)
     results: dict[str, list[bool]] = {}
 
     def split(idx: np.ndarray) -> list[tuple[list[int], list[int]]]:
-        folds = StratifiedGroupKFold(5, shuffle=True, random_state=0)
-        return [
-            ([int(idx[j]) for j in a], [int(idx[j]) for j in b])
-            for a, b in folds.split(np.zeros(len(idx)), labels[idx], groups=range(len(idx)))
-        ]
+        return folds(labels, idx)
 
     def fit(idx: list[int], train: Callable[[np.ndarray, np.ndarray], Scorer]) -> Scorer:
         texts, y, _ = lines_of(examples, idx)
@@ -177,10 +153,7 @@ def main() -> None:
                     flags[i] = ruled[i] or (test_n[i] + test_s[i]) / 2 > thr[langs[i]]
             print(f"fold {k} {name} done", file=sys.stderr, flush=True)
     report = {name: summary(examples, flags) for name, flags in results.items()}
-    for name, s in report.items():
-        print(name, {key: f"{s[key]['flagged']}/{s[key]['n']}" for key in KEEP if key in s})
-    if args.out:
-        args.out.write_text(json.dumps(report, ensure_ascii=False, indent=1) + "\n", encoding="utf-8")
+    publish(report, args.out)
 
 
 if __name__ == "__main__":
