@@ -22,6 +22,7 @@ from bot.retrieval_factory import build_embedder, build_retriever, build_store
 from bot.settings import Settings
 from core.llm.types import LLM
 from core.retrieval.documents import load_corpus
+from core.retrieval.embedder import Embedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from data.corpus import PACKAGE, CorpusFetchError
@@ -32,7 +33,8 @@ log = structlog.get_logger(__name__)
 
 @dataclass
 class IndexBuild:
-    """The first index build, running in the background while Fuzi answers from the keyword route.
+    """The index build in the background: the first one (Fuzi answers from the keyword route until
+    the passage table is done), or only the sentence vectors an older index lacks.
 
     Attributes:
         passages: the corpus being indexed (what the keyword route serves meanwhile).
@@ -51,8 +53,8 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
     """Make sure the corpus and the index exist (first start on a fresh machine).
 
     An existing index is left alone (`fuzi index` refreshes it) but for missing sentence vectors,
-    which are added in the background; a missing or empty one is built in the background, returned as an `IndexBuild` for `open_runtime` (None when there is nothing to
-    build). Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise;
+    which are added in the background; a missing or empty one is built in the background. Either
+    is returned as an `IndexBuild` for `open_runtime` (None when there is nothing to build). Progress goes to `progress` (default: bars on a terminal stderr, plain lines otherwise;
     the background build reports in plain lines, so a bar never runs through the conversation).
     Raises StartupError with one line saying what to do when the corpus cannot be had.
     """
@@ -88,7 +90,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
     else:
         plain.say("first start: answering from the keyword index while the passage index is built …")
 
-    async def build():  # noqa: ANN202 - returns the embedder for the sentence step
+    async def build() -> Embedder:  # the embedder, for the sentence step
         embedder = await asyncio.to_thread(build_embedder, settings)
         if built:
             return embedder
@@ -97,7 +99,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         plain.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
         return embedder
 
-    async def add_sentences(table: asyncio.Task) -> None:
+    async def add_sentences(table: asyncio.Task[Embedder]) -> None:
         embedder = await table
         with plain.counted("adding sentence vectors", unit="passages") as step:
             more = await asyncio.to_thread(

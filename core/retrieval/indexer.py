@@ -45,8 +45,8 @@ def build_index(
     """Bring the table in line with `passages` (blocking; run it in a worker thread from async code).
 
     With `sentences`, the sentences of multi-sentence passages are embedded too, into the sentence
-    table (incremental the same way; `sentence_progress(done, total)` counts those passages). Raises IndexMismatchError when the table was built with
-    another model and `rebuild` is False.
+    table (incremental the same way; `sentence_progress(done, total)` counts those passages).
+    Raises IndexMismatchError when the table was built with another model and `rebuild` is False.
     """
     started = time.perf_counter()
     if rebuild or not store.exists():
