@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -93,3 +94,15 @@ async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic(tmp_pat
     imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
     assert "sqlalchemy" in imported and "lancedb" in imported  # the listing is complete
     assert not {name for name in imported if name.split(".")[0] in ("redis", "alembic")}
+
+
+def test_a_reader_that_stops_early_gets_one_line_and_no_traceback(tmp_path):
+    """`fuzi chat < questions | head`: the replies after the reader left are not an error to dump.
+    (`head -n 0` leaves before the first reply, so the closed pipe is met on every machine.)"""
+    (tmp_path / "questions.txt").write_text("巧言令色\n关关雎鸠\n学而时习之\n", encoding="utf-8")
+    script = f"{sys.executable} -m bot chat < questions.txt 2> err.txt | head -n 0; echo ${{PIPESTATUS[0]}}"
+    env = child_env(tmp_path / "home")
+    done = subprocess.run(["bash", "-c", script], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=100)
+    err = (tmp_path / "err.txt").read_text(encoding="utf-8")
+    assert done.stdout.strip() == "1", err
+    assert "the output was closed; stopped answering" in err and "Traceback" not in err

@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import getpass
+import os
 import sys
 from pathlib import Path
 
@@ -43,7 +44,15 @@ def _chat(args: argparse.Namespace) -> int:
                 print("夫子在此。输入问题，/help 查看命令，/quit 离开。", flush=True)
             return await adapter.run(stdin_lines())  # the adapter prompts when it is idle
 
-    return asyncio.run(main())
+    try:
+        return asyncio.run(main())
+    except BrokenPipeError:
+        # Whoever read the replies stopped (`fuzi chat < questions.txt | head -3`): the engine has
+        # closed (every answer so far is stored, a first index build finished); say so in one line,
+        # and point stdout at /dev/null so the interpreter's last flush does not fail again.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        print("fuzi chat: the output was closed; stopped answering", file=sys.stderr)
+        return 1
 
 
 def file_media(path: Path | None, kind: str):
