@@ -8,7 +8,16 @@ import json
 import pytest
 
 from core.retrieval import glosses as glosses_module
-from core.retrieval.glosses import GlossError, GlossIndex, english_tokens, load_glosses, pairs, stem
+from core.retrieval.glosses import (
+    GlossError,
+    GlossIndex,
+    english_tokens,
+    load_glosses,
+    load_stanzas,
+    pairs,
+    stanza_chars,
+    stem,
+)
 from core.retrieval.indexer import build_index
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.store import PassageStore
@@ -141,3 +150,81 @@ async def test_a_pasted_translation_is_fused_with_the_gloss_route(table, tmp_pat
     retriever = await open_retriever(table)
     response = await retriever.search(PROSE, k=4)
     assert response.results[0].id == "lunyu:1.4" and response.results[0].routes.get("gloss") == 1
+
+
+# Stanza renderings (data/glosses/stanzas/): a pasted translation of one stanza of a long poem.
+POEMS = [
+    passage(
+        "shijing:112",
+        "坎坎伐檀兮，置之河之干兮。河水清且涟猗。不稼不穑，胡取禾三百廛兮？\n"
+        "坎坎伐辐兮，置之河之侧兮。河水清且直猗。不稼不穑，胡取禾三百亿兮？",
+        title="伐檀",
+    ),
+    passage(
+        "shijing:209",
+        "楚楚者茨，言抽其棘。自昔何为？我艺黍稷。\n我仓既盈，我庾维亿。以为酒食，以享以祀。",
+        title="楚茨",
+    ),
+]
+POEM_GLOSSES = [
+    {"id": "shijing:112", "en": "Woodcutters protest against lords who neither sow nor reap yet take the grain.",
+     "zh": "伐木人质问不劳动的贵族凭什么拿走粮食，讽刺不劳而获。"},
+    {"id": "shijing:209", "en": "A harvest sacrifice to the ancestors, with wine and food offered for blessings.",
+     "zh": "丰收以后祭祀祖先，献上酒食，祈求福禄。"},
+]  # fmt: skip
+STANZAS = [
+    {"id": "shijing:112", "stanza": 1, "en": "Chop, chop, we fell the sandalwood and lay it on the bank; the water runs clear with ripples.",
+     "zh": "叮叮当当地砍伐檀树，把木材放在河岸边，河水清清泛起波纹。你们不耕种也不收割，凭什么拿走三百户的粮食？"},
+    {"id": "shijing:112", "stanza": 2, "en": "Chop, chop, we cut wood for wheel spokes and lay it by the river.",
+     "zh": "叮叮当当地砍木头做车辐，把它放在河边，河水清清地直流。你们不耕种也不收割，凭什么拿走三百捆庄稼？"},
+    {"id": "shijing:209", "stanza": 2, "en": "Our granaries are full, our stacks beyond counting; we make wine and food for the sacrifice.",
+     "zh": "我的粮仓已经装满，露天的粮囤数以亿计，用来做成酒食，献给祖先祭祀。"},
+]  # fmt: skip
+
+
+def stanza_folder(tmp_path, stanzas=STANZAS):
+    folder = write(tmp_path / "g", GLOSSES + POEM_GLOSSES)
+    write(folder / "stanzas", stanzas, name="s1.jsonl")
+    return folder
+
+
+def test_stanza_loader_orders_by_stanza_and_names_bad_rows(tmp_path):
+    folder = stanza_folder(tmp_path, [STANZAS[1], STANZAS[0], STANZAS[2]])
+    stanzas = load_stanzas(folder)
+    assert [g.stanza for g in stanzas["shijing:112"]] == [1, 2] and stanzas["shijing:209"][0].stanza == 2
+    assert load_stanzas(tmp_path / "g" / "none") == {} and "shijing:112" in load_glosses(folder)  # no folder: none
+    for bad, message in (
+        ({**STANZAS[0], "stanza": 0}, "stanza must be a positive integer"),
+        ({**STANZAS[0], "stanza": "1"}, "stanza must be a positive integer"),
+        ({**STANZAS[0], "zh": ""}, "missing or empty zh"),
+        (STANZAS[0], "rendered twice"),
+    ):
+        with pytest.raises(GlossError, match=message):
+            load_stanzas(stanza_folder(tmp_path, [STANZAS[0], bad]))
+
+
+def test_a_stanza_translation_finds_its_poem_and_questions_are_scored_as_without_stanzas(tmp_path):
+    passages = PassageTable.from_passages(DOCS + POEMS)
+    plain = GlossIndex.load(passages, write(tmp_path / "plain", GLOSSES + POEM_GLOSSES))
+    index = GlossIndex.load(passages, stanza_folder(tmp_path))
+    pasted = "叮叮当当砍木头做车辐，放在河边，河水又清又直。你们不种地不收割，凭什么拿走三百捆的庄稼？"
+    assert index.search(pasted, 5)[0][0] == "shijing:112"
+    assert index.search(pasted, 5)[0][1] > plain.search(pasted, 5)[0][1]  # its stanza beats the poem's gloss
+    rendering = "Chop, chop, we cut wood for the spokes of wheels and lay it down by the river"
+    assert index.search(rendering, 5)[0][0] == "shijing:112" and plain.search(rendering, 5) == []
+    # a question shorter than any stanza, and an English question, score as without stanzas: the
+    # glosses are a collection of their own, so the stanzas change none of their statistics
+    for question in ("诗经里讽刺不劳而获的诗", "哪首诗写粮仓装满了？", "Which poem mocks lords with full granaries?"):
+        assert index.search(question, 5) == plain.search(question, 5), question
+    assert index.search("Our granaries are full and our stacks are beyond counting", 5)[0][0] == "shijing:209"
+
+
+def test_every_stanza_of_the_songs_has_one_rendering(corpus_dir):
+    from core.retrieval.documents import load_corpus
+
+    poems = {p.id: p for p in load_corpus(corpus_dir) if p.corpus == "shijing"}
+    stanzas = load_stanzas()
+    expected = {(pid, n) for pid, p in poems.items() if len(parts := [s for s in p.text.split("\n") if s.strip()]) > 1
+                for n in range(1, len(parts) + 1)}  # fmt: skip
+    assert {(pid, g.stanza) for pid, rows in stanzas.items() for g in rows} == expected
+    assert all(stanza_chars(poems[pid], g.stanza) >= 8 for pid, rows in stanzas.items() for g in rows)

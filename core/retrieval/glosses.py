@@ -7,6 +7,13 @@ trustworthy to his friends …"; "曾子说每天反省自己…"). `data/glosse
 glossed passage, `{"id", "en", "zh"}` (source and review: data/glosses/README.md); a passage
 without a gloss simply has none.
 
+`data/glosses/stanzas/*.jsonl` adds a rendering of every stanza of every poem of two or more
+stanzas, `{"id", "stanza", "en", "zh"}`: a pasted translation of one stanza of a long poem shares its
+words with that stanza's rendering, not with the poem's one-line summary. The stanzas are a BM25
+collection of their own and a poem scores as the better of its gloss and its best stanza; a stanza
+counts only for a Chinese query at least as long as the stanza itself, and never for an English question
+(`is_question`): questions describe passages, renderings reproduce them (docs/retrieval.md, round 5).
+
 `GlossIndex` searches them: an English query by Okapi BM25 (`WordBM25`, k1 1.5, b 0.75) over the English glosses
 (lowercase, stopwords dropped, light suffix stemming, two-word pinyin names of the glossary joined:
 "Zi Lu" and "Zilu" are one token); a modern-Chinese question, paraphrase or translation (not a
@@ -36,8 +43,10 @@ from core.retrieval.glossary import PHRASES
 from core.retrieval.keyword import KeywordIndex, strip_question_words
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.translate import wants_translation
+from core.text import cjk_count
 
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
+STANZA_DIR = "stanzas"  # the stanza renderings, a folder of GLOSS_DIR
 MAX_EN_WORDS = 80  # generous bounds: a gloss is 1–2 sentences (spec: ≤ 45 words, ≤ 60 字)
 MAX_ZH_CHARS = 120
 QUOTED_CHARS = 4  # a modern-Chinese query with this many characters of a passage in a row quotes it
@@ -71,6 +80,7 @@ class Gloss:
     id: str
     en: str
     zh: str
+    stanza: int = 0  # 1-based stanza of the poem the rendering is of; 0: the whole passage
 
 
 def load_glosses(folder: Path | None = None) -> dict[str, Gloss]:
@@ -79,10 +89,31 @@ def load_glosses(folder: Path | None = None) -> dict[str, Gloss]:
     Raises GlossError naming file:line for a line that is not a JSON object with non-empty string
     fields id, en and zh, or for an id glossed twice.
     """
-    folder = GLOSS_DIR if folder is None else folder
     glosses: dict[str, Gloss] = {}
+    for where, gloss in _read(GLOSS_DIR if folder is None else folder, stanzas=False):
+        if gloss.id in glosses:
+            raise GlossError(f"{where}: {gloss.id} is glossed twice")
+        glosses[gloss.id] = gloss
+    return glosses
+
+
+def load_stanzas(folder: Path | None = None) -> dict[str, list[Gloss]]:
+    """Every stanza rendering in `folder`/stanzas/*.jsonl (default data/glosses), by passage id, in
+    stanza order; no folder: none. Raises GlossError as `load_glosses` does, and for a `stanza`
+    that is not a positive integer or a stanza rendered twice."""
+    stanzas: dict[str, list[Gloss]] = {}
+    seen: set[tuple[str, int]] = set()
+    for where, gloss in _read((GLOSS_DIR if folder is None else folder) / STANZA_DIR, stanzas=True):
+        if (gloss.id, gloss.stanza) in seen:
+            raise GlossError(f"{where}: {gloss.id} stanza {gloss.stanza} is rendered twice")
+        seen.add((gloss.id, gloss.stanza))
+        stanzas.setdefault(gloss.id, []).append(gloss)
+    return {pid: sorted(rows, key=lambda g: g.stanza) for pid, rows in stanzas.items()}
+
+
+def _read(folder: Path, *, stanzas: bool) -> Iterable[tuple[str, Gloss]]:
     if not folder.is_dir():
-        return glosses
+        return
     for path in sorted(folder.glob("*.jsonl")):
         for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
             if not line.strip():
@@ -92,17 +123,18 @@ def load_glosses(folder: Path | None = None) -> dict[str, Gloss]:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise GlossError(f"{where}: not JSON ({exc.msg})") from exc
+            fields = "id, stanza, en, zh" if stanzas else "id, en, zh"
             if not isinstance(row, dict):
-                raise GlossError(f"{where}: expected an object {{id, en, zh}}")
+                raise GlossError(f"{where}: expected an object {{{fields}}}")
             missing = [k for k in ("id", "en", "zh") if not isinstance(row.get(k), str) or not row[k].strip()]
             if missing:
                 raise GlossError(f"{where}: missing or empty {', '.join(missing)}")
+            stanza = row.get("stanza", 0) if stanzas else 0
+            if stanzas and (type(stanza) is not int or stanza < 1):
+                raise GlossError(f"{where}: stanza must be a positive integer")
             if len(row["en"].split()) > MAX_EN_WORDS or len(row["zh"]) > MAX_ZH_CHARS:
                 raise GlossError(f"{where}: gloss too long (en ≤ {MAX_EN_WORDS} words, zh ≤ {MAX_ZH_CHARS} chars)")
-            if row["id"] in glosses:
-                raise GlossError(f"{where}: {row['id']} is glossed twice")
-            glosses[row["id"]] = Gloss(row["id"], row["en"].strip(), row["zh"].strip())
-    return glosses
+            yield where, Gloss(row["id"], row["en"].strip(), row["zh"].strip(), stanza)
 
 
 def stem(word: str) -> str:
@@ -129,52 +161,118 @@ def pairs(text: str) -> list[str]:
 
 
 class WordBM25:
-    """Okapi BM25 over token lists (idf = ln(1 + (n − df + 0.5) / (df + 0.5)), as the keyword route)."""
+    """Okapi BM25 over token lists (idf = ln(1 + (n − df + 0.5) / (df + 0.5)), as the keyword route),
+    scored from per-term postings (documents, precomputed term weights)."""
 
     def __init__(self, documents: list[list[str]], *, k1: float = 1.5, b: float = 0.75):
-        self._n = len(documents)
-        self._tf = [Counter(d) for d in documents]
+        n = len(documents)
+        counts = [Counter(d) for d in documents]
         lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        avgdl = float(lengths.mean()) if self._n and lengths.any() else 1.0
-        self._norm = k1 * (1 - b + b * lengths / avgdl)
-        self._k1 = k1
-        df = Counter(t for d in self._tf for t in d)
-        self._idf = {t: math.log1p((self._n - f + 0.5) / (f + 0.5)) for t, f in df.items()}
+        avgdl = float(lengths.mean()) if n and lengths.any() else 1.0
+        norm = k1 * (1 - b + b * lengths / avgdl)
+        postings: dict[str, tuple[list[int], list[float]]] = {}
+        for i, tf in enumerate(counts):
+            for word, f in tf.items():
+                docs, weights = postings.setdefault(word, ([], []))
+                docs.append(i)
+                weights.append(f * (k1 + 1) / (f + norm[i]))
+        self._n = n
+        self._postings = {
+            w: (np.array(d, dtype=np.int64), math.log1p((n - len(d) + 0.5) / (len(d) + 0.5)) * np.array(v))
+            for w, (d, v) in postings.items()
+        }
 
     def scores(self, words: list[str]) -> np.ndarray:
         out = np.zeros(self._n)
         for word in set(words):
-            idf = self._idf.get(word)
-            if idf is None:
-                continue
-            for i, tf in enumerate(self._tf):
-                if word in tf:
-                    out[i] += idf * tf[word] * (self._k1 + 1) / (tf[word] + self._norm[i])
+            posting = self._postings.get(word)
+            if posting is not None:
+                out[posting[0]] += posting[1]
         return out
 
 
-class GlossIndex:
-    """BM25 over the glosses of the passages given (those without a gloss are not in it)."""
+class _Documents:
+    """BM25 over renderings of passages (English words; the keyword route's tokens over the Chinese,
+    with the poem's title), each passage scored as its best document. `floor`: a document counts only
+    for a Chinese query of at least that many CJK characters (English words say little against a
+    stanza's characters; an English question is told by `is_question` instead)."""
 
-    def __init__(self, glosses: dict[str, Gloss], passages: Iterable[Passage], *, tokenizer: str = "bigram"):
-        glossed = [(p, glosses[p.id]) for p in passages if p.id in glosses]
-        self.ids = [p.id for p, _ in glossed]
-        self._corpus = np.array([p.corpus for p, _ in glossed])
-        self._english = WordBM25([english_tokens(g.en) for _, g in glossed])
+    def __init__(self, docs: list[tuple[Passage, Gloss]], ids: list[str], tokenizer: str, floor: list[int]):
+        slot = {pid: i for i, pid in enumerate(ids)}
+        self._n = len(ids)
+        self._passage_of = np.array([slot[p.id] for p, _ in docs], dtype=np.int64)  # document → passage
+        self._floor = np.array(floor, dtype=np.int64)
+        self._english = WordBM25([english_tokens(g.en) for _, g in docs])
         # a poem's title is indexed with its Chinese gloss, as with its text (《大车》写的是什么？)
-        zh = [Passage(p.id, p.ref, p.corpus, p.title, g.zh) for p, g in glossed]
-        self._grams = {t[i : i + QUOTED_CHARS] for p, _ in glossed for t in [squash(p.text)] for i in range(len(t))}
-        self._pairs = {pair for p, _ in glossed for pair in pairs(p.text)}
+        zh = [Passage(f"{p.id}#{g.stanza}", p.ref, p.corpus, p.title, g.zh) for p, g in docs]
         self._chinese = KeywordIndex(zh, tokenizer=tokenizer)
+
+    def scores(self, query: str) -> np.ndarray:
+        """Each passage's best document score (0: no document shares a word)."""
+        if query_language(query) != "en":
+            key = strip_question_words(query)
+            scores = self._chinese.scores(key).astype(np.float64)
+            scores[self._floor > cjk_count(key)] = 0.0
+        else:
+            scores = self._english.scores(english_tokens(query))
+        best = np.zeros(self._n)
+        np.maximum.at(best, self._passage_of, scores)
+        return best
+
+
+def is_question(query: str) -> bool:
+    """An English query that ends with a question mark asks about the books ("Which poem …?"); one
+    that does not may be a rendering of a stanza (a stanza's own rhetorical question rarely ends the
+    rendering a reader pastes)."""
+    return query.rstrip().endswith("?")
+
+
+def stanza_chars(passage: Passage, stanza: int) -> int:
+    """CJK characters of the passage's `stanza` (1-based; 0 when it has no such stanza)."""
+    parts = [s for s in passage.text.split("\n") if s.strip()]
+    return cjk_count(parts[stanza - 1]) if 0 < stanza <= len(parts) else 0
+
+
+class GlossIndex:
+    """BM25 over the glosses of the passages given, and over their stanza renderings: a passage
+    scores as the better of its gloss and its best stanza (a passage with neither is not in it).
+
+    The stanzas are a collection of their own, so the glosses score exactly as they do without
+    them (their BM25 statistics are theirs alone); a stanza's rendering only counts for a Chinese
+    query at least as long as the stanza (a rendering is not shorter than what it renders, and a
+    question of nine characters is no rendering of a stanza of sixteen) and for English that is not
+    a question (`is_question`)."""
+
+    def __init__(
+        self,
+        glosses: dict[str, Gloss],
+        passages: Iterable[Passage],
+        *,
+        stanzas: dict[str, list[Gloss]] | None = None,
+        tokenizer: str = "bigram",
+    ):
+        stanzas = stanzas or {}
+        passages = [p for p in passages if p.id in glosses or p.id in stanzas]
+        self.ids = [p.id for p in passages]
+        self._corpus = np.array([p.corpus for p in passages])
+        whole = [(p, glosses[p.id]) for p in passages if p.id in glosses]
+        parts = [(p, g) for p in passages for g in stanzas.get(p.id, [])]
+        self._glosses = _Documents(whole, self.ids, tokenizer, [0] * len(whole))
+        floor = [stanza_chars(p, g.stanza) for p, g in parts]
+        self._stanzas = _Documents(parts, self.ids, tokenizer, floor) if parts else None
+        self._grams = {t[i : i + QUOTED_CHARS] for p in passages for t in [squash(p.text)] for i in range(len(t))}
+        self._pairs = {pair for p in passages for pair in pairs(p.text)}
 
     def __len__(self) -> int:
         return len(self.ids)
 
     @classmethod
     def load(cls, passages: PassageTable, folder: Path | None = None, *, tokenizer: str = "bigram") -> GlossIndex:
-        """The index of `folder`'s glosses (default data/glosses) for the passages of the table."""
-        glosses = load_glosses(folder)
-        return cls(glosses, [passages[i] for i in passages.order if i in glosses], tokenizer=tokenizer)
+        """The index of `folder`'s glosses and stanza renderings (default data/glosses) for the
+        passages of the table."""
+        glosses, stanzas = load_glosses(folder), load_stanzas(folder)
+        chosen = [passages[i] for i in passages.order if i in glosses or i in stanzas]
+        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer)
 
     def is_modern_prose(self, query: str) -> bool:
         """Modern Chinese without a question word: PROSE_MIN_PAIRS character pairs or more, under
@@ -195,17 +293,14 @@ class GlossIndex:
         """(id, score) best first, positive scores only; [] for a query that wants no gloss."""
         if not self.wants(query):
             return []
-        if query_language(query) != "en":
-            return self._chinese.search(strip_question_words(query), limit, corpus)
-        words = english_tokens(query)
-        if not words:
-            return []
-        scores = self._english.scores(words)
+        best = self._glosses.scores(query)
+        if self._stanzas is not None and not (query_language(query) == "en" and is_question(query)):
+            best = np.maximum(best, self._stanzas.scores(query))
         if corpus != "all":
-            scores = np.where(self._corpus == corpus, scores, 0.0)
-        order = np.argsort(-scores, kind="stable")[:limit]
-        return [(self.ids[i], float(scores[i])) for i in order if scores[i] > 0]
+            best = np.where(self._corpus == corpus, best, 0.0)
+        order = np.argsort(-best, kind="stable")[:limit]
+        return [(self.ids[i], float(best[i])) for i in order if best[i] > 0]
 
     async def route(self, query: str, pool: int, corpus: str, timings: dict, vectors: dict) -> list[tuple[str, float]]:
-        """The retriever's route signature (a few ms over 817 glosses: run inline)."""
+        """The retriever's route signature (a few ms over the glosses and stanzas: run inline)."""
         return self.search(query, pool, corpus)

@@ -124,8 +124,8 @@ class KeywordIndex:
     def __len__(self) -> int:
         return len(self.ids)
 
-    def search(self, query: str, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
-        """(id, score) of documents sharing a token with the query, best first, ties by id."""
+    def scores(self, query: str, corpus: str = "all") -> np.ndarray:
+        """Every document's BM25 score for `query`, in document order (0 for no shared token)."""
         scores = np.zeros(len(self.ids), dtype=np.float32)
         for term, qtf in Counter(tokenize(query, self.tokenizer)).items():
             t = self._vocab.get(term)
@@ -134,6 +134,11 @@ class KeywordIndex:
                 scores[self._docs[lo:hi]] += self._weights[lo:hi] * (self._idf[t] * qtf)
         if corpus != "all":
             scores[self._corpus != corpus] = 0.0
+        return scores
+
+    def search(self, query: str, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
+        """(id, score) of documents sharing a token with the query, best first, ties by id."""
+        scores = self.scores(query, corpus)
         candidates = np.flatnonzero(scores > 0)
         if len(candidates) > limit:
             # Keep everything tied with the limit-th score, then cut after a deterministic sort.
