@@ -188,6 +188,7 @@ def main(corpus_dir: str) -> None:
     dev += written(HERE / "written_v3_dev.tsv", Resolver(passages))  # full translations (issue 24)
     dev += written(HERE / "written_v9_dev.tsv", Resolver(passages))  # v9 translations (pick_v9.py, issue 24 round 4)
     dev += written(HERE / "written_v10_dev.tsv", Resolver(passages))  # v10 (pick_v10.py, round 5)
+    dev += written(HERE / "written_v10_en_dev.tsv", Resolver(passages))  # v10 English stanzas (pick_v10.py)
     held += hand_written(
         HERE / "written_v1_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
     )
@@ -200,6 +201,7 @@ def main(corpus_dir: str) -> None:
     held += written(HERE / "written_v4.tsv", Resolver(passages))  # v4 held-out (pick_v4.py, issue 24 round 2)
     held += written(HERE / "written_v9.tsv", Resolver(passages))  # v9 translations (pick_v9.py, issue 24 round 4)
     held += written(HERE / "written_v10.tsv", Resolver(passages))  # v10 (pick_v10.py, round 5)
+    held += written(HERE / "written_v10_en.tsv", Resolver(passages))  # v10 English stanzas (pick_v10.py)
     for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
         with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:

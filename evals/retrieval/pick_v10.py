@@ -8,11 +8,14 @@ held-out query has as gold, so neither side has been looked at before):
   whole when it has at most 3 stanzas and 100 characters, else one stanza picked by the same generator.
 - `stanza_v10`: one stanza of a poem with at least 2 stanzas (the case round 4 lost on: a stanza of a
   long poem, whose passage-level gloss sums up the whole poem).
+- `stanza_en_v10` (`pick_english`, its own generator): one stanza of a poem of 2+ stanzas that none of
+  the above and no earlier hand-written query uses, to be rendered in English.
 Dev: the first N_DEV of each class in the shuffled order; held-out: the next N_HELD, on passages no
 dev query of either class uses. Each line printed: side, class, id, title, a locator (the shortest
 run of whole clauses of the part, ≥ 6 characters, that no other passage contains) and the text to
 translate (a part with no such run, a repeated paragraph, is skipped). The queries are then written for exactly these lines, in this order (`written_v10_dev.tsv`,
-`written_v10.tsv`), before any method of that round runs on them.
+`written_v10.tsv`; English: `written_v10_en_dev.tsv`, `written_v10_en.tsv`), before any method of that
+round runs on them.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from evals.retrieval.pick_v9 import locator  # noqa: E402
 
 SEED = 20261204
 N_DEV, N_HELD = {"translation_v10": 40, "stanza_v10": 30}, {"translation_v10": 40, "stanza_v10": 30}
+V10_CLASSES = ("translation_v10", "stanza_v10", "stanza_en_v10")
 
 
 def written_gold() -> set[str]:
@@ -45,7 +49,7 @@ def written_gold() -> set[str]:
     ):
         for line in (ROOT / "evals" / path).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            if not row.get("class", "").startswith("gen_") and row.get("class") not in N_DEV:
+            if not row.get("class", "").startswith("gen_") and row.get("class") not in V10_CLASSES:
                 seen.update(row["gold"])
     return seen
 
@@ -87,9 +91,37 @@ def pick(passages) -> list[tuple[str, str, object, str, str]]:
     return out
 
 
+N_ENGLISH = 30  # per side
+
+
+def pick_english(passages, taken: set[str]) -> list[tuple[str, str, object, str, str]]:
+    """`stanza_en_v10`: one stanza of a poem of 2+ stanzas, to be rendered in English (a reader pasting
+    a translation), on poems none of the picks above and no earlier hand-written query uses; its own
+    generator (SEED + 1), so adding it left the picks above as they were."""
+    squashed = {p.id: squash(p.text) for p in passages}
+    order = sorted(passages, key=lambda p: sort_key(p.id))
+    rng = random.Random(SEED + 1)
+    rng.shuffle(order)
+    seen = written_gold() | taken
+    pool = [p for p in order if p.id not in seen and p.corpus == "shijing" and len(stanzas(p)) >= 2]
+    out: list[tuple[str, str, object, str, str]] = []
+    for p in pool:
+        if len(out) == 2 * N_ENGLISH:
+            break
+        part = stanzas(p)[rng.randrange(len(stanzas(p)))]
+        try:
+            loc = locator(p, part, [t for i, t in squashed.items() if i != p.id])
+        except SystemExit:
+            continue
+        out.append(("dev" if len(out) < N_ENGLISH else "heldout", "stanza_en_v10", p, part, loc))
+    return out
+
+
 def main() -> None:
     passages = load_corpus(Path(os.environ.get("FUZI_CORPUS_DIR", str(ROOT / "var/corpus"))))
-    for side, cls, p, part, loc in pick(passages):
+    picks = pick(passages)
+    picks += pick_english(passages, {p.id for _, _, p, _, _ in picks})
+    for side, cls, p, part, loc in picks:
         print(f"{side}\t{cls}\t{p.id}\t{p.title}\t{loc}\t{' '.join(part.split())}")
 
 
