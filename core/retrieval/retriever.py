@@ -118,6 +118,7 @@ class HybridRetriever:
         return self._vectors
 
     def _load(self) -> None:
+        saved = self.config.snapshot and self._store.load_state()  # unchanged tables: no LanceDB (table_state.py)
         self._store.check_compatible(self._embedder.model_name, self._embedder.dim)
         stored = self._store.count()
         if stored == 0:
@@ -133,6 +134,8 @@ class HybridRetriever:
         self._keyword = snapshot.keyword
         self._verbatim = snapshot.verbatim
         self._vectors = True
+        if self.config.snapshot and not saved:
+            self._store.save_state()  # the next start reads this instead of LanceDB
         log.info("retriever_ready", passages=stored, model=self._embedder.model_name, source=source)
 
     def _sentences_usable(self) -> bool:

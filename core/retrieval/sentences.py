@@ -15,7 +15,7 @@ import pyarrow as pa
 
 from core.retrieval.documents import Passage
 from core.retrieval.errors import IndexMismatchError
-from core.retrieval.lance_table import LanceTable, corpus_filter, id_filter, vector_schema
+from core.retrieval.lance_table import Connection, LanceTable, corpus_filter, id_filter, vector_schema
 from core.text import cjk_count
 
 _SENTENCE = re.compile(r"[^。！？；\n]+[。！？；]?")
@@ -32,15 +32,18 @@ class SentenceStore(LanceTable):
     """The sentence table next to the passage table (same LanceDB folder, same embedder).
 
     Args:
-        db: an open LanceDB connection (the passage store's).
+        connection: the passage store's LanceDB `Connection`.
         name: table name.
     """
 
-    def __init__(self, db, name: str):
-        super().__init__(db, name, "passage_id")
+    def __init__(self, connection: Connection, name: str):
+        super().__init__(connection, name, "passage_id")
 
     def load_flat(self) -> bool:
         """Hold the sentence vectors in memory for exact search; True when the table exists."""
+        if self._state is not None and (self._state.flat is not None or not self._state.exists):
+            self._flat = self._state.flat
+            return self._flat is not None
         table = self._open()
         self._flat = None if table is None else self._read_flat(table)
         return self._flat is not None
@@ -48,12 +51,13 @@ class SentenceStore(LanceTable):
     def create(self, model_name: str, dim: int) -> None:
         fields = [pa.field(name, pa.string()) for name in ("passage_id", "corpus", "content_hash")]
         schema = vector_schema(fields, model_name, dim)
+        self._state = None
         self._table = self._db.create_table(self._name, schema=schema, mode="overwrite")
         self._flat = None
 
     def replace(self, passages: list[Passage], sentences: list[list[str]], vectors: np.ndarray) -> None:
         """Delete the sentence rows of `passages` and insert the new ones (vectors in sentence order)."""
-        table = self._open()
+        table = self._writing()
         self._flat = None
         self.delete([p.id for p in passages])
         ids = [p.id for p, ss in zip(passages, sentences) for _ in ss]
@@ -78,7 +82,7 @@ class SentenceStore(LanceTable):
         )
 
     def delete(self, passage_ids: list[str]) -> None:
-        table = self._open()
+        table = self._writing()
         if table is None or not passage_ids:
             return
         table.delete(id_filter("passage_id", passage_ids))

@@ -12,11 +12,16 @@ from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
+import structlog
 
+from core.retrieval import table_state
 from core.retrieval.documents import Passage
 from core.retrieval.errors import IndexMismatchError, IndexMissingError
-from core.retrieval.lance_table import LanceTable, corpus_filter, id_filter, vector_schema
+from core.retrieval.lance_table import Connection, LanceTable, corpus_filter, id_filter, vector_schema
 from core.retrieval.sentences import SentenceStore
+from core.retrieval.table_state import TableState
+
+log = structlog.get_logger(__name__)
 
 TABLE = "passages"
 _COLUMNS = ["id", "corpus", "ref", "title", "text", "meta", "content_hash"]
@@ -47,11 +52,9 @@ class PassageStore(LanceTable):
         nprobes: int = 20,
         refine_factor: int = 5,
     ):
-        import lancedb
-
         self.path = Path(path)
         self.path.mkdir(parents=True, exist_ok=True)
-        super().__init__(lancedb.connect(str(self.path)), table, "id")
+        super().__init__(Connection(self.path), table, "id")
         self.ann_min_rows = ann_min_rows
         self.nprobes = nprobes
         self.refine_factor = refine_factor
@@ -73,6 +76,7 @@ class PassageStore(LanceTable):
     def create(self, model_name: str, dim: int) -> None:
         """Create (or replace) an empty table for vectors of this model and dimension."""
         fields = [pa.field(name, pa.string()) for name in _COLUMNS]
+        self._state = None
         self._table = self._db.create_table(self._name, schema=vector_schema(fields, model_name, dim), mode="overwrite")
         self._ann = False
         self._flat = None
@@ -81,14 +85,58 @@ class PassageStore(LanceTable):
     def sentences(self) -> SentenceStore:
         """The sentence-vector table of this passage table (core/retrieval/sentences.py)."""
         if self._sentences is None:
-            self._sentences = SentenceStore(self._db, f"{self._name}_sentences")
+            self._sentences = SentenceStore(self._connection, f"{self._name}_sentences")
         return self._sentences
+
+    # ------------------------------------------------------------------ saved state (table_state.py)
+    def _tables(self) -> list[str]:
+        return [self._name, self.sentences._name]
+
+    def load_state(self) -> bool:
+        """Answer the next reads of both tables from the state saved for their current versions;
+        True when there was one (False: they read LanceDB, as without a saved state)."""
+        current = table_state.stamp(self.path, self._tables())
+        states = (
+            table_state.load(table_state.state_path(self.path, self._tables(), current), self._tables())
+            if current
+            else None
+        )
+        for table in (self, self.sentences):
+            table._state = states[table._name] if states else None
+            table._flat = None
+        self._ann = None
+        return states is not None
+
+    def save_state(self) -> None:
+        """Read both tables from LanceDB and save what a start reads, kept only when no write came
+        in between (the version listing is the same before and after the reads)."""
+        before = table_state.stamp(self.path, self._tables())
+        if before is None:
+            return
+        for table in (self, self.sentences):
+            table._state = None
+        states = {self._name: self.state(flat=True), self.sentences._name: self.sentences.state(flat=True)}
+        passages = states[self._name]
+        if passages.exists and passages.count >= self.ann_min_rows > 0 and passages.ann:
+            states[self._name] = TableState(True, passages.model, passages.hashes, passages.count, True)  # no scan
+        if table_state.stamp(self.path, self._tables()) != before:
+            return
+        try:
+            table_state.save(table_state.state_path(self.path, self._tables(), before), states)
+        except OSError as exc:  # a read-only folder costs start-up time, not correctness
+            log.warning("table_state_not_saved", reason=type(exc).__name__)
 
     def load_flat(self) -> bool:
         """Hold the vectors in memory for exact search when the table is below `ann_min_rows`
         (or has no ANN index); True when loaded. Writes through this store drop them again."""
-        table = self._open()
         self._flat = None
+        state = self._state
+        if state is not None and (state.flat is not None or not state.exists):
+            if not state.exists or (state.count >= self.ann_min_rows > 0 and state.ann):
+                return False
+            self._flat = state.flat
+            return True
+        table = self._open()
         if table is None or (table.count_rows() >= self.ann_min_rows > 0 and self.has_ann_index()):
             return False
         self._flat = self._read_flat(table)
@@ -96,9 +144,11 @@ class PassageStore(LanceTable):
 
     def has_ann_index(self) -> bool:
         """Whether the vector column has an ANN index (cached after the first look)."""
+        if self._state is not None:
+            return self._state.ann
         if self._ann is None:
             table = self._open()
-            self._ann = table is not None and any("vector" in i.columns for i in table.list_indices())
+            self._ann = table is not None and self._has_ann(table)
         return self._ann
 
     def ensure_ann_index(self, *, force: bool = False) -> bool:
@@ -111,6 +161,7 @@ class PassageStore(LanceTable):
         rows = table.count_rows()
         if not force and (self.ann_min_rows <= 0 or rows < self.ann_min_rows):
             return self.has_ann_index()
+        self._state = None
         from lancedb.index import IvfPq
 
         partitions = max(16, min(1024, int(rows**0.5)))
@@ -129,7 +180,7 @@ class PassageStore(LanceTable):
         """Insert or replace rows by id."""
         if not passages:
             return
-        table = self._require()
+        table = self._require(writing=True)
         dim = table.schema.field("vector").type.list_size
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         if vectors.shape != (len(passages), dim):
@@ -154,11 +205,13 @@ class PassageStore(LanceTable):
         """Remove rows by id (ids are validated passage ids, quoted for the SQL filter)."""
         if not ids:
             return
-        self._require().delete(id_filter("id", ids))
+        self._require(writing=True).delete(id_filter("id", ids))
         self._flat = None
 
     # ------------------------------------------------------------------ reads
     def count(self) -> int:
+        if self._state is not None:
+            return self._state.count
         table = self._open()
         return 0 if table is None else table.count_rows()
 
@@ -193,8 +246,8 @@ class PassageStore(LanceTable):
         rows = query.select(["id", "_distance"]).limit(limit).to_arrow()
         return list(zip(rows["id"].to_pylist(), (1.0 - rows["_distance"].to_numpy()).tolist()))
 
-    def _require(self):
-        table = self._open()
+    def _require(self, *, writing: bool = False):
+        table = self._writing() if writing else self._open()
         if table is None:
             raise IndexMissingError("no passages are indexed yet; run `fuzi index`")
         return table
