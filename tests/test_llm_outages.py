@@ -224,9 +224,11 @@ async def test_twenty_people_during_a_hang_get_l2_by_the_degrade_time(tmp_path, 
     assert [level for level, _ in results] == [2] * 20
     # 20 L2 searches and SQLite writes share the loop: generous slack, the point is 1 s, not 116 s
     assert max(wait for _, wait in results) < 1.0 + 4 * SLACK_S
-    # at most 8 at once (the bulkhead); a slot freed by an early failure may let one more in before
-    # the fifth failure opens the breaker; the rest met the open breaker without a request
-    assert bulkhead.peak <= 8 and len(fake_llm.requests) <= 10
+    # at most 8 at once (the bulkhead); each slot freed by one of the first four failures may let one
+    # more in before the fifth opens the breaker (the first 8 degrade at about the same moment, so
+    # usually one or two do; on a loaded machine their moments spread: 11 seen once in a full run);
+    # the rest met the open breaker without a request
+    assert bulkhead.peak <= 8 and len(fake_llm.requests) <= 8 + 4
     assert breaker.state == "open" and breaker.transitions == [("closed", "open")]
 
 
