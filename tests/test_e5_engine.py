@@ -46,6 +46,19 @@ async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
     assert np.min(np.sum(a * b, axis=1)) > 0.9999
 
 
+@needs_build
+def test_an_index_build_waits_for_the_engine_build_the_start_began(tmp_path, monkeypatch):
+    monkeypatch.setattr(e5engine, "_built", {})
+    monkeypatch.setattr(e5engine, "_building", {})
+    assert e5engine.engine_path(tmp_path, wait=False) is None  # the start answers on the wheel's engine
+    path = e5engine.engine_for_indexing(tmp_path)  # the first index build waits for Fuzi's
+    assert path is not None and path.exists() and not e5engine._building[tmp_path].is_alive()
+    assert e5engine.engine_path(tmp_path, wait=False) is None  # and the start keeps the wheel's
+    monkeypatch.setattr(e5engine, "_built", {})
+    monkeypatch.setattr(e5engine, "_building", {})
+    assert e5engine.engine_for_indexing(tmp_path) == path  # no build running: the existing one
+
+
 def test_a_failed_build_falls_back_to_the_wheels_engine(tmp_path, monkeypatch):
     monkeypatch.setattr(e5engine, "_built", {})
     monkeypatch.setattr(e5engine, "cpu_supported", lambda: True)

@@ -105,6 +105,20 @@ def engine_path(directory: Path | None = None, *, compiler: str | None = None, w
     return path
 
 
+def engine_for_indexing(directory: Path | None = None, *, compiler: str | None = None) -> Path | None:
+    """The checked build for a long embedding job (an index build), which may wait a few seconds for
+    it: joins a build this process started in a thread, or builds it now; None: the wheel's engine.
+    A first start then answers on the wheel's engine and indexes on this one (the vectors of the two
+    agree to a cosine of 0.9999+, which is why an index built by either serves both)."""
+    directory = directory or cache_dir()
+    building = _building.get(directory)
+    if building is not None:
+        building.join()
+        target = directory / f"e5-{_key()}.so"
+        return target if target.exists() else None
+    return engine_path(directory, compiler=compiler)
+
+
 def _engine_path(directory: Path, compiler: str | None) -> Path | None:
     if not cpu_supported():
         log.info("e5_engine_wheel", reason="cpu without avx512_vnni")
