@@ -20,7 +20,6 @@ round runs on them.
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import sys
@@ -31,6 +30,7 @@ sys.path.insert(0, str(ROOT))
 
 from core.retrieval.documents import load_corpus, sort_key  # noqa: E402
 from core.retrieval.fusion import squash  # noqa: E402
+from evals.retrieval.pick_v4 import seen_gold  # noqa: E402
 from evals.retrieval.pick_v9 import locator  # noqa: E402
 
 SEED = 20261204
@@ -40,18 +40,7 @@ V10_CLASSES = ("translation_v10", "stanza_v10", "stanza_en_v10")
 
 def written_gold() -> set[str]:
     """Gold ids of every hand-written query, dev and held-out (generated classes and v10's own excluded)."""
-    seen: set[str] = set()
-    for path in (
-        "retrieval/dev.jsonl",
-        "retrieval/heldout.jsonl",
-        "retrieval_en/dev.jsonl",
-        "retrieval_en/heldout.jsonl",
-    ):
-        for line in (ROOT / "evals" / path).read_text(encoding="utf-8").splitlines():
-            row = json.loads(line)
-            if not row.get("class", "").startswith("gen_") and row.get("class") not in V10_CLASSES:
-                seen.update(row["gold"])
-    return seen
+    return seen_gold(own=lambda cls: cls in V10_CLASSES)
 
 
 def stanzas(p) -> list[str]:

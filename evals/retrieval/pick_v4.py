@@ -16,6 +16,7 @@ import json
 import os
 import random
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -27,8 +28,9 @@ SEED = 20261201
 CLASSES = (("paraphrase_v4", 15, 5), ("modern_v4", 15, 5), ("translation_v4", 15, 5), ("people_v4", 16, 4))
 
 
-def seen_gold() -> set[str]:
-    """Gold ids of every hand-written query in the existing sets (generated classes excluded)."""
+def seen_gold(own: Callable[[str], bool] = lambda cls: cls.endswith("_v4")) -> set[str]:
+    """Gold ids of every hand-written query in the existing sets (generated classes and the picking
+    round's `own` classes excluded)."""
     seen: set[str] = set()
     for path in (
         "retrieval/dev.jsonl",
@@ -38,7 +40,7 @@ def seen_gold() -> set[str]:
     ):
         for line in (ROOT / "evals" / path).read_text(encoding="utf-8").splitlines():
             row = json.loads(line)
-            if not row.get("class", "").startswith("gen_") and not row.get("class", "").endswith("_v4"):
+            if not row.get("class", "").startswith("gen_") and not own(row.get("class", "")):
                 seen.update(row["gold"])
     return seen
 
