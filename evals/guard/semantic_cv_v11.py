@@ -100,6 +100,57 @@ MODELS: dict[str, Callable[[np.ndarray, np.ndarray], Scorer]] = {
 }
 
 
+Fit = Callable[[list[int]], Scorer]  # training rows → a scorer
+Score = Callable[[Scorer, list[int]], dict[int, float]]  # a scorer, rows → each row's probability
+
+
+def cross_validate(examples, labels, ruled, langs, candidates: dict[str, tuple[Fit, Score]]) -> dict[str, list[bool]]:  # noqa: ANN001
+    """v10's protocol for each candidate embedding model: out-of-fold flags at each of ZH_TARGETS."""
+    results: dict[str, list[bool]] = {}
+    for k, (fit_idx, test_idx) in enumerate(folds(labels, np.arange(len(examples)))):
+        inner_n: dict[int, float] = {}
+        inner_folds = folds(labels, np.array(fit_idx))
+        for a, b in inner_folds:
+            pipe = fit_ngram(examples, a)
+            inner_n.update({i: ngram_score(pipe, examples[i].text) for i in b})
+        outer = fit_ngram(examples, fit_idx)
+        test_n = {i: ngram_score(outer, examples[i].text) for i in test_idx}
+        for name, (fit, sem) in candidates.items():
+            inner_s: dict[int, float] = {}
+            for a, b in inner_folds:
+                inner_s.update(sem(fit(a), b))
+            test_s = sem(fit(fit_idx), test_idx)
+            for target in ZH_TARGETS:
+                thr = {}
+                for lang, t in (("zh", target), ("en", 0.01)):
+                    m = [(inner_n[i] + inner_s[i]) / 2 for i in fit_idx if not examples[i].attack and langs[i] == lang]
+                    thr[lang] = float(np.quantile(m, 1 - t))
+                flags = results.setdefault(f"{name}, zh target {target:.2%}", [False] * len(examples))
+                for i in test_idx:
+                    flags[i] = ruled[i] or (test_n[i] + test_s[i]) / 2 > thr[langs[i]]
+            print(f"fold {k} {name} done", file=sys.stderr, flush=True)
+    return results
+
+
+def candidate(examples, units, features, train) -> tuple[Fit, Score]:  # noqa: ANN001
+    """An embedding model trained on `lines_of` the rows and scoring each row as the most likely of its `units`."""
+
+    def fit(idx: list[int]) -> Scorer:
+        texts, y, _ = lines_of(examples, idx)
+        return train(features(texts), y)
+
+    def sem(scorer: Scorer, idx: list[int]) -> dict[int, float]:
+        units_of = [units(examples[i].text) for i in idx]
+        probs = scorer(features([u for us in units_of for u in us]))
+        out, at = {}, 0
+        for i, us in zip(idx, units_of, strict=True):
+            out[i] = float(probs[at : at + len(us)].max())
+            at += len(us)
+        return out
+
+    return fit, sem
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--out", type=Path, default=None)
@@ -111,47 +162,12 @@ def main() -> None:
         units = semantic_cv_v10.embedded_units = units_unquoted
         semantic_cv_v10.windows = windows_unquoted
     examples, vectors, ruled, langs, labels = load_dev(units)
-    results: dict[str, list[bool]] = {}
 
-    def split(idx: np.ndarray) -> list[tuple[list[int], list[int]]]:
-        return folds(labels, idx)
+    def dense(texts: list[str]) -> np.ndarray:
+        return np.stack([vectors[t] for t in texts])
 
-    def fit(idx: list[int], train: Callable[[np.ndarray, np.ndarray], Scorer]) -> Scorer:
-        texts, y, _ = lines_of(examples, idx)
-        return train(np.stack([vectors[t] for t in texts]), y)
-
-    def sem(scorer: Scorer, idx: list[int]) -> dict[int, float]:
-        units_of = [units(examples[i].text) for i in idx]
-        probs = scorer(np.stack([vectors[u] for us in units_of for u in us]))
-        out, at = {}, 0
-        for i, us in zip(idx, units_of, strict=True):
-            out[i] = float(probs[at : at + len(us)].max())
-            at += len(us)
-        return out
-
-    for k, (fit_idx, test_idx) in enumerate(split(np.arange(len(examples)))):
-        inner_n: dict[int, float] = {}
-        inner_folds = split(np.array(fit_idx))
-        for a, b in inner_folds:
-            pipe = fit_ngram(examples, a)
-            inner_n.update({i: ngram_score(pipe, examples[i].text) for i in b})
-        outer = fit_ngram(examples, fit_idx)
-        test_n = {i: ngram_score(outer, examples[i].text) for i in test_idx}
-        for name in args.models:
-            train = MODELS[name]
-            inner_s: dict[int, float] = {}
-            for a, b in inner_folds:
-                inner_s.update(sem(fit(a, train), b))
-            test_s = sem(fit(fit_idx, train), test_idx)
-            for target in ZH_TARGETS:
-                thr = {}
-                for lang, t in (("zh", target), ("en", 0.01)):
-                    m = [(inner_n[i] + inner_s[i]) / 2 for i in fit_idx if not examples[i].attack and langs[i] == lang]
-                    thr[lang] = float(np.quantile(m, 1 - t))
-                flags = results.setdefault(f"{name}, zh target {target:.2%}", [False] * len(examples))
-                for i in test_idx:
-                    flags[i] = ruled[i] or (test_n[i] + test_s[i]) / 2 > thr[langs[i]]
-            print(f"fold {k} {name} done", file=sys.stderr, flush=True)
+    candidates = {name: candidate(examples, units, dense, MODELS[name]) for name in args.models}
+    results = cross_validate(examples, labels, ruled, langs, candidates)
     report = {name: summary(examples, flags) for name, flags in results.items()}
     publish(report, args.out)
 
