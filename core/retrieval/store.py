@@ -19,7 +19,6 @@ from core.retrieval.documents import Passage
 from core.retrieval.errors import IndexMismatchError, IndexMissingError
 from core.retrieval.lance_table import Connection, LanceTable, corpus_filter, id_filter, vector_schema
 from core.retrieval.sentences import SentenceStore
-from core.retrieval.table_state import TableState
 
 log = structlog.get_logger(__name__)
 
@@ -115,10 +114,9 @@ class PassageStore(LanceTable):
             return
         for table in (self, self.sentences):
             table._state = None
-        states = {self._name: self.state(flat=True), self.sentences._name: self.sentences.state(flat=True)}
-        passages = states[self._name]
-        if passages.exists and passages.count >= self.ann_min_rows > 0 and passages.ann:
-            states[self._name] = TableState(True, passages.model, passages.hashes, passages.count, True)  # no scan
+        passages = self._open()
+        scanned = passages is None or not (passages.count_rows() >= self.ann_min_rows > 0 and self._has_ann(passages))
+        states = {self._name: self.state(flat=scanned), self.sentences._name: self.sentences.state(flat=True)}
         if table_state.stamp(self.path, self._tables()) != before:
             return
         try:
