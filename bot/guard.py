@@ -23,7 +23,7 @@ def semantic_screen(embedder: object | None) -> SemanticScreen | None:
         return None
     if getattr(embedder, "model_name", None) != model.embedder:
         return None
-    return SemanticScreen(model, embed)
+    return SemanticScreen.regression(model, embed)
 
 
 def quota(settings: Settings) -> Quota:

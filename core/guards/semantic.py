@@ -1,6 +1,7 @@
-"""The semantic injection feature (detector v9): a logistic regression over the sentence embedding
-of a message (multilingual-e5-small query vectors, the retrieval embedder's), combined with the
-n-gram classifier's score.
+"""The semantic injection feature, combined with the n-gram classifier's score: detector v9/v10's
+logistic regression over the sentence embedding of a message (multilingual-e5-small query vectors,
+the retrieval embedder's); `SemanticScreen` takes any unit → probability function (the evaluation
+scripts score candidate models through it; docs/guards.md).
 
 The guard does not build an embedder: the caller passes a function text → vector (bot/ builds it);
 without one the detector is the n-gram detector (v7). Scoring needs numpy and the JSON the training
@@ -10,7 +11,7 @@ step writes (`core/guards/semantic_train.py`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
 
@@ -94,17 +95,27 @@ def _load(path: str) -> SemanticClassifier:
     return SemanticClassifier(data)
 
 
+UnitFn = Callable[[str], float]  # one unit of a message → its probability of being an injection
+
+
 class SemanticScreen:
-    """The semantic feature as the detector uses it: the model and the embedder's query function.
+    """The semantic feature as the detector uses it: a probability per embedded unit (the message and
+    its last window) and the thresholds of its mean with the n-gram score, per language.
 
     Args:
-        model: the trained regression and its thresholds.
-        embed: text → query vector (the embedder bot/ built; its cache is reused).
+        probability: unit → probability (v10's regression over the query vector: `regression`).
+        thresholds: "zh" and "en".
     """
 
-    def __init__(self, model: SemanticClassifier, embed: EmbedFn) -> None:
-        self.model = model
-        self._embed = embed
+    def __init__(self, probability: UnitFn, thresholds: Mapping[str, float]) -> None:
+        self._probability = probability
+        self.thresholds = {lang: float(thresholds[lang]) for lang in ("zh", "en")}
+
+    @classmethod
+    def regression(cls, model: SemanticClassifier, embed: EmbedFn) -> SemanticScreen:
+        """v10: the regression `model` over `embed`'s query vectors (the embedder bot/ built; its
+        cache is reused by the retrieval of the same text)."""
+        return cls(lambda unit: model.probability(embed(unit)), model.thresholds)
 
     def score(self, text: str) -> float | None:
         """The highest probability of the message's embedded units; None when the text cannot be
@@ -113,7 +124,7 @@ class SemanticScreen:
         if len(text) > MAX_EMBED_CHARS:
             return None
         try:
-            return max(self.model.probability(self._embed(unit)) for unit in embedded_units(text))
+            return max(self._probability(unit) for unit in embedded_units(text))
         except Exception:  # noqa: BLE001 - an embedder failure must not refuse or crash a message
             return None
 
@@ -123,4 +134,4 @@ class SemanticScreen:
         return None if semantic is None else (ngram_score + semantic) / 2
 
     def threshold(self, language: str) -> float:
-        return self.model.thresholds[language]
+        return self.thresholds[language]

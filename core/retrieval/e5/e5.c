@@ -1124,26 +1124,6 @@ e5_model *e5_load_mem(const void *data, size_t size) {
     return e5_parse((const uint8_t *)data, size, NULL, 0);
 }
 
-/* FUZI: the token ids the model feeds for `text` (one window): <s>, the prefixed content (at most
- * cap - 2 tokens), </s>; returns their number (evals/guard/e5_torch.py tokenizes with it). */
-int e5_tokenize(e5_model *m, const char *text, int is_query, int32_t *out, int cap) {
-    const char *pfx = is_query ? "query: " : "passage: ";
-    size_t plen = strlen(pfx), tl = strlen(text);
-    char *buf = (char *)malloc(plen + tl + 1);
-    memcpy(buf, pfx, plen); memcpy(buf + plen, text, tl + 1);
-    int capc = (int)(plen + tl) + 4;
-    int *tmp = (int *)malloc(sizeof(int) * (size_t)capc);
-    int n = cap < 2 ? 0 : tok_content(&m->tok, buf, tmp, capc);
-    if (n > cap - 2) n = cap - 2;
-    if (cap >= 2) {
-        out[0] = m->tok.bos;
-        for (int i = 0; i < n; i++) out[i + 1] = tmp[i];
-        out[n + 1] = m->tok.eos;
-    }
-    free(buf); free(tmp);
-    return cap < 2 ? 0 : n + 2;
-}
-
 /* Number of tokens (incl <s>/</s>) the model would feed for `text`; used for
  * usage reporting. Counts the un-windowed content length + 2. */
 int e5_token_count(e5_model *m, const char *text, int is_query) {

@@ -21,9 +21,6 @@ void      e5_free(e5_model *m);
 /* Token count (incl. specials) for usage reporting. */
 int e5_token_count(e5_model *m, const char *text, int is_query);
 
-/* FUZI: token ids (<s>, prefixed content, </s>) of one window of `text`, at most `cap`; their count. */
-int e5_tokenize(e5_model *m, const char *text, int is_query, int32_t *out, int cap);
-
 /* Embedding dimension (384). */
 int       e5_dim(const e5_model *m);
 
