@@ -84,11 +84,32 @@ def test_classifier_only_hits_get_a_rephrase_refusal() -> None:
 
 def test_the_default_training_reproduces_the_bundled_model(tmp_path: Path) -> None:
     """`fuzi guard-train` with no files trains on the dev sets (less the rows the bundled model was
-    not trained on) and writes exactly the bundled model: the model in the tree is the one its
-    recipe makes."""
+    not trained on) and writes the bundled model: the model in the tree is the one its recipe makes.
+
+    Byte for byte only on a CPU like the one it was trained on: numpy's sort breaks ties among equally
+    frequent n-grams (TfidfVectorizer's max_features) and the BLAS kernels sum in another order on
+    other instruction sets, so on an AMD EPYC without AVX-512 the retrained model keeps another 2 % of
+    the n-grams at the frequency cut-off (409 of 20,000 character, 50 of 3,000 word n-grams) and
+    decides 14 of the 5,338 dev and held-out messages otherwise (2026-12-05). What must
+    hold everywhere: the same rows and settings, the same decisions on all but a handful of the dev
+    messages, and scores that move little."""
     pytest.importorskip("sklearn")
-    from core.guards.ngram import BUNDLED
 
     out = tmp_path / "model.json"
     assert main(["guard-train", "--out", str(out)]) == 0
-    assert out.read_bytes() == BUNDLED.read_bytes()
+    if out.read_bytes() == BUNDLED.read_bytes():
+        return
+    retrained, bundled = json.loads(out.read_text(encoding="utf-8")), json.loads(BUNDLED.read_text(encoding="utf-8"))
+    assert retrained["trained_on"] == bundled["trained_on"]
+    for block in ("word", "char"):
+        assert len(set(retrained[block]) - set(bundled[block])) <= 0.05 * len(bundled[block])
+    texts = [
+        json.loads(line)["text"]
+        for path in (DEV, ROOT / "evals" / "guard_en" / "dev.jsonl")
+        for line in path.read_text(encoding="utf-8").splitlines()
+    ]
+    new, old = NgramClassifier.load(out), NgramClassifier.load()
+    assert sum(abs(new.probability(t) - old.probability(t)) for t in texts) / len(texts) < 0.01
+    new_detector, old_detector = InjectionDetector(classifier=new), InjectionDetector(classifier=old)
+    differ = sum(new_detector.detect(t).flagged != old_detector.detect(t).flagged for t in texts)
+    assert differ <= 0.005 * len(texts), differ

@@ -61,10 +61,21 @@ def register(sub: argparse._SubParsersAction) -> None:
     t.set_defaults(func=train)
 
 
+def _quiet_logs() -> None:
+    """Warnings and errors to stderr, nothing else: stdout carries the report (`--json` is read by
+    programs), and the engine's start-up lines (which engine, which model) are not part of it."""
+    from bot.logging import configure_logging
+    from bot.settings import load_settings
+
+    configure_logging(load_settings().env, "WARNING")
+
+
 def run(args: argparse.Namespace) -> int:
     from core.guards.evaluation import EvalFileError, evaluate, load_examples
     from core.guards.guard import FuziGuard
     from core.guards.limits import InMemoryRateLimiter, Quota
+
+    _quiet_logs()
 
     try:
         examples = [ex for path in args.files for ex in load_examples(path)]
@@ -171,6 +182,8 @@ def train(args: argparse.Namespace) -> int:
     from core.guards.evaluation import EvalFileError, load_examples
     from core.guards.ngram import BUNDLED
     from core.guards.ngram_train import train as fit
+
+    _quiet_logs()
 
     try:
         skip = NOT_TRAINED if args.files == list(DEV) else ()
