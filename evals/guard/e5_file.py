@@ -15,8 +15,6 @@ import struct
 import numpy as np
 
 MATRICES = {"q": "HH", "k": "HH", "v": "HH", "ao": "HH", "fi": "FH", "fo": "HF"}
-LAYER_TENSORS = ("q.w", "q.b", "k.w", "k.b", "v.w", "v.b", "ao.w", "ao.b", "aln.w", "aln.b")
-LAYER_TENSORS += ("fi.w", "fi.b", "fo.w", "fo.b", "oln.w", "oln.b")
 
 
 def model_path() -> str:
@@ -147,7 +145,8 @@ def f32(b: bytes, tensor: tuple[int, int], n: int) -> np.ndarray:
 
 
 def layer_arrays(b: bytes, tensors: dict, layer: int, cfg: dict) -> dict[str, np.ndarray]:
-    """One layer of the model file as float32 arrays, by the names of LAYER_TENSORS."""
+    """One layer of the model file as float32 arrays: q, k, v, ao (attention output), fi, fo (the
+    feed-forward's in and out) as `.w` [out][in] and `.b`, and the layer norms aln and oln (`.w`, `.b`)."""
     dims = {"H": cfg["H"], "F": cfg["FF"]}
     out = {}
     for name, (rows, cols) in MATRICES.items():
