@@ -251,28 +251,32 @@ def main():
 
     rows = []
     for text in HELD_LOOKALIKE:
-        rows.append({
-            "text": text,
-            "attack": False,
-            "lang": "zh",
-            "style": "benign_zh_lookalike",
-            "kind": "benign_zh_lookalike",
-            "source": "v11",
-        })
+        rows.append(
+            {
+                "text": text,
+                "attack": False,
+                "lang": "zh",
+                "style": "benign_zh_lookalike",
+                "kind": "benign_zh_lookalike",
+                "source": "v11",
+            }
+        )
     for kind, text in HELD_ATTACKS:
-        rows.append({
-            "text": text,
-            "attack": True,
-            "lang": "zh",
-            "style": kind,
-            "kind": "zh_" + kind,
-            "source": "v11",
-        })
+        rows.append(
+            {
+                "text": text,
+                "attack": True,
+                "lang": "zh",
+                "style": kind,
+                "kind": "zh_" + kind,
+                "source": "v11",
+            }
+        )
 
     with open(OUT_PATH, "w", encoding="utf-8") as f:
         for row in rows:
             f.write(json.dumps(row, ensure_ascii=False) + "\n")
-    print("wrote %d rows to %s" % (len(rows), OUT_PATH))
+    print(f"wrote {len(rows)} rows to {OUT_PATH}")
 
 
 if __name__ == "__main__":
