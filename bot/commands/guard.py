@@ -144,14 +144,16 @@ def _why(guard: Any, text: str) -> str:
 def _band(guard: Any, examples: list) -> dict[str, Any]:
     """How many attacks and benign lines fall in the second opinion's default band (each would cost
     one LLM call when an LLM is configured); the LLM's answers themselves are not measured here."""
+    from core.guards.guard import FuziGuard
+    from core.guards.limits import InMemoryRateLimiter, Quota
     from core.guards.second_opinion import SecondOpinion
 
     band = SecondOpinion(llm=None)  # type: ignore[arg-type]  # only `wants` (no LLM call) is used
+    reviewing = FuziGuard(InMemoryRateLimiter(Quota()), detector=guard.detector, second_opinion=band)
     counts = {"attack": 0, "benign": 0, "attacks": 0, "benigns": 0, "low": band.low, "high": band.high}
     for ex in examples:
-        found = guard.screen_input(ex.text)[1]
         counts["attacks" if ex.attack else "benigns"] += 1
-        if found is not None and band.wants(found):
+        if reviewing.screen_for_review(ex.text)[2]:
             counts["attack" if ex.attack else "benign"] += 1
     return counts
 

@@ -92,10 +92,10 @@ class FuziGuard:
         """`check_input`; where the detector is unsure and an LLM is configured, the LLM decides.
         With the semantic feature (an embedding, ~15 ms) the check runs off the event loop."""
         if self.detector.semantic is not None:
-            verdict, found = await asyncio.to_thread(self.screen_input, text)
+            verdict, found, unsure = await asyncio.to_thread(self.screen_for_review, text)
         else:
-            verdict, found = self.screen_input(text)
-        if self.second_opinion is None or found is None or not self.second_opinion.wants(found):
+            verdict, found, unsure = self.screen_for_review(text)
+        if self.second_opinion is None or found is None or not unsure:
             if found is not None and found.flagged:
                 log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))
             return verdict
@@ -109,10 +109,25 @@ class FuziGuard:
         )
         if not opinion.flagged:
             return InputVerdict(verdict.text)
-        if not found.flagged:
-            found = Detection(True, "learned", "second_opinion", found.score)
-        log.warning("guard.injection_blocked", style=found.style, rule=found.rule, chars=len(verdict.text))
+        log.warning(
+            "guard.injection_blocked",
+            style=found.style or "learned",
+            rule=found.rule or "second_opinion",
+            chars=len(verdict.text),
+        )
+        if found.flagged:  # the local refusal stands (a rule's, or the classifier's gentler one)
+            return verdict
         return InputVerdict(verdict.text, say("INJECTION_UNSURE", reply_language(verdict.text)), "injection")
+
+    def screen_for_review(self, text: str) -> tuple[InputVerdict, Detection | None, bool]:
+        """`screen_input`, and whether the second opinion wants the finding (for a rule hit that
+        means running the learned layers on the message too: `InjectionDetector.learned`)."""
+        verdict, found = self.screen_input(text)
+        if self.second_opinion is None or found is None:
+            return verdict, found, False
+        rule_hit = found.flagged and found.style != "learned"
+        learned = self.detector.learned(verdict.text) if rule_hit else None
+        return verdict, found, self.second_opinion.wants(found, learned)
 
     def screen_input(self, text: str) -> tuple[InputVerdict, Detection | None]:
         """`check_input` without logging; also returns the detector's finding (None if not run)."""

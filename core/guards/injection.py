@@ -90,8 +90,16 @@ class InjectionDetector:
         v = views(text)
         for rule in self._hits(text, v):
             return Detection(True, rule.style, rule.name)
+        found = self.learned(text, v)
+        return Detection(False) if found is None else found
+
+    def learned(self, text: str, v: Views | None = None) -> Detection | None:
+        """The learned layers' verdict alone (the n-gram classifier, with the semantic feature when
+        there is one), as if no rule had matched; None without a classifier. The second opinion asks
+        it of a rule hit: a rule the learned layers disagree with is one an LLM may review."""
         if self._classifier is None:
-            return Detection(False)
+            return None
+        v = views(text) if v is None else v
         # One threshold per message, chosen by the language of the whole message: the trainer
         # calibrated it on the highest of a message's and its windows' scores.
         if self._semantic is not None:

@@ -1,15 +1,19 @@
 """A second opinion from the LLM for messages the local detector is unsure about.
 
-The local detector (rules, then the n-gram classifier) decides alone when it is sure: a rule hit, a
-classifier score above `high` or below `low`. In between — a classifier-only flag scored at most
-`high`, or an unflagged message scored at least `low` — one short classification call decides:
+The local detector (rules, then the learned layers: the n-gram classifier and the semantic feature)
+decides alone when it is sure: a rule hit the learned layers agree with, a classifier score above
+`high` or below `low`. Otherwise — a classifier-only flag scored at most `high`, an unflagged message
+scored at least `low`, or a rule hit the learned layers, run on the same message, do not flag (two
+independent layers disagree; docs/guards.md, "Rule hits the learned layers disagree with") — one
+short classification call decides:
 strict JSON (``{"injection": true|false}``), its own timeout, no call while the LLM's circuit
 breaker is open, and any failure (timeout, error, open breaker, anything but that JSON) keeps the
 local decision. Answers are cached per text (LRU), so a repeated message costs one call.
 
 The tests run against a fake LLM server and show the plumbing; `fuzi guard-eval --judge NAME`
 measures the effect with stand-in judges (core/guards/judges.py, docs/guards.md "Detector v7"). How a
-real model answers is not measured. The band was chosen on sets the detector was trained on.
+real model answers is not measured. The band was chosen on sets the detector was trained on; the
+rule-hit review adds no threshold of its own (the learned layers' own).
 """
 
 from __future__ import annotations
@@ -79,12 +83,16 @@ class SecondOpinion:
         self._cache_size = cache_size
         self._max_chars = max_chars
 
-    def wants(self, found: Detection) -> bool:
-        """True when the local finding is in the uncertain band (rule hits never are)."""
+    def wants(self, found: Detection, learned: Detection | None = None) -> bool:
+        """True when the local finding is in the uncertain band: a classifier-only flag scored at most
+        `high`, an unflagged message scored at least `low`, or a rule hit that the learned layers,
+        run on the same message (`learned`, `InjectionDetector.learned`), do not flag."""
+        if found.flagged and found.style != "learned":
+            return learned is not None and not learned.flagged
         if found.score is None:
             return False
         if found.flagged:
-            return found.style == "learned" and found.score <= self.high
+            return found.score <= self.high
         return found.score >= self.low
 
     async def decide(self, text: str, local: bool) -> Opinion:
