@@ -52,12 +52,20 @@ def _read(path: str) -> bytes:
 TOKENIZER_AT = 44  # after magic, version, H, NL, NH, FF, VOC, MAXP, TVS, eps, qk
 
 
-def _tokenizer_end(b: bytes) -> int:
+def _tokenizer_layout(b: bytes) -> tuple[int, int, int, int]:
+    """Where the tokenizer's parts start: (piece count, piece byte offsets, piece blob, normalisation
+    map); the scores follow the offsets, the map's byte length follows its entry count."""
     n_pieces, *_ = struct.unpack_from("<5i", b, TOKENIZER_AT)
     (bloblen,) = struct.unpack_from("<Q", b, TOKENIZER_AT + 20)
-    p = TOKENIZER_AT + 28 + (n_pieces + 1) * 4 + n_pieces * 4 + bloblen
-    _, nm_bytes = struct.unpack_from("<iI", b, p)
-    return p + 8 + nm_bytes
+    offs_at = TOKENIZER_AT + 28
+    blob_at = offs_at + (n_pieces + 1) * 4 + n_pieces * 4
+    return n_pieces, offs_at, blob_at, blob_at + bloblen
+
+
+def _tokenizer_end(b: bytes) -> int:
+    *_, norm_at = _tokenizer_layout(b)
+    _, nm_bytes = struct.unpack_from("<iI", b, norm_at)
+    return norm_at + 8 + nm_bytes
 
 
 META = "\u2581"  # SentencePiece's metaspace
@@ -72,12 +80,10 @@ class Tokenizer:
 
     def __init__(self, path: str | None = None):
         b = _read(path or model_path())
-        n, self.bos, self.eos, self.pad, self.unk = struct.unpack_from("<5i", b, TOKENIZER_AT)
-        (bloblen,) = struct.unpack_from("<Q", b, TOKENIZER_AT + 20)
-        p = TOKENIZER_AT + 28
-        offs = np.frombuffer(b, dtype=np.uint32, count=n + 1, offset=p)
-        scores = np.frombuffer(b, dtype=np.float32, count=n, offset=p + (n + 1) * 4)
-        blob_at = p + (n + 1) * 4 + n * 4
+        _, self.bos, self.eos, self.pad, self.unk = struct.unpack_from("<5i", b, TOKENIZER_AT)
+        n, offs_at, blob_at, norm_at = _tokenizer_layout(b)
+        offs = np.frombuffer(b, dtype=np.uint32, count=n + 1, offset=offs_at)
+        scores = np.frombuffer(b, dtype=np.float32, count=n, offset=offs_at + (n + 1) * 4)
         self.pieces: dict[bytes, int] = {}
         for i in range(n):
             piece = b[blob_at + int(offs[i]) : blob_at + int(offs[i + 1])]
@@ -86,9 +92,8 @@ class Tokenizer:
         self.scores = scores.astype(np.float64).tolist()
         self.unk_score = float(scores.min()) - 10.0
         self.max_bytes = max(int(offs[i + 1] - offs[i]) for i in range(n))
-        p = blob_at + bloblen
-        n_norm, _ = struct.unpack_from("<iI", b, p)
-        p += 8
+        n_norm, _ = struct.unpack_from("<iI", b, norm_at)
+        p = norm_at + 8
         self.norm: dict[str, str] = {}
         for _ in range(n_norm):
             cp, count = struct.unpack_from("<IB", b, p)
