@@ -77,17 +77,17 @@ def train(top: int, epochs: int) -> None:
         "thresholds": {lang: round(float(t), 6) for lang, t in thresholds.items() if t is not None},
         "targets": SEMANTIC_TARGETS,
         "trained_on": {"attacks": int(attack.sum()), "benign": int((~attack).sum())},
-        "out_of_fold_dev": _oof_counts(inner, thresholds, examples),
+        "out_of_fold_dev": _oof_counts(inner, thresholds),
     }
     (OUT / "meta.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     (RESULTS / "v11_candidate.json").write_text(json.dumps(meta, indent=1) + "\n", encoding="utf-8")
     print(json.dumps(meta, indent=1))
 
 
-def _oof_counts(inner: Inner, thresholds: dict, examples: list) -> dict[str, int]:
+def _oof_counts(inner: Inner, thresholds: dict) -> dict[str, int]:
     """Out-of-fold flags of the semantic mean alone (rules and the n-gram classifier's own flags aside)."""
     mean = (inner.ngram + inner.semantic) / 2
-    flagged = np.array([mean[i] >= thresholds[inner.lang[i]] for i in range(len(examples))])
+    flagged = np.array([m >= thresholds[lang] for m, lang in zip(mean, inner.lang, strict=True)])
     benign_zh = (~inner.attack) & np.array([x == "zh" for x in inner.lang])
     benign_en = (~inner.attack) & np.array([x == "en" for x in inner.lang])
     return {
