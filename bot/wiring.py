@@ -40,6 +40,7 @@ from core.fallback import AgentRunner, FallbackLadder
 from core.guarded import GuardedLadder
 from core.guards.fact_screen import FactScreen
 from core.guards.injection import InjectionDetector
+from core.inbox import Inbox
 from core.llm.types import LLM
 from core.lookup import PassageLookup
 from core.media.intake import MediaIntake
@@ -52,6 +53,7 @@ from core.schedule.digest import Digest
 from core.script import ScriptConverter, SimplifiedQueries
 from core.skills import SkillRegistry
 from core.storage import Storage
+from core.storage.inbox import SqlInboxStore
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -131,6 +133,7 @@ class Runtime:
     redis: Redis | None = None  # the one Redis client (FUZI_REDIS_URL): the bots' shared parts, readiness
     scripts: ScriptConverter | None = None  # Traditional conversion, shared with scheduled posts
     digest: Digest | None = None  # the opt-in group digest (docs/schedule.md): its store and commentary
+    inbox: Inbox | None = None  # every platform update kept until answered (core/inbox); the bots use it
 
 
 @asynccontextmanager
@@ -215,10 +218,18 @@ async def open_runtime(
         await service.close_interrupted(_interrupted_before(settings))
         service.watch.start()  # heartbeats for our replies, repair of dead processes' ones
         stack.push_async_callback(service.watch.aclose)
+        inbox = Inbox(
+            SqlInboxStore(sql),
+            lease_s=settings.redis.reply_lease_s,
+            max_age_s=settings.engine.inbox_max_age_s,
+            exclusive=settings.db_url.startswith("sqlite"),  # one process per SQLite file (docs/deploy.md)
+        )
+        inbox.start()  # heartbeats for the updates we hold, hand-over of dead processes' ones
+        stack.push_async_callback(inbox.aclose)
         register_memory(memory, router=router, tool_client=tools)
         guard.register_commands(router)
         await tools.connect()
-        yield Runtime(service, storage, retriever, llm, redis, scripts, digest)
+        yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox)
 
 
 async def _open_retriever(

@@ -22,13 +22,11 @@ from telegram.error import BadRequest, InvalidToken, NetworkError, TelegramError
 from telegram.ext import (
     AIORateLimiter,
     Application,
-    ApplicationHandlerStop,
     BaseRateLimiter,
     CallbackQueryHandler,
     InlineQueryHandler,
     MessageHandler,
     MessageReactionHandler,
-    TypeHandler,
     filters,
 )
 
@@ -39,10 +37,12 @@ from adapters.common.pace import SharedPace
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.telegram.admins import TelegramAdmins
 from adapters.telegram.handlers import TelegramHandlers
+from adapters.telegram.intake import PLATFORM, InboxProcessor, InboxQueue, inbox_handlers
 from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from adapters.telegram.webhook import install as install_strict_webhook
+from core.inbox import Inbox, MemoryInboxStore
 from core.ports import Engine
 from core.schedule.ports import Posters
 from core.seen import InMemorySeen, Seen
@@ -63,6 +63,7 @@ def build_application(
     budgets: BudgetRegistry | None = None,
     recorder: RateLimitRecorder | None = None,
     seen: Seen | None = None,
+    inbox: Inbox | None = None,
     pace: SharedPace | None = None,
     limiter: Literal["priority", "aio"] = "priority",
     requests_per_s: float = MAX_REQUESTS_PER_S,
@@ -74,8 +75,10 @@ def build_application(
         engine: the chat engine (``handle``, ``commands``).
         budgets: per-chat outbound budgets (tests pass one with a fake clock).
         recorder: counts the 429s Telegram answered (metrics), or None.
-        seen: which update ids were handled already; an update delivered twice is dropped
-            (default in process; `core.seen.RedisSeen` shares it between webhook replicas).
+        seen: which albums were answered already (default in process; `core.seen_redis.RedisSeen`
+            shares it between webhook replicas).
+        inbox: keeps every update until it is handled, drops repeats, and hands over what a dead
+            process left (adapters/telegram/intake.py); default: in this process's memory only.
         pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
         limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
         requests_per_s: its rate (Telegram allows about 30 a second; tests use a tight one).
@@ -84,6 +87,7 @@ def build_application(
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     bot_limiter = global_limiter(limiter, pace, requests_per_s)
     seen = seen or InMemorySeen()
+    inbox = inbox or Inbox(MemoryInboxStore())
     handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
 
     async def post_init(app: Application) -> None:
@@ -95,32 +99,22 @@ def build_application(
         .base_url(settings.api_base_url)
         .base_file_url(_file_url(settings.api_base_url))
         .rate_limiter(bot_limiter)
-        .concurrent_updates(True)
+        .update_queue(InboxQueue(inbox))
+        .concurrent_updates(InboxProcessor(inbox))
         .connection_pool_size(512)
         .pool_timeout(30.0)
         .post_init(post_init)
         .build()
     )
     app.bot_data["handlers"] = handlers
+    app.bot_data["inbox"] = inbox
     engine.register_admin_check("telegram", TelegramAdmins(app.bot))
-    app.add_handler(TypeHandler(Update, _drop_repeats(seen or InMemorySeen())), group=-1)
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
     app.add_handler(InlineQueryHandler(handlers.on_inline))
     app.add_handler(MessageReactionHandler(handlers.on_reaction))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app
-
-
-def _drop_repeats(seen: Seen):
-    """A first-group handler that stops an update whose id was handled before (by any replica)."""
-
-    async def check(update: Update, _context) -> None:
-        if not await seen.first(f"telegram:update:{update.update_id}"):
-            log.info("telegram_update_repeated", update_id=update.update_id)
-            raise ApplicationHandlerStop
-
-    return check
 
 
 def global_limiter(
@@ -188,9 +182,16 @@ async def start(app: Application, settings: TelegramSettings, status: PlatformSt
         )
     else:
         await updater.start_polling(
-            timeout=settings.poll_timeout_s, allowed_updates=ALLOWED_UPDATES, drop_pending_updates=False
+            timeout=settings.poll_timeout_s,
+            allowed_updates=ALLOWED_UPDATES,
+            drop_pending_updates=False,
+            error_callback=_polling_failed,  # the same batch is fetched again after a backoff
         )
     log.info("telegram_started", mode=settings.mode, bot=app.bot.username)
+
+
+def _polling_failed(exc: TelegramError) -> None:
+    log.warning("telegram_polling_failed", error=type(exc).__name__)
 
 
 async def close_interrupted(app: Application, engine: Engine) -> None:
@@ -239,6 +240,7 @@ async def run_telegram(
     stop_event: asyncio.Event | None = None,
     recorder: RateLimitRecorder | None = None,
     seen: Seen | None = None,
+    inbox: Inbox | None = None,
     pace: SharedPace | None = None,
     budgets: BudgetRegistry | None = None,
     status: PlatformStatus | None = None,
@@ -248,10 +250,12 @@ async def run_telegram(
 
     With ``posters``, the scheduler (core/schedule) may post into Telegram chats while the bot runs.
     Replies that died with another process are closed by the engine's repair sweep while this one
-    runs; every REPAIR_EVERY_S their frozen messages here are corrected.
+    runs; every REPAIR_EVERY_S their frozen messages here are corrected. Updates another process took
+    and never answered are answered here (or, too old, the person is told): ``inbox``'s hand-over.
     """
-    app = build_application(settings, engine, budgets=budgets, recorder=recorder, seen=seen, pace=pace)
+    app = build_application(settings, engine, budgets=budgets, recorder=recorder, seen=seen, inbox=inbox, pace=pace)
     await start(app, settings, status)
+    app.bot_data["inbox"].register(PLATFORM, inbox_handlers(app))
     if posters is not None:
         posters.register("telegram", scheduled_poster(app, settings))
     repair = asyncio.create_task(_keep_repairing(app, engine), name="telegram-repair")
@@ -259,6 +263,7 @@ async def run_telegram(
         await (stop_event or asyncio.Event()).wait()
     finally:
         repair.cancel()
+        app.bot_data["inbox"].unregister(PLATFORM)
         if posters is not None:
             posters.unregister("telegram")
         await stop(app)

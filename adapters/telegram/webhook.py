@@ -5,6 +5,8 @@ logs a body that is JSON but no update at CRITICAL, with the raw body. Anyone wh
 webhook port can send such bodies (with the secret token, a misconfigured proxy can too), so
 :func:`install` puts a stricter handler in its place: not JSON or not an update → 400 and one
 warning line with the reason and the body's size, never its content; real updates go on as before.
+An update that cannot be kept in the inbox (the database is down: adapters/telegram/intake.py) is
+answered 503, so Telegram delivers it again later instead of counting it as received.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ from http import HTTPStatus
 import structlog
 import tornado.web
 from telegram import Update
+from telegram.error import NetworkError
 from telegram.ext import ExtBot
 from telegram.ext._utils import webhookhandler
 
@@ -41,7 +44,10 @@ class StrictTelegramHandler(webhookhandler.TelegramHandler):
         if update:
             if isinstance(self.bot, ExtBot):
                 self.bot.insert_callback_data(update)
-            await self.update_queue.put(update)
+            try:
+                await self.update_queue.put(update)  # kept in the inbox before the 200 goes out
+            except NetworkError:
+                raise tornado.web.HTTPError(HTTPStatus.SERVICE_UNAVAILABLE, reason="not kept, send again") from None
 
 
 def _refuse(reason: str, size: int, **extra: str):

@@ -52,12 +52,14 @@ def _run(args: argparse.Namespace) -> int:
             engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             if runtime.digest is not None and settings.schedule.enabled:  # digest groups: messages kept for it
                 engine = DigestTap(engine, runtime.digest)
-            # update ids handled already, the bot-wide send schedule and the per-chat budgets: shared in
-            # Redis between replicas (in process without FUZI_REDIS_URL)
+            # every update kept until answered (the inbox, in SQL); albums answered already, the bot-wide
+            # send schedule and the per-chat budgets: shared in Redis between replicas (in process
+            # without FUZI_REDIS_URL)
             extra: dict[str, dict[str, Any]] = {
                 name: {
                     "status": platforms,
                     "seen": build_seen(settings, runtime.redis),
+                    "inbox": runtime.inbox,
                     "budgets": build_budgets(settings, runtime.redis, name),
                     "posters": posters,
                 }

@@ -21,6 +21,11 @@ class EngineSettings(Section):
     degrade_after_s: float = Field(
         15.0, gt=0, description="a reply whose model sent no token this long is answered from the texts (L2)"
     )
+    inbox_max_age_s: float = Field(
+        600.0,
+        gt=0,
+        description="an update a dead process left unanswered is answered by a live one, or, taken longer ago than this, the person is told it was lost",
+    )
 
     @field_validator("default_skill")
     @classmethod

@@ -167,3 +167,34 @@ class ReplyFeedback(SQLModel, table=True):
     verdict: str = Field(max_length=8)
     emoji: str = Field(default="", max_length=32)
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class InboxRow(SQLModel, table=True):
+    """One platform update taken by Fuzi, kept until its handling ended (core/inbox).
+
+    Attributes:
+        platform, key: the update's platform and the platform's id of it (unique together).
+        payload: the update as the platform sent it (JSON text).
+        status: "pending", "done", "lost" or "failed" (core/inbox/store.py).
+        owner: the process handling it; ``heartbeat_at``: when it last renewed the entry.
+        attempts: how many processes claimed it after its owner went silent.
+    """
+
+    __tablename__ = "inbox"
+    __table_args__ = (
+        UniqueConstraint("platform", "key", name="uq_inbox_platform_key"),
+        Index("ix_inbox_status_heartbeat", "status", "heartbeat_at"),  # the sweep's orphans
+        Index("ix_inbox_owner_status", "owner", "status"),  # each process's heartbeat
+        Index("ix_inbox_closed_at", "closed_at"),  # the daily purge
+    )
+
+    id: int | None = Field(default=None, primary_key=True)
+    platform: str = Field(max_length=32)
+    key: str = Field(max_length=128)
+    payload: str
+    status: str = Field(default="pending", max_length=16)
+    owner: str = Field(max_length=64)
+    attempts: int = 0
+    received_at: datetime = Field(default_factory=utcnow)
+    heartbeat_at: datetime = Field(default_factory=utcnow)
+    closed_at: datetime | None = None

@@ -46,6 +46,7 @@ CANCELLED = "Stopped."
 NOTHING_TO_CANCEL = "There is no reply in progress."
 
 FACT_REFUSED = "That reads as an instruction, not a fact about you; I keep facts, not orders."
-INTERRUPTED = "This answer was interrupted (the service restarted); please ask again."
+INTERRUPTED = "This answer was interrupted (the service restarted); Fuzi will answer it again shortly."
+LOST = "Fuzi failed before answering this message, and it is too long ago now; please ask again."
 
 AGENT_NO_WORDS = "I have turned this over and over, yet today the words will not come. Ask me again in other words."
