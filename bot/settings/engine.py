@@ -24,7 +24,7 @@ class EngineSettings(Section):
     inbox_max_age_s: float = Field(
         600.0,
         gt=0,
-        description="an update a dead process left unanswered is answered by a live one, or, taken longer ago than this, the person is told it was lost",
+        description="an update a dead process left unanswered is answered by a live one; if older, the person is told it was lost",
     )
 
     @field_validator("default_skill")

@@ -194,6 +194,7 @@ class FakeTelegram:
         self.latency = latency
         self._gate = _FloodGate(limits) if limits else None
         self._updates: list[dict] = []
+        self.offset = 0  # the highest getUpdates offset seen: updates below it are confirmed (acknowledged)
         self._update_ids = itertools.count(1)
         self._message_ids = itertools.count(1000)
         self._new_update = asyncio.Condition()
@@ -418,6 +419,7 @@ class FakeTelegram:
 
     async def _m_getUpdates(self, p: dict) -> list:
         offset, timeout = int(p.get("offset") or 0), float(p.get("timeout") or 0)
+        self.offset = max(self.offset, offset)
         self._updates = [u for u in self._updates if u["update_id"] >= offset]
         if not self._updates and timeout:
             try:
