@@ -4,7 +4,8 @@ Per message: resolve who and where → commands → input checks (core/engine/ch
 store the user's words, with what they quoted (screened: core/quotes.py) → the reply task
 (core/engine/reply.py): build context → fallback ladder (L0 agent, L1 plain LLM, L2 retrieval) with
 every delta checked by the output guard before it is shown → store the reply → usage → memory
-update in the background. The adapter-facing record of replies (delivered, where
+update in the background. Answers in a Traditional chat are converted on the way out, previews and
+final alike (core/script.py `ReplyScript`). The adapter-facing record of replies (delivered, where
 shown, cut short) is core/engine/records.py.
 
 Stored statuses. User messages: "ok" (answered), "too_long", the input guard's reason (e.g.
@@ -221,10 +222,11 @@ class ChatService(ReplyRecords):
                 quoted = screen_quotes(incoming.quoted, self._guard)  # data, clipped; never a refusal
                 await self._store_user(turn, "ok", quoted=dump_quotes(quoted))  # kept for the follow-ups
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
-                script = self._reply_script(incoming, chat.script)
+                shown = self._scripts.reply(self._reply_script(incoming, chat.script)) if self._scripts else None
                 async with aclosing(self._reply.stream(cleaned, skill)) as events:
                     async for event in events:
-                        yield self._scripts.event(event, script) if self._scripts else event
+                        for out in shown.events(event) if shown else (event,):
+                            yield out
         except Turned as turned:
             yield await self._charge_refused(turn, turned) if turned.status is not None else turned.notice
         except NotAdmitted as refused:
