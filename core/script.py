@@ -9,9 +9,9 @@ Only what Fuzi says is converted: streamed text, the final answer and its citati
 text and the reference; the passage ids stay the same). Command replies and notices stay as they are.
 
 OpenCC converts by phrases (头发 → 頭髮, but 发 alone → 發), so the streamed text is never converted
-delta by delta: `ReplyScript` converts the whole text streamed so far and shows it up to its last
-phrase boundary (punctuation or white space: no OpenCC phrase spans one), holding back the clause
-still being written. Every preview is then the start of what the final — converted whole — shows.
+delta by delta: `ReplyScript` converts it on phrase boundaries (punctuation or white space: no
+OpenCC phrase spans one), each finished clause as a whole, holding back the clause still being
+written. Every preview is then the start of what the final — converted whole — shows.
 """
 
 from __future__ import annotations
@@ -89,11 +89,13 @@ class ScriptConverter:
 class ReplyScript:
     """One reply's events in its script; in Traditional, previews agree with the final.
 
-    The deltas (Simplified, as the model wrote them) are gathered; each one shows the conversion of
-    the whole text so far up to its last phrase boundary, once that conversion also starts the
-    conversion of everything received (the longest context known). A `TextReset` starts over. Should
-    a conversion ever disagree with what was shown already, no more previews come for this reply:
-    the final text replaces them. Only answer text and citations change; other events pass as they are.
+    The deltas (Simplified, as the model wrote them) are gathered; once a phrase boundary arrives,
+    the text since the last one shown is converted as a whole and shown — when that conversion also
+    starts the conversion of everything received after that boundary (the longest context known).
+    No phrase spans a boundary, so what is shown equals the conversion of the whole text so far, at a
+    cost linear in the reply's length. A `TextReset` starts over. Should a conversion ever disagree,
+    no more previews come for this reply: the final text replaces them. Only answer text and
+    citations change; other events pass as they are.
 
     Args:
         scripts: the converter.
@@ -122,18 +124,19 @@ class ReplyScript:
         return [event]
 
     def _preview(self) -> str:
-        """The new converted text to show (the conversion up to the last boundary), or ""."""
-        convert = self._scripts.traditional
-        end = _phrase_end(self._source, self._end)
-        if self._stuck or end <= self._end:  # no new boundary: nothing new to show
+        """The new converted text to show (up to the last boundary), or ""."""
+        start = self._end
+        end = _phrase_end(self._source, start)
+        if self._stuck or end <= start:  # no new boundary: nothing new to show
             return ""
         self._end = end
-        shown = convert(self._source[:end])
-        if not shown.startswith(self._shown) or not convert(self._source).startswith(shown):
+        convert = self._scripts.traditional
+        more = convert(self._source[start:end])  # no phrase spans `start`: the text before it stays as shown
+        if not convert(self._source[start:]).startswith(more):  # the text after `end` would change it
             self._stuck = True
             log.warning("script_preview_stopped", chars=len(self._source))
             return ""
-        more, self._shown = shown[len(self._shown) :], shown
+        self._shown += more
         return more
 
 

@@ -62,19 +62,19 @@ def test_a_clause_is_held_back_until_its_boundary_and_a_reset_starts_over():
 
 
 class ReachingBack(ScriptConverter):
-    """A conversion where later text changes earlier characters (甲 → 乙 once 丙 appears)."""
+    """A conversion where later text changes earlier characters across a boundary (甲 → 乙 once 丙 appears)."""
 
     def traditional(self, text: str) -> str:
         return text.replace("甲", "乙") if "丙" in text else text
 
 
-def test_a_conversion_that_changes_what_was_shown_stops_the_previews_not_the_answer():
+def test_a_conversion_the_next_words_would_change_stops_the_previews_not_the_answer():
     view = ReachingBack().reply("traditional")
-    assert view.events(TextDelta("甲，")) == [TextDelta("甲，")]
-    assert view.events(TextDelta("丙，")) == []  # "乙，丙，" no longer starts with what was shown
-    assert view.events(TextDelta("丁。")) == []
-    [final] = view.events(FinalReply("甲，丙，丁。"))
-    assert isinstance(final, FinalReply) and final.text == "乙，丙，丁。"
+    assert view.events(TextDelta("丁，")) == [TextDelta("丁，")]
+    assert view.events(TextDelta("甲，丙")) == []  # "甲，" alone is not how "甲，丙" converts
+    assert view.events(TextDelta("，戊。")) == []  # and nothing more is shown for this reply
+    [final] = view.events(FinalReply("丁，甲，丙，戊。"))
+    assert isinstance(final, FinalReply) and final.text == "丁，乙，丙，戊。"
 
 
 def test_previews_start_the_final_for_every_passage_of_the_analects_in_random_pieces():
