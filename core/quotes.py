@@ -8,20 +8,26 @@ message references); here each quote is
   shown to the model at all (a one-line note takes its place), and it is never a reason to refuse
   the person who asked — they did not write it;
 * put before the person's words inside a `<quoted>` block (core/memory/blocks.py `quoted_block`),
-  which the hardening rules name as data.
+  which the hardening rules name as data;
+* stored with the question, as screened (`dump_quotes` → `message.quoted`), so the chat window
+  carries it into the follow-ups ("那他说得对吗？") and the summary folds it in as what was quoted
+  (`load_quotes` reads it back). It is never a fact or a profile: the quoted author's words never
+  reach anyone's long-term memory.
 
 The quoted author is only a display name: their memory and profile are never looked up.
 """
 
 from __future__ import annotations
 
+import json
 import re
-from dataclasses import replace
+from dataclasses import asdict, replace
+from typing import get_args
 
 import structlog
 
 from core.ports import Guard
-from core.types import Quote
+from core.types import Quote, QuoteSource
 
 log = structlog.get_logger(__name__)
 
@@ -57,3 +63,38 @@ def screen_quotes(quotes: tuple[Quote, ...], guard: Guard) -> tuple[Quote, ...]:
                 text = verdict.text
         kept.append(replace(quote, text=text or NON_TEXT, author=_UNSAFE.sub("\ufffd", quote.author)))
     return tuple(kept)
+
+
+def dump_quotes(quotes: tuple[Quote, ...]) -> str | None:
+    """Screened quotes as the JSON stored with the question (`message.quoted`); None when there are none."""
+    if not quotes:
+        return None
+    return json.dumps([asdict(q) for q in quotes], ensure_ascii=False)
+
+
+def load_quotes(data: str | None) -> tuple[Quote, ...]:
+    """The quotes stored with a question; a value this code did not write reads as none."""
+    try:
+        items = json.loads(data) if data else []
+    except ValueError:
+        return ()
+    if not isinstance(items, list):
+        return ()
+    return tuple(quote for item in items if (quote := _quote(item)) is not None)
+
+
+def _quote(item: object) -> Quote | None:
+    if not isinstance(item, dict) or not isinstance(text := item.get("text"), str):
+        return None
+    source = item.get("source")
+    depth = item.get("depth")
+    return Quote(
+        text=text,
+        author=str(item.get("author") or ""),
+        from_bot=item.get("from_bot") is True,
+        depth=depth if isinstance(depth, int) and not isinstance(depth, bool) and depth > 0 else 1,
+        source=source if source in _SOURCES else "reply",
+    )
+
+
+_SOURCES: tuple[QuoteSource, ...] = get_args(QuoteSource)

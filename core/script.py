@@ -7,8 +7,11 @@ when the person's own message is clearly written in Traditional. The standard Op
 
 Only what Fuzi says is converted: streamed text, the final answer and its citations (the passage
 text and the reference; the passage ids stay the same). Command replies and notices stay as they are.
-A streamed delta is converted on its own (a phrase split across two deltas may be converted
-character by character); the final text, converted whole, replaces the streamed one.
+
+OpenCC converts by phrases (头发 → 頭髮, but 发 alone → 發), so the streamed text is never converted
+delta by delta: `ReplyScript` converts it on phrase boundaries (punctuation or white space: no
+OpenCC phrase spans one), each finished clause as a whole, holding back the clause still being
+written. Every preview is then the start of what the final — converted whole — shows.
 """
 
 from __future__ import annotations
@@ -17,10 +20,16 @@ import re
 from dataclasses import replace
 from typing import Literal
 
-from core.events import Citation, FinalReply, ReplyEvent, TextDelta
+import structlog
+
+from core.events import Citation, FinalReply, ReplyEvent, TextDelta, TextReset
+
+log = structlog.get_logger(__name__)
 
 Script = Literal["simplified", "traditional"]
 _HAN = re.compile(r"[\u3400-\u9fff]")
+_BOUNDARY = re.compile(r"[\s，。！？；：、,.!?;:…—（）()「」『』“”‘’《》〈〉【】\[\]]")
+"""Where a phrase ends: OpenCC's phrases are runs of Han characters, never across these."""
 
 
 class ScriptConverter:
@@ -63,20 +72,81 @@ class ScriptConverter:
             return chosen
         return "traditional" if self.is_traditional(text) else "simplified"
 
-    def event(self, event: ReplyEvent, script: Script) -> ReplyEvent:
-        """The event as the reader should see it (only answer text and citations change)."""
-        if script == "simplified":
-            return event
-        if isinstance(event, TextDelta):
-            return TextDelta(self.traditional(event.text))
-        if isinstance(event, FinalReply):
-            cites = tuple(self.citation(c) for c in event.citations)
-            return replace(event, text=self.traditional(event.text), citations=cites)
-        return event
+    def reply(self, script: Script) -> ReplyScript:
+        """One reply's events as the reader should see them, in `script` (a new one per reply)."""
+        return ReplyScript(self, script)
+
+    def final(self, event: FinalReply) -> FinalReply:
+        """A final answer in Traditional: its text converted whole, its citations too."""
+        cites = tuple(self.citation(c) for c in event.citations)
+        return replace(event, text=self.traditional(event.text), citations=cites)
 
     def citation(self, citation: Citation) -> Citation:
         """A citation in Traditional: text and reference converted, the passage id kept."""
         return replace(citation, text=self.traditional(citation.text), ref=self.traditional(citation.ref))
+
+
+class ReplyScript:
+    """One reply's events in its script; in Traditional, previews agree with the final.
+
+    The deltas (Simplified, as the model wrote them) are gathered; once a phrase boundary arrives,
+    the text since the last one shown is converted as a whole and shown — when that conversion also
+    starts the conversion of everything received after that boundary (the longest context known).
+    No phrase spans a boundary, so what is shown equals the conversion of the whole text so far, at a
+    cost linear in the reply's length. A `TextReset` starts over. Should a conversion ever disagree,
+    no more previews come for this reply: the final text replaces them. Only answer text and
+    citations change; other events pass as they are.
+
+    Args:
+        scripts: the converter.
+        script: the reader's script; "simplified" passes every event through.
+    """
+
+    def __init__(self, scripts: ScriptConverter, script: Script):
+        self._scripts, self.script = scripts, script
+        self._source = ""  # the streamed text as written (Simplified)
+        self._shown = ""  # its converted start, already sent as deltas
+        self._end = 0  # where the shown part ends in `_source`
+        self._stuck = False
+
+    def events(self, event: ReplyEvent) -> list[ReplyEvent]:
+        """What to send for `event`: nothing (a held-back clause), one event, or the event as it is."""
+        if self.script == "simplified":
+            return [event]
+        if isinstance(event, TextDelta):
+            self._source += event.text
+            more = self._preview()
+            return [TextDelta(more)] if more else []
+        if isinstance(event, TextReset):
+            self._source, self._shown, self._end, self._stuck = "", "", 0, False
+        elif isinstance(event, FinalReply):
+            return [self._scripts.final(event)]
+        return [event]
+
+    def _preview(self) -> str:
+        """The new converted text to show (up to the last boundary), or ""."""
+        start = self._end
+        end = _phrase_end(self._source, start)
+        if self._stuck or end <= start:  # no new boundary: nothing new to show
+            return ""
+        self._end = end
+        convert = self._scripts.traditional
+        more = convert(self._source[start:end])  # no phrase spans `start`: the text before it stays as shown
+        if not convert(self._source[start:]).startswith(more):  # the text after `end` would change it
+            self._stuck = True
+            log.warning("script_preview_stopped", chars=len(self._source))
+            return ""
+        self._shown += more
+        return more
+
+
+def _phrase_end(text: str, start: int = 0) -> int:
+    """The length of `text` up to and including its last phrase boundary at or after `start`
+    (`start` when there is none there)."""
+    for index in range(len(text) - 1, start - 1, -1):
+        if _BOUNDARY.match(text[index]):
+            return index + 1
+    return start
 
 
 def _differing(a: str, b: str) -> int:

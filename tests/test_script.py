@@ -22,11 +22,12 @@ def test_phrase_level_conversion_and_citation_ids_kept():
     assert CONVERTER.traditional("发展") == "發展"
     cite = CONVERTER.citation(Citation(1, "lunyu:1.1", "《论语·学而》第1章", "学而时习之"))
     assert (cite.id, cite.ref, cite.text) == ("lunyu:1.1", "《論語·學而》第1章", "學而時習之")
-    final = CONVERTER.event(
-        FinalReply("学而时习之[1]", (Citation(1, "lunyu:1.1", "《论语·学而》第1章"),)), "traditional"
+    [final] = CONVERTER.reply("traditional").events(
+        FinalReply("学而时习之[1]", (Citation(1, "lunyu:1.1", "《论语·学而》第1章"),))
     )
+    assert isinstance(final, FinalReply)
     assert final.text == "學而時習之[1]" and final.citations[0].id == "lunyu:1.1"
-    assert CONVERTER.event(TextDelta("学习"), "simplified") == TextDelta("学习")
+    assert CONVERTER.reply("simplified").events(TextDelta("学习")) == [TextDelta("学习")]
 
 
 async def test_answers_follow_the_setting_or_the_persons_script(tmp_path):

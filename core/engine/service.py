@@ -1,10 +1,12 @@
 """ChatService: the engine every adapter drives. `handle(incoming)` yields ReplyEvents.
 
 Per message: resolve who and where → commands → input checks (core/engine/checks.py) → admission →
-store the user's words → the reply task (core/engine/reply.py): build context → fallback ladder (L0
-agent, L1 plain LLM, L2 retrieval) with every delta checked by the output guard before it is shown →
-store the reply → usage → memory update in the background. The adapter-facing record of replies
-(delivered, where shown, cut short) is core/engine/records.py.
+store the user's words, with what they quoted (screened: core/quotes.py) → the reply task
+(core/engine/reply.py): build context → fallback ladder (L0 agent, L1 plain LLM, L2 retrieval) with
+every delta checked by the output guard before it is shown → store the reply → usage → memory
+update in the background. Answers in a Traditional chat are converted on the way out, previews and
+final alike (core/script.py `ReplyScript`). The adapter-facing record of replies (delivered, where
+shown, cut short) is core/engine/records.py.
 
 Stored statuses. User messages: "ok" (answered), "too_long", the input guard's reason (e.g.
 "injection"), "empty" (nothing left after cleaning), "busy", "rate_limited", and "context" for group
@@ -51,7 +53,7 @@ from core.logging import bind_trace
 from core.lookup import NOTHING, LookupResult, PassageLookup
 from core.media.intake import MediaIntake
 from core.ports import ContextBuilder, Guard, Turn
-from core.quotes import screen_quotes
+from core.quotes import dump_quotes, screen_quotes
 from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
 from core.shown_in import ShownIn
@@ -217,13 +219,14 @@ class ChatService(ReplyRecords):
                 return
             text = await self._checks.check(incoming.text)
             async with self.admission.admit(turn):
-                await self._store_user(turn, "ok")
                 quoted = screen_quotes(incoming.quoted, self._guard)  # data, clipped; never a refusal
+                await self._store_user(turn, "ok", quoted=dump_quotes(quoted))  # kept for the follow-ups
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
-                script = self._reply_script(incoming, chat.script)
+                shown = self._scripts.reply(self._reply_script(incoming, chat.script)) if self._scripts else None
                 async with aclosing(self._reply.stream(cleaned, skill)) as events:
                     async for event in events:
-                        yield self._scripts.event(event, script) if self._scripts else event
+                        for out in shown.events(event) if shown else (event,):
+                            yield out
         except Turned as turned:
             yield await self._charge_refused(turn, turned) if turned.status is not None else turned.notice
         except NotAdmitted as refused:
@@ -261,7 +264,7 @@ class ChatService(ReplyRecords):
         reason: NoticeReason = "command" if incoming.command in self._router else "unknown_command"
         return Notice(result.text, reason, incoming.trace_id, dict(result.extra))
 
-    async def _store_user(self, turn: Turn, status: MessageStatus) -> int:
+    async def _store_user(self, turn: Turn, status: MessageStatus, *, quoted: str | None = None) -> int:
         incoming = turn.incoming
         return await self._storage.messages.add(
             incoming.chat_key,
@@ -272,4 +275,5 @@ class ChatService(ReplyRecords):
             speaker=incoming.user_name,
             status=status,
             trace_id=incoming.trace_id,
+            quoted=quoted,
         )

@@ -25,7 +25,8 @@ def speaker_of(turn: Turn) -> str:
 
 
 def window_messages(lines: list[Line], *, is_group: bool) -> list[Message]:
-    """Stored lines as chat messages; user lines are data blocks, with speakers in groups."""
+    """Stored lines as chat messages; user lines are data blocks, with speakers in groups, after the
+    `<quoted>` blocks of what they quoted (as the question was asked: core/quotes.py)."""
     while lines and lines[0].role != "user":  # never start with a reply whose question is gone
         lines = lines[1:]
     out: list[Message] = []
@@ -34,7 +35,7 @@ def window_messages(lines: list[Line], *, is_group: bool) -> list[Message]:
             out.append({"role": "assistant", "content": line.text})
         else:
             speaker = (line.speaker or line.account or "用户") if is_group else None
-            out.append({"role": "user", "content": user_content(line.text, speaker)})
+            out.append({"role": "user", "content": quoted_block(line.quoted) + user_content(line.text, speaker)})
     return out
 
 

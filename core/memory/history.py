@@ -14,8 +14,10 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, func, select
 
+from core.quotes import load_quotes
 from core.storage.models import Message
 from core.storage.rows import affected, row_id
+from core.types import Quote
 
 CONVERSATION_ROLES = ("user", "assistant")
 WINDOW_STATUSES = ("ok", "context")
@@ -23,7 +25,10 @@ WINDOW_STATUSES = ("ok", "context")
 
 @dataclass(frozen=True)
 class Line:
-    """One stored conversation message, detached from the database."""
+    """One stored conversation message, detached from the database.
+
+    `quoted`: what a question quoted (screened, clipped when it was asked), never the asker's own words.
+    """
 
     id: int
     role: str
@@ -31,10 +36,19 @@ class Line:
     speaker: str
     account: str
     trace_id: str
+    quoted: tuple[Quote, ...] = ()
 
 
 def _line(m: Message) -> Line:
-    return Line(id=row_id(m.id), role=m.role, text=m.text, speaker=m.speaker, account=m.account, trace_id=m.trace_id)
+    return Line(
+        id=row_id(m.id),
+        role=m.role,
+        text=m.text,
+        speaker=m.speaker,
+        account=m.account,
+        trace_id=m.trace_id,
+        quoted=load_quotes(m.quoted),
+    )
 
 
 class ChatHistory:

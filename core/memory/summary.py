@@ -22,6 +22,7 @@ from core.memory.history import ChatHistory, Line
 from core.memory.models import ChatMemory, utcnow
 from core.prompts import TaskPrompt
 from core.storage.conflict import begin_write, retry_on_conflict
+from core.types import Quote
 
 log = structlog.get_logger(__name__)
 
@@ -97,7 +98,8 @@ class ChatMemoryStore:
 
 
 def format_lines(lines: list[Line], *, is_group: bool, max_chars: int) -> str:
-    """Overflow messages as text for the summariser; speakers named in groups."""
+    """Overflow messages as text for the summariser; speakers named in groups; what a question
+    quoted goes before it as 〔引用 author：…〕, marked as someone else's words."""
     out = []
     for line in lines:
         text = " ".join(line.text.split())[:max_chars]
@@ -105,8 +107,14 @@ def format_lines(lines: list[Line], *, is_group: bool, max_chars: int) -> str:
             who = "夫子"
         else:
             who = f"用户[{clean_speaker(line.speaker)}]" if is_group else "用户"
+            who += "".join(_quoted(quote, max_chars) for quote in sorted(line.quoted, key=lambda q: -q.depth))
         out.append(f"{who}：{text}")
     return "\n".join(out)
+
+
+def _quoted(quote: Quote, max_chars: int) -> str:
+    author = clean_speaker(quote.author, "某人") + ("（机器人）" if quote.from_bot else "")
+    return f"〔引用 {author} 的话：{' '.join(quote.text.split())[:max_chars]}〕"
 
 
 def clean_summary(text: str, max_chars: int) -> str:

@@ -55,6 +55,8 @@ class Message(SQLModel, table=True):
         level: fallback level of an assistant reply (0 agent, 1 plain LLM, 2 retrieval-only).
         status: "ok" for normal messages; for user messages that got no answer the reason
             ("too_long", "injection", "busy", "rate_limited" …); for replies "cancelled" or "blocked".
+        quoted: the messages a question quoted, screened and clipped (core/quotes.py), as JSON
+            ``[{"text","author","from_bot","depth","source"}]``; None when it quoted nothing.
     """
 
     __table_args__ = (
@@ -77,6 +79,7 @@ class Message(SQLModel, table=True):
     created_at: datetime = Field(default_factory=utcnow)
     heartbeat_at: datetime | None = None  # a running reply's owner renews it; stale: the owner died
     shown_in: str | None = Field(default=None, max_length=200)
+    quoted: str | None = None  # data someone else wrote, kept with the question (0027_i33_quoted)
 
 
 # ---- issue 23 (web): token revocations, chat titles, the citations of each reply --------------------

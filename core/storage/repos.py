@@ -258,8 +258,11 @@ class MessageRepo(_Repo):
         level: int | None = None,
         status: MessageStatus = "ok",
         trace_id: str = "",
+        quoted: str | None = None,
     ) -> int:
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
+
+        `quoted`: the screened quotes of a question as JSON (core/quotes.py `dump_quotes`), in the same row.
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.
@@ -279,6 +282,7 @@ class MessageRepo(_Repo):
                 level=level,
                 status=status,
                 trace_id=trace_id,
+                quoted=quoted,
             )
             s.add(row)
             s.commit()
