@@ -50,7 +50,11 @@ def store(request, tmp_path):
     if request.param == "memory":
         yield MemoryInboxStore()
         return
-    url = f"sqlite:///{tmp_path / 'fuzi.sqlite3'}" if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    url = (
+        f"sqlite:///{tmp_path / 'fuzi.sqlite3'}"
+        if request.param == "sqlite"
+        else request.getfixturevalue("postgres_url")
+    )
     engine = create_engine_and_tables(url)
     yield SqlInboxStore(engine)
     engine.dispose()
