@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import logging
 import statistics
 import tempfile
 import time
@@ -21,6 +22,7 @@ import uuid
 from pathlib import Path
 
 import aiohttp
+import structlog
 from sqlalchemy import create_engine, text
 
 from adapters.telegram.app import build_application, start, stop
@@ -108,4 +110,5 @@ async def main(args: argparse.Namespace) -> None:
 if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--updates", type=int, default=400)
+    structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.WARNING))
     asyncio.run(main(parser.parse_args()))
