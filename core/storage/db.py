@@ -126,6 +126,10 @@ def _sqlite_pragmas(dbapi_connection, _record, *, busy_timeout_ms: int) -> None:
     try:
         cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")  # first: WAL switching may wait too
         cursor.execute("PRAGMA journal_mode=WAL")
+        # WAL + NORMAL: a commit survives the process being killed (it is in the WAL once written);
+        # only a power loss may roll back the last commits. FULL fsyncs every commit (the inbox's
+        # write before a webhook's 200 took a multiple of the time: docs/performance.md).
+        cursor.execute("PRAGMA synchronous=NORMAL")
         cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()
