@@ -17,6 +17,7 @@ from sqlalchemy import text
 
 from adapters.discord.intake import interaction_key, message_key
 from core.inbox import Inbox, InboxEntry
+from core.lookup import NOTHING, LookupResult
 from core.storage import create_database_engine, create_engine_and_tables
 from core.storage.inbox import SqlInboxStore
 from core.texts import say
@@ -181,6 +182,31 @@ async def test_an_interaction_whose_token_expired_is_answered_in_its_channel(fak
         await fake_discord.wait_until(lambda: bool(fake_discord.channel_messages(channel)))
     assert fake_discord.channel_messages(channel)[0]["content"] == "echo: 何为孝"
     assert fake_discord.original(data["token"])["content"] == ""  # the dead token was not used
+
+
+class StuckLookUp(ScriptedEngine):
+    """A look-up that never ends: the process dies on /passage."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.hold = Hold()
+
+    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
+        self.hold.reached.set()
+        await self.hold.gate.wait()
+        return LookupResult(hint=NOTHING)
+
+
+async def test_a_passage_a_dead_process_took_is_answered_in_its_original_response(fake_discord: FakeDiscord, sql):
+    first = StuckLookUp()
+    async with running_bot(fake_discord, first, inbox=Inbox(SqlInboxStore(sql))):
+        data = await fake_discord.slash("passage", {"query": "学而"})
+        await asyncio.wait_for(first.hold.reached.wait(), 10)
+    inbox = live_inbox(sql)
+    async with running_bot(fake_discord, ScriptedEngine(), inbox=inbox):
+        await hand_over(inbox)
+        await fake_discord.wait_until(lambda: (fake_discord.original(data["token"]) or {}).get("content") == NOTHING)
+        await fake_discord.wait_until(lambda: statuses(sql)[interaction_key(int(data["id"]))] == "done")
 
 
 async def test_a_message_is_answered_when_the_inbox_cannot_be_written(fake_discord: FakeDiscord, tmp_path):
