@@ -1,5 +1,5 @@
 """Discord split over processes: each identifies as its own shard (or several, AutoShardedClient); only shard
-0 syncs slash commands; two processes connected as one shard answer each message once."""
+0 syncs slash commands; two processes connected as one shard answer each message once (one inbox)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,9 @@ import discord
 import pytest
 
 from adapters.discord.settings import DiscordSettings
-from core.seen import InMemorySeen
+from core.inbox import Inbox
+from core.storage import create_engine_and_tables
+from core.storage.inbox import SqlInboxStore
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.fakes.engine import ScriptedEngine
 from tests.helpers_discord import running_bot
@@ -63,10 +65,11 @@ async def test_one_process_runs_several_shards_and_answers_in_each_guild():
         await fake.stop()
 
 
-async def test_two_processes_connected_as_one_shard_answer_once(fake_discord: FakeDiscord):
-    seen = InMemorySeen()  # shared, as RedisSeen is between processes
+async def test_two_processes_connected_as_one_shard_answer_once(fake_discord: FakeDiscord, tmp_path):
+    sql = create_engine_and_tables(f"sqlite:///{tmp_path / 'fuzi.sqlite3'}")  # one inbox, an Inbox each
     engine = ScriptedEngine()
-    async with running_bot(fake_discord, engine, seen=seen), running_bot(fake_discord, engine, seen=seen):
+    a, b = Inbox(SqlInboxStore(sql)), Inbox(SqlInboxStore(sql))
+    async with running_bot(fake_discord, engine, inbox=a), running_bot(fake_discord, engine, inbox=b):
         channel = fake_discord.channel["id"]
         await fake_discord.user_message("何为礼", mention_bot=True)
         await fake_discord.wait_until(lambda: bool(fake_discord.channel_messages(channel)))

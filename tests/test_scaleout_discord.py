@@ -4,7 +4,7 @@ prefix against the fake gateway, a guild per shard (guild k on shard k of 2).
 Checked: the slash commands are synced once (by shard 0's process); a fact remembered through one
 shard is known in the other; a person's limit counts messages from both; a killed process is replaced
 by one running both shards (discord.py's AutoShardedClient), and while the old shard-1 process is
-still connected as well, every message is answered exactly once (shared seen ids).
+still connected as well, every message is answered exactly once (the inbox in PostgreSQL).
 """
 
 from __future__ import annotations

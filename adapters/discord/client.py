@@ -6,6 +6,9 @@ engine's events stream into one Discord message through the shared
 :class:`adapters.common.stream.StreamingReply`, paced by one outbound budget per channel, and the
 final text is split into follow-ups. Reconnecting after gateway drops is discord.py's (``reconnect``
 stays on).
+
+Every message and interaction is kept in the inbox (core/inbox) from before it is handled until its
+handling ended; what a dead process left is answered here (adapters/discord/intake.py).
 """
 
 from __future__ import annotations
@@ -13,7 +16,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
 from dataclasses import replace
 from typing import Any
 
@@ -28,21 +31,23 @@ from adapters.common.sink import StreamStats
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.common.stream import StreamingReply
 from adapters.discord.buttons import SkillButton
-from adapters.discord.commands import CommandSpec, build_commands
+from adapters.discord.commands import build_commands
 from adapters.discord.endpoints import discord_endpoints
+from adapters.discord.intake import inbox_handlers, message_key, message_payload
+from adapters.discord.interactions import Interactions, quietly
 from adapters.discord.media import record_reaction, with_media
 from adapters.discord.poster import DiscordPoster
 from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
-from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
+from adapters.discord.settings_commands import build_passage_command, build_settings_group
 from adapters.discord.sink import ChannelSink, InteractionSink
-from adapters.discord.triggers import PLATFORM, incoming_from_interaction, incoming_from_message, is_bot_thread
+from adapters.discord.triggers import PLATFORM, incoming_from_message, is_bot_thread
+from core.inbox import Inbox, InboxEntry, MemoryInboxStore
 from core.ports import Engine
 from core.schedule.ports import Posters
-from core.seen import InMemorySeen, Seen
 from core.shown_in import ShownIn
 from core.texts import say
-from core.types import Incoming, new_trace_id
+from core.types import Incoming
 
 log = structlog.get_logger(__name__)
 REPAIR_EVERY_S = 2.0  # how often frozen messages the engine's repair sweep closed are corrected
@@ -62,8 +67,9 @@ class FuziDiscordClient(discord.Client):
         clock: monotonic clock for interaction-token age (tests inject one).
         budgets: per-channel outbound budgets (one registry per client by default; shared by every
             process when it has a gate, see ``bot.shared_state.build_budgets``).
-        seen: which message and interaction ids were handled already, shared by every process (two
-            processes connected as one shard, e.g. while a replacement starts, answer once).
+        inbox: keeps every message and interaction until it is handled, drops repeats (two processes
+            connected as one shard, e.g. while a replacement starts, answer once) and hands over what
+            a dead process left (adapters/discord/intake.py); default: in this process's memory only.
         interaction_ttl_s: how long an interaction token is used (INTERACTION_TTL_S; tests shorten it).
         **options: passed to :class:`discord.Client` (e.g. ``guild_ready_timeout``).
     """
@@ -75,7 +81,7 @@ class FuziDiscordClient(discord.Client):
         *,
         clock: Callable[[], float] = time.monotonic,
         budgets: BudgetRegistry | None = None,
-        seen: Seen | None = None,
+        inbox: Inbox | None = None,
         interaction_ttl_s: float = INTERACTION_TTL_S,
         **options: Any,
     ) -> None:
@@ -97,9 +103,11 @@ class FuziDiscordClient(discord.Client):
         self.clock = clock
         self.interaction_ttl_s = interaction_ttl_s
         self.budgets = budgets or BudgetRegistry()
-        self.seen = seen or InMemorySeen()
+        self.inbox = inbox or Inbox(MemoryInboxStore())
+        self._replays: set[asyncio.Task] = set()
         self.tree = app_commands.CommandTree(self)
-        self.tree.on_error = self._on_tree_error  # type: ignore[method-assign]
+        self.interactions = Interactions(self)
+        self.tree.on_error = self.interactions.on_tree_error  # type: ignore[method-assign]
         self.synced: list[app_commands.AppCommand] = []
         self._repair: asyncio.Task | None = None
 
@@ -111,10 +119,11 @@ class FuziDiscordClient(discord.Client):
         guild = discord.Object(id=self.settings.guild_id) if self.settings.guild_id else None
         if self.settings.thread_replies and not self.settings.message_content:
             log.warning("discord_threads_need_message_content", hint="replies in threads need a mention without it")
-        for command in build_commands(self._run_command, list(skills), list(extra)):
+        run, answers = self.interactions.run_command, self.interactions
+        for command in build_commands(run, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
-        self.tree.add_command(build_settings_group(self._run_command, list(skills)), guild=guild)
-        self.tree.add_command(build_passage_command(self._passage, self._complete_passage), guild=guild)
+        self.tree.add_command(build_settings_group(run, list(skills)), guild=guild)
+        self.tree.add_command(build_passage_command(answers.passage, answers.complete_passage), guild=guild)
         self.add_dynamic_items(SkillButton)
         if not self.settings.syncs_commands:  # the process running shard 0 syncs for everyone
             log.info("discord_commands_sync_skipped", shards=self.settings.shards)
@@ -125,6 +134,7 @@ class FuziDiscordClient(discord.Client):
     async def on_ready(self) -> None:
         log.info("discord_ready", user=str(self.user.id) if self.user else "", guilds=len(self.guilds))
         await self.close_interrupted()
+        self.inbox.register(PLATFORM, inbox_handlers(self))  # what dead processes left is answered here
         if self._repair is None:  # replies of a process that died are swept by the engine meanwhile
             self._repair = asyncio.create_task(self._keep_repairing(), name="discord-repair")
 
@@ -134,6 +144,7 @@ class FuziDiscordClient(discord.Client):
             await self.close_interrupted()
 
     async def close(self) -> None:
+        self.inbox.unregister(PLATFORM)
         if self._repair is not None:
             self._repair.cancel()
         await super().close()
@@ -159,22 +170,51 @@ class FuziDiscordClient(discord.Client):
 
     async def on_message(self, message: discord.Message) -> None:
         """Answer DMs, mentions and messages in Fuzi's threads; pass other text on as context."""
+        incoming = self._incoming(message)
+        if incoming is None:
+            return
+        key = message_key(message.id)
+        if not await self.take(key, message_payload(message, incoming)):
+            return
+        try:
+            await self._handle_message(message, incoming)
+        finally:
+            await self.inbox.done(PLATFORM, key)
+
+    def _incoming(self, message: discord.Message) -> Incoming | None:
         if self.user is None:
-            return
+            return None
         incoming = incoming_from_message(message, self.user.id, content_intent=self.settings.message_content)
-        incoming = with_media(message, incoming, self.user.id)  # attachments, or a quoted image
-        if incoming is None or not await self._first("message", message.id):
-            return
+        return with_media(message, incoming, self.user.id)  # attachments, or a quoted image
+
+    async def replay_message(self, entry: InboxEntry) -> None:
+        """A message a dead process took: fetched again and answered (the inbox's hand-over)."""
+        p = entry.payload
+        try:
+            channel = self.get_channel(int(p["channel"])) or self.get_partial_messageable(
+                int(p["channel"]), guild_id=int(p["guild"]) if p["guild"] else None
+            )
+            message = await channel.fetch_message(int(p["message"]))  # type: ignore[union-attr]
+            incoming = self._incoming(message)
+            if incoming is not None:  # addressed or not: the first process's word (intake.py)
+                incoming = replace(incoming, addressed=p["addressed"], is_group=p["guild"] is not None)
+                await self._handle_message(message, incoming)
+        except discord.NotFound:
+            log.info("discord_replay_gone", key=entry.key)  # deleted meanwhile: nothing to answer
+        finally:
+            await self.inbox.done(PLATFORM, entry.key)
+
+    async def _handle_message(self, message: discord.Message, incoming: Incoming) -> None:
         if not incoming.addressed:
             await self._observe(incoming)
             return
         try:
             incoming = replace(incoming, quoted=await quotes_of(message, self._fetch_message))
             channel, incoming = await self._reply_channel(message, incoming)
-            await self._stream(incoming, ChannelSink(channel, reply_to=message if channel is message.channel else None))
+            await self.stream(incoming, ChannelSink(channel, reply_to=message if channel is message.channel else None))
         except Exception:
             log.exception("discord_message_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
-            await self._quiet(message.channel.send(say("ERROR", None, trace=incoming.trace_id)))
+            await quietly(message.channel.send(say("ERROR", None, trace=incoming.trace_id)))
 
     async def _fetch_message(self, channel_id: int, message_id: int) -> discord.Message:
         """A message over REST (a quoted message the gateway did not include)."""
@@ -208,70 +248,17 @@ class FuziDiscordClient(discord.Client):
         except Exception:
             log.exception("discord_observe_failed", trace_id=incoming.trace_id, chat=incoming.chat_key)
 
-    # ------------------------------------------------------------------ slash commands
-
-    async def _run_command(self, interaction: discord.Interaction, spec: CommandSpec, text: str) -> None:
-        """Defer ("thinking…"), run the command or question through the engine, stream the answer."""
-        private = spec.private and interaction.guild_id is not None
-        await self._answer(interaction, spec.engine_command, text, private=private, label=spec.name)
-
-    async def _complete_passage(self, interaction: discord.Interaction, current: str) -> list[app_commands.Choice[str]]:
-        """Autocomplete for /passage: passages found for what is typed so far (value: the passage id)."""
-        result = await self.engine.look_up("discord", str(interaction.user.id), current, AUTOCOMPLETE_CHOICES)
-        return [app_commands.Choice(name=f"{p.ref} {p.text}"[:100], value=p.id) for p in result.passages]
-
-    async def _passage(self, interaction: discord.Interaction, query: str) -> None:
-        """/passage: the best passage for the query (or the id autocomplete chose), with its citation."""
-        await interaction.response.defer(thinking=True)
-        result = await self.engine.look_up("discord", str(interaction.user.id), query, 1)
-        text = passage_text(result.passages[0]) if result.passages else (result.hint or "…")
-        await interaction.edit_original_response(content=text)
+    # ------------------------------------------------------------------ interactions (interactions.py)
 
     async def run_choice(self, interaction: discord.Interaction, command: str, value: str) -> None:
         """A menu button was clicked: run ``/command value`` and put the answer in the menu's place."""
         message = interaction.message
         private = bool(message is not None and message.flags.ephemeral)
-        await self._answer(interaction, command, value, private=private, label=f"button:{command}")
-
-    async def _answer(
-        self, interaction: discord.Interaction, command: str | None, text: str, *, private: bool, label: str
-    ) -> None:
-        """Defer the interaction, stream the engine's answer into its original response, apologize on failure.
-
-        A slash command's deferral shows "thinking…" (a new message); a button's deferral keeps the
-        message the button is on, and the answer replaces it.
-        """
-        if not await self._first("interaction", interaction.id):
-            return
-        incoming = incoming_from_interaction(interaction, command, text)
-        sink = InteractionSink(interaction, private=private, ttl=self.interaction_ttl_s, clock=self.clock)
-        is_click = interaction.type is discord.InteractionType.component
-        try:
-            await interaction.response.defer(thinking=not is_click, ephemeral=private)
-            stats = await self._stream(incoming, sink)
-            if not sink.used and stats.outcome == "empty" and not is_click:
-                await interaction.delete_original_response()
-        except Exception:
-            log.exception("discord_command_failed", trace_id=incoming.trace_id, command=label, chat=incoming.chat_key)
-            await self._apologize(interaction, incoming.trace_id)
-
-    async def _on_tree_error(self, interaction: discord.Interaction, error: app_commands.AppCommandError) -> None:
-        trace_id = new_trace_id()
-        name = interaction.command.name if interaction.command else ""
-        log.error("discord_command_error", trace_id=trace_id, command=name, error=type(error).__name__, exc_info=error)
-        await self._apologize(interaction, trace_id)
-
-    async def _apologize(self, interaction: discord.Interaction, trace_id: str) -> None:
-        """A short fixed apology with the trace id, ephemeral where Discord allows it."""
-        text = say("ERROR", None, trace=trace_id)
-        if interaction.response.is_done():
-            await self._quiet(interaction.followup.send(text, ephemeral=True))
-        else:
-            await self._quiet(interaction.response.send_message(text, ephemeral=True))
+        await self.interactions.answer(interaction, command, value, private=private, label=f"button:{command}")
 
     # ------------------------------------------------------------------ streaming
 
-    async def _stream(self, incoming: Incoming, sink: ChannelSink | InteractionSink) -> StreamStats:
+    async def stream(self, incoming: Incoming, sink: ChannelSink | InteractionSink) -> StreamStats:
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
 
@@ -295,19 +282,21 @@ class FuziDiscordClient(discord.Client):
         )
         return stats
 
-    async def _first(self, kind: str, event_id: int) -> bool:
-        """True the first time any process sees this message or interaction; a repeat is logged and dropped."""
-        if await self.seen.first(f"discord:{kind}:{event_id}"):
-            return True
-        log.info("discord_event_repeated", kind=kind, id=str(event_id))
-        return False
-
-    async def _quiet(self, request: Any) -> None:
-        """Await a best-effort request (an apology); failures are logged, not raised."""
+    async def take(self, key: str, payload: dict[str, Any]) -> bool:
+        """Keep the event in the inbox: True when it is new, False for a repeat (another process has
+        it). An inbox that cannot be written is logged and the event handled all the same: Discord
+        does not send it again, so refusing it would lose it for sure."""
         try:
-            await request
-        except discord.HTTPException as exc:
-            log.warning("discord_apology_failed", status=exc.status)
+            return await self.inbox.accept(PLATFORM, key, payload)
+        except Exception as exc:
+            log.warning("discord_event_not_kept", key=key, error=type(exc).__name__)
+            return True
+
+    def spawn(self, work: Coroutine[Any, Any, None], entry: InboxEntry) -> None:
+        """Run a replay beside the inbox's loop (an answer takes longer than one of its ticks)."""
+        task = asyncio.create_task(work, name=f"discord-replay-{entry.key}")
+        self._replays.add(task)
+        task.add_done_callback(self._replays.discard)
 
     # ------------------------------------------------------------------ running
 
@@ -339,11 +328,6 @@ async def _maybe_await(value: Any) -> Any:
     return await value if inspect.isawaitable(value) else value
 
 
-def passage_text(p: Any) -> str:
-    """A looked-up passage as a Discord message: the text, then its citation in subtext."""
-    return f"{p.text[:1900]}\n-# {p.ref} · {p.id}"
-
-
 def _elapsed(start: float, end: float | None) -> float | None:
     return None if end is None else round(end - start, 3)
 
@@ -364,15 +348,17 @@ async def run_discord(
     engine: Engine,
     *,
     status: PlatformStatus | None = None,
-    seen: Seen | None = None,
+    inbox: Inbox | None = None,
     budgets: BudgetRegistry | None = None,
     posters: Posters | None = None,
 ) -> None:
     """Run the Discord bot until it is closed (``fuzi run discord``); with ``posters``, the scheduler
-    (core/schedule) may post into Discord channels and threads while it runs."""
+    (core/schedule) may post into Discord channels and threads while it runs. Messages and
+    interactions another process took and never answered are answered here (or, too old, the person
+    is told): ``inbox``'s hand-over, registered once the client is ready."""
     if settings.bot_token is None:
         raise ValueError("DISCORD_BOT_TOKEN is not set")
-    client = make_client(settings, engine, seen=seen, budgets=budgets)
+    client = make_client(settings, engine, inbox=inbox, budgets=budgets)
     if posters is not None:
         posters.register("discord", DiscordPoster(client, client.budgets, interval_s=settings.edit_interval_s))
     try:

@@ -133,6 +133,8 @@ class InteractionSink:
         ttl: seconds from now (the sink is made as the interaction arrives) after which its token is
             no longer used.
         clock: monotonic clock in seconds (injectable for tests).
+        channel: where a public reply continues after expiry (default: the interaction's channel;
+            an interaction rebuilt from the inbox has none, adapters/discord/intake.py).
     """
 
     def __init__(
@@ -142,8 +144,10 @@ class InteractionSink:
         private: bool = False,
         ttl: float = 14 * 60 + 30,
         clock: Callable[[], float] = time.monotonic,
+        channel: discord.abc.Messageable | None = None,
     ) -> None:
         self.interaction = interaction
+        self.channel: Any = channel or interaction.channel
         self.private = private
         self.clock = clock
         self.deadline = clock() + ttl
@@ -210,7 +214,7 @@ class InteractionSink:
     def _channel_sink(self) -> ChannelSink:
         if self.fallback is None:
             log.info("discord_interaction_expired", interaction=str(self.interaction.id))
-            target: Any = self.interaction.user if self.private else self.interaction.channel
+            target: Any = self.interaction.user if self.private else self.channel
             reply_to = None if self.private else self.original_message
             self.fallback = ChannelSink(target, reply_to=reply_to)
         return self.fallback

@@ -52,13 +52,12 @@ def _run(args: argparse.Namespace) -> int:
             engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             if runtime.digest is not None and settings.schedule.enabled:  # digest groups: messages kept for it
                 engine = DigestTap(engine, runtime.digest)
-            # every update kept until answered (the inbox, in SQL); albums answered already, the bot-wide
-            # send schedule and the per-chat budgets: shared in Redis between replicas (in process
-            # without FUZI_REDIS_URL)
+            # every update kept until answered (the inbox, in SQL); Telegram's albums answered already,
+            # the bot-wide send schedule and the per-chat budgets: shared in Redis between replicas (in
+            # process without FUZI_REDIS_URL)
             extra: dict[str, dict[str, Any]] = {
                 name: {
                     "status": platforms,
-                    "seen": build_seen(settings, runtime.redis),
                     "inbox": runtime.inbox,
                     "budgets": build_budgets(settings, runtime.redis, name),
                     "posters": posters,
@@ -66,9 +65,10 @@ def _run(args: argparse.Namespace) -> int:
                 for name in wanted
             }
             if "telegram" in extra:
-                extra["telegram"] |= {"pace": build_pace(settings, runtime.redis)} | (
-                    {"recorder": metrics} if metrics else {}
-                )
+                extra["telegram"] |= {
+                    "seen": build_seen(settings, runtime.redis),
+                    "pace": build_pace(settings, runtime.redis),
+                } | ({"recorder": metrics} if metrics else {})
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
             try:
