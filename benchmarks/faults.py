@@ -15,8 +15,9 @@ OpenAI server (a 24-character answer streamed over ~2 s). Scenarios, each on fre
 
 Each person asks once just before the fault (1 s before it: replies are streaming when it hits),
 once during it, and again from the moment it ends (every second while told "busy"). Reported per
-scenario: rounds 1-2 answered (a bot message that is not a notice), told (a one-line notice: error,
-busy, interrupted), lost (no bot message at all); stuck = people still "busy" 5 s after the fault
+scenario: of the questions of rounds 1-2, answered (stored as answered: at once, or anew from the
+inbox after a crash), told (not answered, and a one-line notice came: error, busy, interrupted,
+lost), lost (neither); stuck = people still "busy" 5 s after the fault
 ended (a reply still legitimately running counts here), stuck = still "busy" 30 s after it ended;
 reply rows left "streaming" at the end; /readyz of both replicas during the fault; time
 to recover = from the end of the fault until every person's new question was answered.
@@ -48,7 +49,12 @@ from tests.helpers_db import POSTGRES_URL, postgres_schema_url  # noqa: E402
 from tests.helpers_replicas import OwnRedis, Replica, TcpProxy, replica_env  # noqa: E402
 
 ANSWER = "学而时习之，不亦说乎？有朋自远方来，不亦乐乎？"
-NOTICES = (say("BUSY", "zh")[:8], say("ERROR", "zh", trace="x")[:6], say("INTERRUPTED", "zh")[:8])
+NOTICES = (
+    say("BUSY", "zh")[:8],
+    say("ERROR", "zh", trace="x")[:6],
+    say("INTERRUPTED", "zh")[:8],
+    say("LOST", "zh")[:8],
+)
 BUSY = NOTICES[0]
 
 
@@ -127,11 +133,14 @@ class Bench:
             ended = time.monotonic()
             recovered, stuck = await self.recover(session, chats, ended)
             await asyncio.sleep(self.args.lease + 5)  # the sweep repairs what a dead replica left
-        rounds = [self.bot_texts(c)[: self.snapshot[c]] for c in chats]
-        # a reply killed before anything was shown is told later, in a new message (after the snapshot)
-        late = sum(1 for c in chats for t in self.bot_texts(c)[self.snapshot[c] :] if NOTICES[2] in t)
-        told = sum(1 for texts in rounds for t in texts if any(n in t for n in NOTICES)) + late
-        shown = sum(len(texts) for texts in rounds) + late
+        questions = {c: (f"何为学？{c}", f"何为仁？{c}") for c in chats}
+        answered = self.answered({q for pair in questions.values() for q in pair})
+        told = lost = 0
+        for c, pair in questions.items():
+            open_ = [q for q in pair if q not in answered]
+            notices = sum(1 for t in self.bot_texts(c) if any(n in t for n in NOTICES))
+            told += min(len(open_), notices)  # each unanswered question told by at most one notice
+            lost += max(0, len(open_) - notices)
         if self.args.dump:
             with open(self.args.dump, "a") as out:
                 for c in chats:
@@ -139,9 +148,9 @@ class Bench:
         return {
             "scenario": name,
             "asked": 2 * len(chats),
-            "answered": shown - told,
+            "answered": sum(q in answered for pair in questions.values() for q in pair),
             "told": told,
-            "lost": 2 * len(chats) - shown,
+            "lost": lost,
             "busy_5s_after": stuck,
             "stuck_30s_after": self.stuck_30,
             "rows_streaming": self.streaming_rows(),
@@ -173,6 +182,19 @@ class Bench:
 
     def _busy(self, chats: set[int]) -> int:
         return sum(1 for c in chats if any(BUSY in t for t in self.bot_texts(c)[self.snapshot[c] :]))
+
+    def answered(self, questions: set[str]) -> set[str]:
+        """The questions that were answered in the end (a stored `ok` question: at once or anew from
+        the inbox after a crash), whatever notices came before."""
+        engine = create_engine(self.direct)
+        with engine.connect() as conn:
+            rows = conn.execute(
+                text("SELECT text FROM message WHERE role = 'user' AND status = 'ok' AND text = ANY(:qs)"),
+                {"qs": list(questions)},
+            )
+            found = {row[0] for row in rows}
+        engine.dispose()
+        return found
 
     def streaming_rows(self) -> int:
         engine = create_engine(self.direct)
