@@ -62,6 +62,7 @@ class Bench:
     def __init__(self, args: argparse.Namespace, tg: FakeTelegram, llm: FakeOpenAI, work: Path) -> None:
         self.args, self.tg, self.llm, self.work = args, tg, llm, work
         self.hung = False
+        self.retries: set[asyncio.Task] = set()  # updates a replica refused, sent again as Telegram would
         llm.set_default(self._model)
 
     def _model(self, body: dict):
@@ -101,8 +102,20 @@ class Bench:
         admin.dispose()
 
     async def ask(self, session, chat: int, question: str) -> None:
+        update = self.tg.private_text(chat, question)
+        if await self._deliver(session, chat, update) != 200:  # Telegram keeps an unacknowledged update
+            self.retries.add(asyncio.create_task(self._redeliver(session, chat, update)))
+
+    async def _deliver(self, session, chat: int, update: dict) -> int:
         live = [r for r in self.replicas if r.proc.poll() is None]
-        await live[chat % len(live)].deliver(session, self.tg.private_text(chat, question))
+        return await live[chat % len(live)].deliver(session, update)
+
+    async def _redeliver(self, session, chat: int, update: dict) -> None:
+        """Send it again every 2 s until a replica answers 200, as Telegram retries a webhook (60 s at most)."""
+        for _ in range(30):
+            await asyncio.sleep(2.0)
+            if await self._deliver(session, chat, update) == 200:
+                return
 
     def bot_texts(self, chat: int) -> list[str]:
         return [m.text for m in self.tg.messages_in(chat)]
@@ -133,6 +146,10 @@ class Bench:
             ended = time.monotonic()
             recovered, stuck = await self.recover(session, chats, ended)
             await asyncio.sleep(self.args.lease + 5)  # the sweep repairs what a dead replica left
+            if self.retries:  # updates refused during the fault, then delivered again
+                await asyncio.wait(self.retries)
+                self.retries.clear()
+                await asyncio.sleep(5)
         questions = {c: (f"何为学？{c}", f"何为仁？{c}") for c in chats}
         answered = self.answered({q for pair in questions.values() for q in pair})
         told = lost = 0
