@@ -215,9 +215,8 @@ async def open_runtime(
         await service.close_interrupted(_interrupted_before(settings))
         service.watch.start()  # heartbeats for our replies, repair of dead processes' ones
         stack.push_async_callback(service.watch.aclose)
-        register_memory(memory, router=router, tool_client=tools)
+        register_memory(memory, router=router, toolset=tools)
         guard.register_commands(router)
-        await tools.connect()
         yield Runtime(service, storage, retriever, llm, redis, scripts, digest)
 
 
