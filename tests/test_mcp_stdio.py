@@ -1,7 +1,8 @@
 """`fuzi mcp` answers an MCP client: the SDK's own client starts `python -m bot mcp` over stdio.
 
-The first start (a fresh FUZI_HOME) serves from the keyword route while it builds the index; the
-second start reuses it. Logs and progress go to stderr; stdout carries the protocol only.
+Each test starts it in a fresh FUZI_HOME (the first start: the keyword route answers while the index
+is built, with the hashing test embedder). Logs and progress go to stderr; stdout carries the
+protocol only.
 """
 
 from __future__ import annotations
@@ -21,18 +22,24 @@ from tests.helpers_process import ROOT, child_env
 pytestmark = pytest.mark.processes
 
 
-@pytest.fixture(scope="module")
-def home(tmp_path_factory) -> Path:
-    return tmp_path_factory.mktemp("fuzi-mcp")
-
-
 @asynccontextmanager
 async def fuzi_mcp(home: Path, errlog):
-    """A connected ClientSession to `python -m bot mcp` in `home` (stderr into `errlog`)."""
+    """A connected ClientSession to `python -m bot mcp` in `home` (stderr into `errlog`); on exit, no
+    line of its stdout was anything but a protocol message."""
+    faults: list[Exception] = []
+
+    async def on_message(message) -> None:
+        if isinstance(message, Exception):  # a stdout line that is not JSON-RPC (a stray print, a log line)
+            faults.append(message)
+
     params = StdioServerParameters(command=sys.executable, args=["-m", "bot", "mcp"], env=child_env(home), cwd=ROOT)
-    async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+    async with (
+        stdio_client(params, errlog=errlog) as (read, write),
+        ClientSession(read, write, message_handler=on_message) as session,
+    ):
         await session.initialize()
         yield session
+    assert faults == []
 
 
 def passages(result) -> list[tuple[str, str]]:
@@ -41,8 +48,9 @@ def passages(result) -> list[tuple[str, str]]:
     return [(p["id"], p["ref"]) for p in result.structured_content["passages"]]
 
 
-async def test_lists_the_agents_tools_and_answers_ids_and_citations(home):
-    errlog = (home / "first-start.err").open("w+", encoding="utf-8")
+async def test_lists_the_agents_tools_and_answers_ids_and_citations(tmp_path):
+    home = tmp_path / "home"
+    errlog = (tmp_path / "stderr.txt").open("w+", encoding="utf-8")
     with errlog:
         async with fuzi_mcp(home, errlog) as session:
             listed = (await session.list_tools()).tools
@@ -70,9 +78,9 @@ async def test_lists_the_agents_tools_and_answers_ids_and_citations(home):
     assert "first start" in stderr and "tool_search_classics" in stderr  # progress and logs: stderr
 
 
-async def test_bad_arguments_are_error_results_and_the_server_keeps_answering(home):
-    with (home / "next-start.err").open("w", encoding="utf-8") as errlog:  # after the first test: the index is built
-        async with fuzi_mcp(home, errlog) as session:
+async def test_bad_arguments_are_error_results_and_the_server_keeps_answering(tmp_path):
+    with (tmp_path / "stderr.txt").open("w", encoding="utf-8") as errlog:
+        async with fuzi_mcp(tmp_path / "home", errlog) as session:
             cases = [
                 ("search_classics", {"query": "仁", "k": "five"}, "argument 'k' must be an integer, got 'five'"),
                 ("search_classics", {"k": 2}, "missing required argument 'query'"),
