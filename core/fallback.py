@@ -31,8 +31,8 @@ from core.ports import PassageSearch
 from core.skills import Skill, reply_language
 from core.text import Language
 from core.texts import say
-from core.tools.client import ToolClient
-from core.tools.server import ToolContext, call_sync_or_async
+from core.tools.tool import ToolContext
+from core.tools.toolset import Toolset
 
 log = structlog.get_logger(__name__)
 
@@ -98,7 +98,7 @@ class LadderRequest:
 class AgentRunner(Protocol):
     """What the ladder needs from the ReAct agent (core/agent.Agent): its tools and `run`."""
 
-    tools: ToolClient
+    tools: Toolset
 
     def run(
         self,
@@ -243,7 +243,7 @@ class FallbackLadder:
         agent = self._agent
         assert agent is not None, "L0 runs only with an agent"
         book = CitationBook()
-        allowed = await self._allowed_tools(agent, request.skill)
+        allowed = self._allowed_tools(agent, request.skill)
         result: AgentResult | None = None
         async with aclosing(
             agent.run(
@@ -263,13 +263,11 @@ class FallbackLadder:
             raise RuntimeError("agent stream ended without a result")
         yield Answer(result.text, result.citations, 0, result.usage)
 
-    async def _allowed_tools(self, agent: AgentRunner, skill: Skill) -> list[str] | None:
+    def _allowed_tools(self, agent: AgentRunner, skill: Skill) -> list[str] | None:
         """None (every tool) when the skill allows all; else the permitted names of the agent's tools."""
         if skill.allowed_tools == "all" and not skill.denied_tools:
             return None
-        tools = agent.tools
-        await tools.connect()
-        return skill.allowed(tools.names)
+        return skill.allowed(agent.tools.names)
 
     # ------------------------------------------------------------------ L1
     async def _level1(self, request: LadderRequest) -> AsyncGenerator[LadderEvent, None]:
@@ -339,7 +337,7 @@ class FallbackLadder:
         if self._retriever is None:
             return [], False
         try:
-            response = await call_sync_or_async(self._retriever.search, question, k=k, corpus=corpus)
+            response = await self._retriever.search(question, k=k, corpus=corpus)
         except Exception:
             log.exception("l2_search_failed", corpus=corpus)
             return [], False

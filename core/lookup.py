@@ -9,7 +9,6 @@ their own limit (`LOOKUP_LIMITS`, e.g. inline queries fired at 10/s while typing
 
 from __future__ import annotations
 
-import inspect
 import re
 from dataclasses import dataclass
 
@@ -57,7 +56,7 @@ class PassageLookup:
     """Retrieval-only look-ups with per-person limits.
 
     Args:
-        search: the passage search (the hybrid retriever); `get(id)` is used for ids when it has one.
+        search: the passage search (the hybrid retriever); its `get(id)` answers an id.
         scripts: Simplified/Traditional conversion.
         limits: where the per-person counters live (default in memory; bot/ hands in the Redis storage
             that shares them between replicas).
@@ -98,16 +97,14 @@ class PassageLookup:
 
     async def _searched(self, query: str, k: int) -> list[Passage]:
         with offline():  # retrieval alone: no LLM call per keystroke of an inline query
-            found = self._search.search(self._scripts.simplified(query), k=k)
-            hits = await found if inspect.isawaitable(found) else found
+            hits = await self._search.search(self._scripts.simplified(query), k=k)
         return [Passage(h.id, h.ref, h.text) for h in hits.results[:k]]
 
     async def _by_id(self, query: str) -> list[Passage]:
         """An exact passage id (Discord autocomplete hands back the chosen id)."""
-        get = getattr(self._search, "get", None)
-        if get is None or not is_passage_id(query):
+        if not is_passage_id(query):
             return []
-        found = await get(query)
+        found = await self._search.get(query)
         return [Passage(found.id, found.ref, found.text)] if found is not None else []
 
     def _traditional(self, p: Passage) -> Passage:

@@ -6,7 +6,7 @@ implement them. Keeping them here lets each part be built and tested on its own.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Awaitable, Sequence
+from collections.abc import AsyncGenerator, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -170,7 +170,7 @@ class CommandHandler(Protocol):
     async def __call__(self, turn: Turn, args: str) -> CommandResult: ...
 
 
-# ---------------------------------------------------------------- retrieval, as the L2 answer uses it
+# ---------------------------------------------------------------- the classics, as tools, look-ups and L2 read them
 
 
 class SearchHit(Protocol):
@@ -192,6 +192,15 @@ class SearchHits(Protocol):
 
 
 class PassageSearch(Protocol):
-    """`search(query, k=…, corpus=…)`, sync or async (core.retrieval.HybridRetriever is async)."""
+    """The one passage-search type: the classics tools, the retrieval-only look-ups and the L2 answer
+    read the texts through it (core.retrieval.HybridRetriever is one).
 
-    def search(self, query: str, *, k: int = ..., corpus: str = ...) -> SearchHits | Awaitable[SearchHits]: ...
+    `search` ranks passages for a query; `find_quote` finds the passages that contain a line word
+    for word (exact=True) or else the closest keyword matches; `get` and `neighbours` read passages
+    by id (`neighbours`: up to `n` before and after, in the same chapter or section).
+    """
+
+    async def search(self, query: str, *, k: int = ..., corpus: str = ...) -> SearchHits: ...
+    async def find_quote(self, text: str, *, k: int = ...) -> tuple[Sequence[SearchHit], bool]: ...
+    async def get(self, passage_id: str) -> SearchHit | None: ...
+    async def neighbours(self, passage_id: str, n: int = ...) -> Sequence[SearchHit]: ...

@@ -17,12 +17,14 @@ written. Every preview is then the start of what the final — converted whole �
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import replace
 from typing import Literal
 
 import structlog
 
 from core.events import Citation, FinalReply, ReplyEvent, TextDelta, TextReset
+from core.ports import PassageSearch, SearchHit, SearchHits
 
 log = structlog.get_logger(__name__)
 
@@ -158,16 +160,21 @@ class SimplifiedQueries:
     """A passage search that first converts the query to Simplified: the corpus is Simplified, so a
     reader's Traditional question (學而時習之) must find the same passages as 学而时习之.
 
-    Wraps anything with `search(query, **options)` (sync or async: the inner result is returned as
-    is); every other attribute is the inner search's.
+    Quotes and ids go to the inner search as they are (the quote finder sets the script aside itself).
     """
 
-    def __init__(self, inner, scripts: ScriptConverter):
+    def __init__(self, inner: PassageSearch, scripts: ScriptConverter):
         self._inner = inner
         self._scripts = scripts
 
-    def search(self, query: str, **options):
-        return self._inner.search(self._scripts.simplified(query), **options)
+    async def search(self, query: str, *, k: int = 5, corpus: str = "all") -> SearchHits:
+        return await self._inner.search(self._scripts.simplified(query), k=k, corpus=corpus)
 
-    def __getattr__(self, name: str):
-        return getattr(self._inner, name)
+    async def find_quote(self, text: str, *, k: int = 5) -> tuple[Sequence[SearchHit], bool]:
+        return await self._inner.find_quote(text, k=k)
+
+    async def get(self, passage_id: str) -> SearchHit | None:
+        return await self._inner.get(passage_id)
+
+    async def neighbours(self, passage_id: str, n: int = 1) -> Sequence[SearchHit]:
+        return await self._inner.neighbours(passage_id, n)

@@ -135,7 +135,7 @@ class CorpusRetriever:
         """One passage by id, as HybridRetriever.get gives it (None when unknown)."""
         return next((Hit(pid, ref, text, 0.0) for pid, ref, text in self.passages if pid == passage_id), None)
 
-    def search(self, query: str, *, k: int = 5, corpus: str = "all") -> Hits:
+    async def search(self, query: str, *, k: int = 5, corpus: str = "all") -> Hits:
         self.queries.append((query, corpus))
         grams = _bigrams(query)
         scored = []

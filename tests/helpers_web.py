@@ -31,8 +31,8 @@ from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
 from core.script import ScriptConverter
-from core.tools.classics import classics_server
-from core.tools.client import ToolClient
+from core.tools.classics import search_classics_tool
+from core.tools.toolset import Toolset
 from tests.helpers_corpus import corpus_dir
 from tests.helpers_engine import make_service, sqlite_storage
 
@@ -56,7 +56,7 @@ async def web_runtime(
     metrics.watch_breaker(lambda: breaker.state)
     llm, search = TimedLLM(breaker, metrics), TimedSearch(retriever, metrics)
     storage = sqlite_storage(tmp_path)
-    agent = Agent(llm, ToolClient([classics_server(search)]))
+    agent = Agent(llm, Toolset([search_classics_tool(search)]))
     service = make_service(storage, llm=llm, agent=agent, retriever=search, scripts=scripts, **service_kw)
     try:
         yield Runtime(service, storage, search, breaker, scripts=scripts)

@@ -18,7 +18,7 @@ from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMConfigError, LLMUnavailable
 from core.llm.retry import RetryPolicy
 from core.texts import say
-from core.tools import ToolClient, ToolContext, ToolServer
+from core.tools import ToolContext, Toolset, tool
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 
 CTX = ToolContext(person_id=3, platform="console", chat_id="c", is_group=False, trace_id="trace-a")
@@ -33,48 +33,50 @@ PASSAGES = {
 
 
 class Tools:
-    """A classics server plus helpers whose behaviour the tests observe."""
+    """A classics search plus helpers whose behaviour the tests observe."""
 
     def __init__(self) -> None:
-        self.server = ToolServer("classics")
+        self.toolset = Toolset()
         self.calls: list[tuple[str, dict]] = []
         self.a_started, self.b_started = asyncio.Event(), asyncio.Event()
         self._register()
 
     def _register(self) -> None:
-        @self.server.tool
+        @tool
         async def search_classics(ctx: ToolContext, query: str, k: int = 5) -> dict:
             """Search the Analects and the Book of Songs for passages. Use for quotes and teachings."""
             self.calls.append(("search_classics", {"query": query, "k": k}))
             return {"passages": PASSAGES.get(query, [])[:k]}
 
-        @self.server.tool
+        @tool
         async def wait_a(ctx: ToolContext) -> str:
             """Finishes only once wait_b has started."""
             self.a_started.set()
             await self.b_started.wait()
             return "a done"
 
-        @self.server.tool
+        @tool
         async def wait_b(ctx: ToolContext) -> str:
             """Finishes only once wait_a has started."""
             self.b_started.set()
             await self.a_started.wait()
             return "b done"
 
-        @self.server.tool
+        @tool
         async def slow(ctx: ToolContext) -> str:
             """Never finishes."""
             await asyncio.Event().wait()
             return "never"
 
-        @self.server.tool
+        @tool
         async def web_search(ctx: ToolContext, query: str) -> str:
             """Search the web."""
             return "web " * 5000
 
-    def client(self) -> ToolClient:
-        return ToolClient([self.server])
+        self.toolset.extend([search_classics, wait_a, wait_b, slow, web_search])
+
+    def client(self) -> Toolset:
+        return self.toolset
 
 
 async def _no_sleep(_: float) -> None:
@@ -407,7 +409,7 @@ async def test_closing_the_reply_mid_tool_round_cancels_running_tools(fake_llm, 
     cancelled = asyncio.Event()
     tools = Tools()
 
-    @tools.server.tool
+    @tool
     async def hang_until_cancelled(ctx: ToolContext) -> str:
         """Waits until cancelled."""
         try:
@@ -416,6 +418,7 @@ async def test_closing_the_reply_mid_tool_round_cancels_running_tools(fake_llm, 
             cancelled.set()
         return ""
 
+    tools.toolset.add(hang_until_cancelled)
     fake_llm.stream_tool_calls([("hang_until_cancelled", {})])
     agent = make_agent(tools, tool_timeout_s=30)
     events = agent.run(USER, allowed_tools=None, ctx=CTX, citations=CitationBook())

@@ -10,8 +10,8 @@ from core.commands import CommandRouter
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.skills import SkillRegistry
-from core.tools.classics import classics_server
-from core.tools.client import ToolClient
+from core.tools.classics import search_classics_tool
+from core.tools.toolset import Toolset
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_discord import running_bot
@@ -39,12 +39,12 @@ def corpus() -> CorpusRetriever:
 
 @pytest.fixture
 def engine(tmp_path, fake_llm, corpus) -> EngineWithMenus:
-    server = classics_server(corpus)  # the real search_classics tool over the corpus double
+    search = search_classics_tool(corpus)  # the real search_classics tool over the corpus double
     llm = OpenAIChatClient(
         base_url=fake_llm.base_url, api_key="sk-test", model="fake", timeout_s=5, retry=RetryPolicy(attempts=1)
     )
     skills, router = SkillRegistry(), CommandRouter()
-    agent = Agent(llm, ToolClient([server]), max_rounds=3, reply_timeout_s=20)
+    agent = Agent(llm, Toolset([search]), max_rounds=3, reply_timeout_s=20)
     service = make_service(
         sqlite_storage(tmp_path), llm=llm, agent=agent, retriever=corpus, skills=skills, router=router
     )

@@ -17,8 +17,8 @@ from core.guards.limits import InMemoryRateLimiter, Quota
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.memory.blocks import MEMORY_RULES, fact_line, facts_block
 from core.memory.commands import FACT_REFUSED_TEXT
-from core.tools.client import ToolClient
-from core.tools.server import ToolContext
+from core.tools.tool import ToolContext
+from core.tools.toolset import Toolset
 from core.types import Incoming
 from tests.helpers_engine import collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder
@@ -141,9 +141,8 @@ async def test_remember_refuses_encoded_instructions_and_keeps_ordinary_facts(pa
 
 async def test_remember_tool_refuses_encoded_instructions(parts) -> None:
     service, memory = parts
-    client = ToolClient()
-    register_memory(memory, tool_client=client)
-    await client.connect()
+    client = Toolset()
+    register_memory(memory, toolset=client)
     ctx = ToolContext(1, "console", "dm-u1", False, "trace", account="console:u1")
     out = await client.call("remember", {"fact": base64.b64encode(ATTACK_ZH.encode()).decode()}, ctx)
     assert not out.ok and "instruction" in out.error

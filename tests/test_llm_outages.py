@@ -19,10 +19,10 @@ from core.llm.client import OpenAIChatClient
 from core.llm.errors import CircuitOpen, LLMBusy, LLMUnavailable
 from core.llm.retry import RetryPolicy
 from core.llm.types import StreamDelta
-from core.tools.client import ToolClient
+from core.tools.toolset import Toolset
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, final_of, incoming, make_service, sqlite_storage
-from tests.test_service_ladder import Sleeps, classics_server
+from tests.test_service_ladder import Sleeps, search_classics_tool
 
 USER = [{"role": "user", "content": "何为仁？"}]
 SLACK_S = 0.8  # L2 retrieval, SQLite writes and a busy 2-core machine
@@ -199,7 +199,7 @@ def service_for(tmp_path, fake, corpus, *, degrade_after_s=1.0, max_concurrent=8
     )
     breaker = CircuitBreakerLLM(client, failures=5, reset_s=60)
     llm = BulkheadLLM(breaker, max_concurrent=max_concurrent, max_wait_s=10)
-    agent = Agent(llm, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
+    agent = Agent(llm, Toolset([search_classics_tool(corpus)]), max_rounds=3, reply_timeout_s=120)
     service = make_service(
         sqlite_storage(tmp_path),
         llm=llm,
@@ -250,7 +250,7 @@ async def test_a_stall_goes_to_l2_without_asking_the_hanging_endpoint_again(tmp_
         retry=RetryPolicy(attempts=3),
         sleep=Sleeps(),
     )
-    agent = Agent(client, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
+    agent = Agent(client, Toolset([search_classics_tool(corpus)]), max_rounds=3, reply_timeout_s=120)
     service = make_service(
         sqlite_storage(tmp_path), llm=client, agent=agent, retriever=corpus, reply_deadline_s=120, degrade_after_s=15
     )

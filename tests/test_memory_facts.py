@@ -10,8 +10,8 @@ from core.memory import register_memory
 from core.memory.facts import FactStore
 from core.memory.models import Fact
 from core.storage import create_engine_and_tables
-from core.tools.client import ToolClient
-from core.tools.server import ToolContext
+from core.tools.tool import ToolContext
+from core.tools.toolset import Toolset
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.test_memory_fixtures import (  # noqa: F401
     HashEmbedder,
@@ -29,10 +29,9 @@ def ctx_for(turn, is_group: bool, chat_id: str) -> ToolContext:
     return ToolContext(turn.person_id, inc.platform, chat_id, is_group, "trace", account=inc.account)
 
 
-async def tools_for(eng) -> ToolClient:
-    client = ToolClient()
-    register_memory(eng.memory, tool_client=client)
-    await client.connect()
+async def tools_for(eng) -> Toolset:
+    client = Toolset()
+    register_memory(eng.memory, toolset=client)
     return client
 
 

@@ -10,7 +10,7 @@ from core.events import FinalReply, Notice
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.memory import MemoryConfig, build_memory, register_memory
-from core.tools.client import ToolClient
+from core.tools.toolset import Toolset
 from core.types import Incoming
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import collect, make_service, sqlite_storage
@@ -52,8 +52,8 @@ async def test_remember_link_and_scope_through_the_engine(tmp_path, fake_llm):
     storage = sqlite_storage(tmp_path)
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk", model="m", retry=RetryPolicy(attempts=1))
     memory = build_memory(storage.engine, llm, HashEmbedder(), MemoryConfig(window_rounds=2))
-    router, tools = CommandRouter(), ToolClient()
-    register_memory(memory, router=router, tool_client=tools)
+    router, tools = CommandRouter(), Toolset()
+    register_memory(memory, router=router, toolset=tools)
     agent = Agent(llm, tools, max_rounds=3)
     service = make_service(storage, llm=llm, agent=agent, router=router, context=memory.context)
 

@@ -13,8 +13,7 @@ from structlog.testing import capture_logs
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever, RetrievalError, RetrieverConfig, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError, PassageStore
-from core.retrieval.tools import classics_tools
-from core.tools import ToolClient, ToolContext
+from core.tools import ToolContext, Toolset, classics_tools
 from tests.fakes.retrieval_fixtures import REPO, TableEmbedder, build_real_index, open_retriever, passage
 
 CTX = ToolContext(person_id=1, platform="console", chat_id="c", is_group=False, trace_id="t")
@@ -212,8 +211,7 @@ async def test_get_and_neighbours(real_index):
 
 
 async def test_classics_tools(real_index):
-    client = ToolClient([classics_tools(await open_retriever(real_index))])
-    await client.connect()
+    client = Toolset(classics_tools(await open_retriever(real_index)))
     names = [t["function"]["name"] for t in client.to_openai_tools()]
     assert names == ["search_classics", "find_quote", "get_passage"]
     found = await client.call("search_classics", {"query": "管仲", "k": 3}, CTX)

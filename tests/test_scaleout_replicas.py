@@ -36,7 +36,7 @@ class GatedRetriever:
     async def search(self, query: str, *, k: int = 5, corpus: str = "all"):
         self.entered.set()
         await self.gate.wait()
-        return self._inner.search(query, k=k, corpus=corpus)
+        return await self._inner.search(query, k=k, corpus=corpus)
 
 
 @pytest.fixture

@@ -22,8 +22,8 @@ from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMUnavailable
 from core.llm.retry import RetryPolicy
 from core.skills import SkillRegistry
-from core.tools.client import ToolClient
-from core.tools.server import ToolContext
+from core.tools.tool import ToolContext
+from core.tools.toolset import Toolset
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.helpers_engine import (
     CorpusRetriever,
@@ -35,7 +35,7 @@ from tests.helpers_engine import (
     sqlite_storage,
     streamed_text,
 )
-from tests.test_service_ladder import Sleeps, classics_server
+from tests.test_service_ladder import Sleeps, search_classics_tool
 
 SLACK_S = 0.6  # L2 retrieval, SQLite writes and the event loop on a busy 2-core machine
 
@@ -59,7 +59,7 @@ def engine(tmp_path, fake_llm, corpus):
             sleep=Sleeps(),
         )
         llm = CircuitBreakerLLM(client, failures=5, reset_s=60)
-        agent = Agent(llm, ToolClient([classics_server(corpus)]), max_rounds=3, reply_timeout_s=120)
+        agent = Agent(llm, Toolset([search_classics_tool(corpus)]), max_rounds=3, reply_timeout_s=120)
         storage = sqlite_storage(tmp_path)
         service = make_service(storage, llm=llm, agent=agent, retriever=corpus, reply_deadline_s=deadline_s, **kw)
         return service, storage

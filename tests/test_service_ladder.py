@@ -1,4 +1,4 @@
-"""The fallback ladder end to end: real openai SDK → fake server, real agent and tool client.
+"""The fallback ladder end to end: real openai SDK → fake server, real agent and toolset.
 
 L0 with a tool call and footnotes; L0→L1 on 503s; L1→L2 with real passages when everything fails
 (and the breaker stays open); 401 is not degraded; no key → L2 with the once-per-chat notice.
@@ -13,9 +13,9 @@ from core.events import FinalReply, Notice, TextDelta, TextReset, ToolStep
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
-from core.tools.classics import classics_server
-from core.tools.client import ToolClient
-from core.tools.server import ToolContext, ToolServer
+from core.tools.classics import search_classics_tool
+from core.tools.tool import ToolContext, tool
+from core.tools.toolset import Toolset
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import (
     CorpusRetriever,
@@ -44,11 +44,10 @@ def corpus():
     return CorpusRetriever()
 
 
-def web_stub_server() -> ToolServer:
+def web_stub_tool():
     """A web_search tool that finds nothing: present so the skills' tool filters can be observed."""
-    server = ToolServer("web")
 
-    @server.tool
+    @tool
     async def web_search(ctx: ToolContext, query: str) -> dict:
         """Search the web. Use only for events after the classics; never for the texts themselves.
 
@@ -57,7 +56,7 @@ def web_stub_server() -> ToolServer:
         """
         return {"results": []}
 
-    return server
+    return web_search
 
 
 @pytest.fixture
@@ -74,7 +73,7 @@ def engine(tmp_path, fake_llm, corpus):
             sleep=Sleeps(),
         )
         llm = CircuitBreakerLLM(client, failures=failures, reset_s=60)
-        agent = Agent(llm, ToolClient([classics_server(corpus), web_stub_server()]), max_rounds=3, reply_timeout_s=20)
+        agent = Agent(llm, Toolset([search_classics_tool(corpus), web_stub_tool()]), max_rounds=3, reply_timeout_s=20)
         store = storage or sqlite_storage(tmp_path)
         return make_service(store, llm=llm, agent=agent, retriever=corpus, **kw), llm, store
 

@@ -24,8 +24,8 @@ from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
 from core.skills import SkillRegistry
 from core.storage import Storage, create_engine_and_tables
-from core.tools.classics import classics_server
-from core.tools.client import ToolClient
+from core.tools.classics import search_classics_tool
+from core.tools.toolset import Toolset
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import collect, final_of, incoming, notices
 
@@ -57,7 +57,7 @@ async def stack(tmp_path, fake_llm, retriever):
     llm = CircuitBreakerLLM(client, failures=2, reset_s=60)
     engine = create_engine_and_tables(f"sqlite:///{tmp_path / 'fuzi.sqlite3'}")
     memory = build_memory(engine, llm, HashingEmbedder(), MemoryConfig(profile_enabled=False))
-    router, tools = CommandRouter(), ToolClient([classics_server(retriever)])
+    router, tools = CommandRouter(), Toolset([search_classics_tool(retriever)])
     service = compose_service(
         storage=Storage(engine),
         skills=SkillRegistry(),
@@ -68,7 +68,7 @@ async def stack(tmp_path, fake_llm, retriever):
         llm=llm,
         retriever=retriever,
     )
-    register_memory(memory, router=router, tool_client=tools)
+    register_memory(memory, router=router, toolset=tools)
     yield service
     await service.aclose()
     await memory.aclose()

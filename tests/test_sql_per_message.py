@@ -26,8 +26,8 @@ from core.llm.retry import RetryPolicy
 from core.memory import MemoryConfig, build_memory
 from core.shown_in import ShownIn
 from core.storage import Storage, open_database
-from core.tools.classics import classics_server
-from core.tools.client import ToolClient
+from core.tools.classics import search_classics_tool
+from core.tools.toolset import Toolset
 from core.types import Incoming
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
@@ -90,7 +90,7 @@ async def test_an_ordinary_message_costs_no_more_statements_than_docs_say(tmp_pa
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk", model="m", retry=RetryPolicy(attempts=1))
     memory = build_memory(storage.engine, llm, HashEmbedder(), MemoryConfig())
     corpus = CorpusRetriever()
-    agent = Agent(llm, ToolClient([classics_server(corpus)]), max_rounds=3)
+    agent = Agent(llm, Toolset([search_classics_tool(corpus)]), max_rounds=3)
     service = make_service(storage, llm=llm, agent=agent, retriever=corpus, context=memory.context)
     statements = Statements(storage.engine)
 

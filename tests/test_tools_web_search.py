@@ -9,9 +9,8 @@ from core.agent import Agent
 from core.citations import CitationBook
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
-from core.tools import ToolClient, ToolContext
-from core.tools import protocol as rpc
-from core.tools.web_search import build_web_search_server
+from core.tools import ToolContext, Toolset
+from core.tools.web_search import build_web_search_tool
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.search_provider import fake_search  # noqa: F401
 
@@ -28,19 +27,17 @@ def settings(**values) -> WebSearchSettings:
     return WebSearchSettings(_env_file=None, **values)
 
 
-async def client_for(config: WebSearchSettings, **tuning) -> ToolClient:
-    """A connected client; `tuning`: the server's constructor values (tavily_base_url, max_results, timeout_s)."""
-    server = build_web_search_server(config, **tuning)
-    assert server is not None
-    client = ToolClient([server], timeout_s=5)
-    await client.connect()
-    return client
+async def client_for(config: WebSearchSettings, **tuning) -> Toolset:
+    """A toolset with web_search; `tuning`: the tool's build values (tavily_base_url, max_results, timeout_s)."""
+    web = build_web_search_tool(config, **tuning)
+    assert web is not None
+    return Toolset([web], timeout_s=5)
 
 
 def test_absent_when_not_configured():
     assert settings().provider is None
-    assert build_web_search_server(settings()) is None
-    assert build_web_search_server(settings(tavily_api_key="  ")) is None
+    assert build_web_search_tool(settings()) is None
+    assert build_web_search_tool(settings(tavily_api_key="  ")) is None
 
 
 async def test_tavily_search_returns_citable_results(fake_search):
@@ -97,7 +94,7 @@ async def test_provider_errors_become_observations(fake_search, status, words):
     client = await client_for(settings(tavily_api_key="test-key"), tavily_base_url=fake_search.base_url)
     fake_search.fail_with(status)
     outcome = await client.call("web_search", {"query": "x"}, CTX)
-    assert not outcome.ok and outcome.code == rpc.TOOL_EXECUTION_ERROR
+    assert not outcome.ok and outcome.failure == "failed"
     assert words in outcome.error and "test-key" not in outcome.error
     assert outcome.hint == "Answer without web results."
 
@@ -128,7 +125,7 @@ async def test_results_without_url_are_skipped(fake_search):
 
 async def test_agent_cites_web_results_through_the_real_client(fake_search, fake_llm):
     config = settings(searxng_url=fake_search.base_url)
-    tools = ToolClient([build_web_search_server(config)])
+    tools = Toolset([build_web_search_tool(config)])
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="m", retry=RetryPolicy(attempts=1))
     fake_llm.stream_tool_calls([("web_search", {"query": "孔子 故乡", "k": 2})])
     fake_llm.stream_text("夫子生于鲁之曲阜[2]，今属山东[2][5]。")

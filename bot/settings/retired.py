@@ -28,7 +28,7 @@ RETIRED = {
     "FUZI_LLM_MAX_WAIT_S": "core/llm/bulkhead.py BulkheadLLM(max_wait_s=10.0)",
     "FUZI_ENGINE_L2_PASSAGES": "the engine's l2_k = 3",
     "FUZI_ENGINE_SHUTDOWN_TIMEOUT_S": "the engine's aclose(timeout_s=5.0)",
-    "FUZI_AGENT_TOOL_TIMEOUT_S": "core/tools/client.py ToolClient(timeout_s=15.0), under the reply deadline",
+    "FUZI_AGENT_TOOL_TIMEOUT_S": "core/tools/toolset.py Toolset(timeout_s=15.0), under the reply deadline",
     "FUZI_AGENT_FINAL_ANSWER_TIMEOUT_S": "core/agent/loop.py Agent(final_answer_timeout_s=30.0), under the reply deadline",
     "FUZI_WEB_SEARCH_TAVILY_BASE_URL": "core/tools/web_search.py TAVILY_BASE_URL",
     "FUZI_WEB_SEARCH_MAX_RESULTS": "core/tools/web_search.py MAX_RESULTS = 5",

@@ -27,8 +27,8 @@ from core.llm.budget import current_budget
 from core.llm.types import LLM, Completion, Message, StreamDelta, StreamDone, ToolCall, Usage
 from core.text import Language, reply_language
 from core.texts import say
-from core.tools.client import ToolClient
-from core.tools.server import ToolContext
+from core.tools.tool import ToolContext
+from core.tools.toolset import Toolset
 
 log = structlog.get_logger(__name__)
 
@@ -71,16 +71,16 @@ class _Round:
 
 
 class Agent:
-    """A ReAct agent over an LLM port and a tool client.
+    """A ReAct agent over an LLM port and a toolset.
 
     Args:
         llm: any `LLM` (the client, usually behind the circuit breaker).
-        tools: the tool client; `run` filters its tools by `allowed_tools`.
+        tools: the toolset; `run` filters its tools by `allowed_tools`.
         max_rounds: tool rounds per reply before the answer is forced.
         reply_timeout_s: wall time per reply, the forced answer included; None (the engine's way):
             whatever the reply's budget (core/llm/budget.py, one clock per reply) has left, or
             `STANDALONE_REPLY_S` outside a reply.
-        tool_timeout_s: time limit per tool call.
+        tool_timeout_s: the time limit of one tool call (shortened to what the round has left).
         final_answer_timeout_s: the part of the reply time kept for the forced, tools-free answer
             (at most a quarter of the reply's time); tool rounds stop early enough to leave it.
         max_observation_chars: a tool result longer than this is cut before the model sees it.
@@ -90,7 +90,7 @@ class Agent:
     def __init__(
         self,
         llm: LLM,
-        tools: ToolClient,
+        tools: Toolset,
         *,
         max_rounds: int = 5,
         reply_timeout_s: float | None = None,
@@ -135,7 +135,6 @@ class Agent:
             LLMError: from the LLM (the caller runs the fallback ladder); ReplyTimeout when even
                 the forced answer did not come in time.
         """
-        await self.tools.connect()
         runner = StepRunner(self.tools, allowed_tools, ctx, citations, self._clock, self.max_observation_chars)
         time_s = self._time_s()
         hard_deadline = self._clock() + time_s

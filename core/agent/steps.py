@@ -13,9 +13,8 @@ import structlog
 from core.agent.types import AgentStep
 from core.citations import CitationBook
 from core.llm.types import Message, ToolCall
-from core.tools import protocol as rpc
-from core.tools.client import ToolClient, ToolOutcome
-from core.tools.server import ToolContext
+from core.tools.tool import ToolContext
+from core.tools.toolset import Failure, ToolOutcome, Toolset
 
 log = structlog.get_logger(__name__)
 
@@ -24,10 +23,10 @@ REPEAT_NOTE = (
     "Note: you already called {tool} with exactly these arguments; this is the same result again. "
     "Use it instead of calling again."
 )
-REFUSED = ToolOutcome(
-    ok=False,
-    error="refused: this exact call (same tool, same arguments) was already made twice",
-    hint="Use the earlier results, call with different arguments, or answer now.",
+REFUSED = ToolOutcome.failed(
+    "refused",
+    "refused: this exact call (same tool, same arguments) was already made twice",
+    "Use the earlier results, call with different arguments, or answer now.",
 )
 
 
@@ -46,8 +45,8 @@ class StepRunner:
     gets the earlier result with a note, the 3rd and later are refused.
 
     Args:
-        tools: the tool client.
-        allowed: tool names the model may call (None = every tool the client has).
+        tools: the toolset.
+        allowed: tool names the model may call (None = every tool in the set).
         ctx: handed to every tool.
         citations: numbers the passages in tool results.
         clock: monotonic clock for latencies.
@@ -56,7 +55,7 @@ class StepRunner:
 
     def __init__(
         self,
-        tools: ToolClient,
+        tools: Toolset,
         allowed: Iterable[str] | None,
         ctx: ToolContext,
         citations: CitationBook,
@@ -84,11 +83,9 @@ class StepRunner:
         repeat = 0
         if call.name not in self._allowed:
             valid = ", ".join(self._allowed) or "none (answer without tools)"
-            outcome = ToolOutcome.failure(rpc.TOOL_NOT_FOUND, f"unknown tool: {call.name}", f"Valid tools: {valid}.")
+            outcome = ToolOutcome.failed("unknown_tool", f"unknown tool: {call.name}", f"Valid tools: {valid}.")
         elif parse_error:
-            outcome = ToolOutcome.failure(
-                rpc.INVALID_PARAMS, parse_error, "Call again with a JSON object of arguments."
-            )
+            outcome = ToolOutcome.failed("bad_arguments", parse_error, "Call again with a JSON object of arguments.")
         else:
             key = call.name + " " + json.dumps(args, sort_keys=True, ensure_ascii=False)
             repeat = self._counts.get(key, 0)
@@ -104,7 +101,7 @@ class StepRunner:
             error=outcome.error,
             call_id=call.id,
         )
-        _log_step(step, outcome.code)
+        _log_step(step, outcome.failure)
         content = self._observation(call.name, outcome, repeat)
         return StepOutput({"role": "tool", "tool_call_id": call.id, "content": content}, step)
 
@@ -161,7 +158,7 @@ def summarize_args(args: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-def _log_step(step: AgentStep, code: int | None) -> None:
+def _log_step(step: AgentStep, failure: Failure | None) -> None:
     log.info(
         "agent_tool_step",
         tool=step.tool,
@@ -169,6 +166,6 @@ def _log_step(step: AgentStep, code: int | None) -> None:
         ok=step.ok,
         latency_ms=step.latency_ms,
         repeat=step.repeat,
-        error_code=None if step.ok else code,
+        failure=failure,
         args=summarize_args(step.args),
     )

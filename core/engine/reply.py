@@ -33,7 +33,7 @@ from core.storage.repos import Storage
 from core.storage.status import STREAMING
 from core.text import reply_language
 from core.texts import say
-from core.tools.server import ToolContext
+from core.tools.tool import ToolContext
 
 log = structlog.get_logger(__name__)
 

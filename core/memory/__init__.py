@@ -3,7 +3,7 @@
 Wiring (bot/wiring.py)::
 
     memory = build_memory(engine, llm, embedder, MemoryConfig.from_settings(settings.memory))
-    register_memory(memory, router=router, tool_client=tools)
+    register_memory(memory, router=router, toolset=tools)
     service = ChatService(..., context=memory.context, ...)
     ...
     await memory.aclose()  # on shutdown: let scheduled summaries finish

@@ -19,10 +19,11 @@ from core.memory.linking import AccountLinker
 from core.memory.models import utcnow
 from core.memory.profile import ProfileExtractor, ProfileStore
 from core.memory.summary import ChatMemoryStore, Summarizer
-from core.memory.tools import build_memory_server
+from core.memory.tools import memory_tools
 from core.prompts import default_prompt_dir, load_prompt
 from core.retrieval.embedder import Embedder
-from core.tools.server import ToolServer
+from core.tools.tool import Tool
+from core.tools.toolset import Toolset
 
 
 @dataclass(frozen=True)
@@ -55,13 +56,13 @@ class Memory:
     Attributes:
         context: the ContextBuilder for ChatService.
         commands: command handlers (``commands.register(router)``).
-        tools: the ToolServer("memory") with ``remember`` and ``recall``.
+        tools: the ``remember`` and ``recall`` tools.
         facts, profiles, linker: the stores, for other parts and tests.
     """
 
     context: MemoryContextBuilder
     commands: MemoryCommands
-    tools: ToolServer
+    tools: list[Tool]
     facts: FactStore
     profiles: ProfileStore
     linker: AccountLinker
@@ -126,7 +127,7 @@ def build_memory(
         window_rounds=cfg.window_rounds,
         link_ttl_s=cfg.link_code_ttl_s,
     )
-    return Memory(context, commands, build_memory_server(facts, history), facts, profiles, linker)
+    return Memory(context, commands, memory_tools(facts, history), facts, profiles, linker)
 
 
 def _llm_parts(
@@ -153,9 +154,9 @@ def _llm_parts(
     return summarizer, profiler
 
 
-def register_memory(memory: Memory, *, router: Any = None, tool_client: Any = None) -> None:
-    """Register the memory commands on ``router`` and the memory tool server on ``tool_client``."""
+def register_memory(memory: Memory, *, router: Any = None, toolset: Toolset | None = None) -> None:
+    """Register the memory commands on ``router`` and the memory tools in ``toolset``."""
     if router is not None:
         memory.commands.register(router)
-    if tool_client is not None:
-        tool_client.add_server(memory.tools)
+    if toolset is not None:
+        toolset.extend(memory.tools)

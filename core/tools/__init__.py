@@ -1,26 +1,27 @@
-"""MCP-shaped tool layer: in-process JSON-RPC 2.0 tool servers, the aggregating client, the tools.
+"""Tools: typed async functions the agent calls (schema from the signature), gathered in a Toolset.
 
-Wiring: build the servers (classics, memory, web when configured), hand them to one ToolClient,
-and give that client to the Agent::
+Wiring (bot/agent.py)::
 
-    servers = [classics_server(retriever), memory_server]
-    if (web := build_web_search_server(settings.web_search)) is not None:
-        servers.append(web)
-    tools = ToolClient(servers)  # 15 s per call, under the reply deadline
+    tools = Toolset(classics_tools(passages))  # search_classics, find_quote, get_passage
+    if (web := build_web_search_tool(settings.web_search)) is not None:
+        tools.add(web)
+    register_memory(memory, toolset=tools)  # remember, recall
+
+`fuzi mcp` (bot/commands/mcp.py) serves the classics tools over the Model Context Protocol.
 """
 
-from core.tools.classics import classics_server
-from core.tools.client import ToolClient, ToolOutcome
-from core.tools.server import ToolContext, ToolDefinition, ToolError, ToolServer
-from core.tools.web_search import build_web_search_server
+from core.tools.classics import classics_tools
+from core.tools.tool import Tool, ToolContext, ToolError, tool
+from core.tools.toolset import ToolOutcome, Toolset
+from core.tools.web_search import build_web_search_tool
 
 __all__ = [
-    "ToolClient",
+    "Tool",
     "ToolContext",
-    "ToolDefinition",
     "ToolError",
     "ToolOutcome",
-    "ToolServer",
-    "build_web_search_server",
-    "classics_server",
+    "Toolset",
+    "build_web_search_tool",
+    "classics_tools",
+    "tool",
 ]

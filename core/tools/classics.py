@@ -1,39 +1,43 @@
-"""The `search_classics` tool: the Analects and the Book of Songs, through any passage retriever.
+"""The classics tools: `search_classics`, `find_quote` and `get_passage` over one `PassageSearch`.
 
-The retriever is anything with `search(query, *, k, corpus)` (sync or async) returning results (or an
-object with `.results`) that carry `id`, `ref` and `text` — core/retrieval's hybrid retriever in
-production, a small keyword index in tests. Sync retrievers (LanceDB, BM25) run in a worker thread.
+The agent calls them (bot/agent.py) and `fuzi mcp` serves the same three to any MCP client
+(bot/commands/mcp.py). Every one returns citable passages under the key "passages" (`id`, `ref`,
+`text`), which the engine numbers [1], [2], … for citations.
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal, Protocol
+from collections.abc import Sequence
+from typing import Annotated, Any, Literal
 
 import structlog
 from pydantic import Field
 
-from core.tools.server import ToolContext, ToolError, ToolServer, call_sync_or_async
+from core.ports import PassageSearch, SearchHit
+from core.retrieval.documents import is_passage_id, sort_key
+from core.tools.tool import Tool, ToolContext, ToolError, tool
 
 log = structlog.get_logger(__name__)
 
 PASSAGE_CHARS = 600  # longer passages (long poems) are cut in what the model sees
+QUOTE_LIMIT = 5
 
 
-class PassageRetriever(Protocol):
-    def search(self, query: str, *, k: int = ..., corpus: str = ...) -> Any: ...
+def classics_tools(passages: PassageSearch) -> list[Tool]:
+    """The three classics tools over `passages`, in the order the model sees them."""
+    return [search_classics_tool(passages), find_quote_tool(passages), get_passage_tool(passages)]
 
 
-def classics_server(retriever: PassageRetriever, *, max_k: int = 10) -> ToolServer:
-    """A tool server named "classics" offering `search_classics` over `retriever`."""
-    server = ToolServer("classics")
+def search_classics_tool(passages: PassageSearch, *, max_k: int = 10) -> Tool:
+    """The `search_classics` tool over `passages`."""
 
-    @server.tool
+    @tool
     async def search_classics(
         ctx: ToolContext,
         query: str,
         k: Annotated[int, Field(ge=1, le=10)] = 5,
         corpus: Literal["all", "lunyu", "shijing"] = "all",
-    ) -> dict:
+    ) -> dict[str, Any]:
         """Search the original texts of the Analects (论语) and the Book of Songs (诗经) and return
         numbered passages to quote and cite. Use it before answering about Confucius's teachings,
         a saying, a disciple, a virtue or a poem, and to check a quotation. Do not use it for
@@ -52,24 +56,71 @@ def classics_server(retriever: PassageRetriever, *, max_k: int = 10) -> ToolServ
         """
         if not query.strip():
             raise ToolError("the query is empty", hint="Pass the words or the question to search for.")
-        results = await _search(retriever, query, min(k, max_k), corpus)
-        passages = [p for p in map(_passage, results) if p["id"]][:k]
-        log.info("tool_search_classics", corpus=corpus, k=k, found=len(passages), trace_id=ctx.trace_id)
-        return {"passages": passages}
+        response = await passages.search(query, k=min(k, max_k), corpus=corpus)
+        found = [p for p in map(passage, response.results) if p["id"]][:k]
+        log.info("tool_search_classics", corpus=corpus, k=k, found=len(found), trace_id=ctx.trace_id)
+        return {"passages": found}
 
-    return server
-
-
-async def _search(retriever: PassageRetriever, query: str, k: int, corpus: str) -> list[Any]:
-    response = await call_sync_or_async(retriever.search, query, k=k, corpus=corpus)
-    results = getattr(response, "results", response)
-    return list(results or [])
+    return search_classics
 
 
-def _passage(result: Any) -> dict[str, str]:
-    get = result.get if isinstance(result, dict) else lambda name, default="": getattr(result, name, default)
-    pid = str(get("id", ""))
-    return {"id": pid, "ref": str(get("ref", "") or pid), "text": cut_passage(str(get("text", "") or ""))}
+def find_quote_tool(passages: PassageSearch) -> Tool:
+    """The `find_quote` tool over `passages`."""
+
+    @tool
+    async def find_quote(ctx: ToolContext, text: str) -> dict[str, Any]:
+        """Find where a remembered line comes from: the passages of the Analects (论语) or the Book of
+        Songs (诗经) that contain it word for word, or failing that the closest keyword matches. Use it
+        when the user quotes or half-remembers a line (e.g. 巧言令色, 执子之手). Do not use it for
+        questions about meaning; use search_classics for those.
+
+        Args:
+            text: the line as the user remembers it (punctuation does not matter).
+        """
+        if not text.strip():
+            raise ToolError("the text is empty", hint="Pass the words of the line to look up.")
+        results, exact = await passages.find_quote(text, k=QUOTE_LIMIT)
+        log.info("tool_find_quote", exact=exact, found=len(results), trace_id=ctx.trace_id)
+        return {"passages": [passage(r) for r in results], "exact": exact}
+
+    return find_quote
+
+
+def get_passage_tool(passages: PassageSearch) -> Tool:
+    """The `get_passage` tool over `passages`."""
+
+    @tool
+    async def get_passage(ctx: ToolContext, id: str) -> dict[str, Any]:
+        """Read one passage in full by its id (e.g. lunyu:3.22, shijing:1) with the passages just
+        before and after it for context. Use it to quote a passage exactly or to see its context after
+        a search. Do not use it to search.
+
+        Args:
+            id: a passage id as given in earlier results: lunyu:<chapter>.<paragraph> or shijing:<number>.
+        """
+        wanted = id.strip()
+        found = await passages.get(wanted) if is_passage_id(wanted) else None
+        if found is None:
+            raise ToolError(f"no passage has the id {id!r}", hint="Use an id from search results, e.g. lunyu:3.22.")
+        around = await passages.neighbours(found.id, n=1)
+        log.info("tool_get_passage", neighbours=len(around), trace_id=ctx.trace_id)
+        return {"passages": _in_order(found, around), "requested": found.id}
+
+    return get_passage
+
+
+def _in_order(found: SearchHit, around: Sequence[SearchHit]) -> list[dict[str, str]]:
+    """The passages before, the requested one (never cut), the passages after, each with its role."""
+    key = sort_key(found.id)
+    before = [passage(p) | {"role": "before"} for p in around if sort_key(p.id) < key]
+    after = [passage(p) | {"role": "after"} for p in around if sort_key(p.id) > key]
+    requested = passage(found) | {"role": "requested", "text": found.text}
+    return [*before, requested, *after]
+
+
+def passage(hit: SearchHit) -> dict[str, str]:
+    """A passage as the tools return it: `id`, `ref` (the citation) and the text, cut for the model."""
+    return {"id": hit.id, "ref": hit.ref or hit.id, "text": cut_passage(hit.text or "")}
 
 
 def cut_passage(text: str) -> str:

@@ -1,8 +1,8 @@
-"""A tool's input schema and argument validation, derived from its handler's signature.
+"""A tool's input schema and argument validation, derived from its function's signature.
 
-The handler's parameters (the `ctx` parameter excluded) become a pydantic model; its JSON Schema is the
-tool's `inputSchema` (the same object OpenAI calls `parameters`). Arguments the model writes are
-validated against the model before the handler runs: safe coercions ("5" → 5, "true" → True, 5 → "5")
+The function's parameters (the `ctx` parameter excluded) become a pydantic model; its JSON Schema is
+the tool's input schema (OpenAI's `parameters`, MCP's `inputSchema`). Arguments the model writes are
+validated against the model before the function runs: safe coercions ("5" → 5, "true" → True, 5 → "5")
 are applied, anything else is refused with one clear line per problem.
 """
 
@@ -76,7 +76,7 @@ def _parse_args_section(lines: list[str]) -> dict[str, str]:
 
 
 def context_parameter(fn: Callable[..., Any], context_type: type) -> str | None:
-    """Name of the handler parameter that receives the tool context (annotated so, or named `ctx`)."""
+    """Name of the parameter that receives the tool context (annotated so, or named `ctx`)."""
     hints = _hints(fn)
     for name in inspect.signature(fn).parameters:
         if hints.get(name) is context_type or name == "ctx":

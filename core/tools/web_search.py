@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Protocol
 import structlog
 from pydantic import Field
 
-from core.tools.server import ToolContext, ToolError, ToolServer
+from core.tools.tool import Tool, ToolContext, ToolError, tool
 
 if TYPE_CHECKING:  # aiohttp is imported when a provider is built: a start without web search skips it
     import aiohttp
@@ -44,7 +44,7 @@ class SearchProvider(Protocol):
 
 
 class WebSearchConfig(Protocol):
-    """The settings `build_web_search_server` reads (bot.settings.agent.WebSearchSettings fits)."""
+    """The settings `build_web_search_tool` reads (bot.settings.agent.WebSearchSettings fits)."""
 
     @property
     def provider(self) -> str | None: ...
@@ -155,12 +155,11 @@ def make_provider(
     return None
 
 
-def web_search_server(provider: SearchProvider, *, max_results: int = MAX_RESULTS) -> ToolServer:
-    """A tool server named "web" offering `web_search` over `provider`."""
-    server = ToolServer("web")
+def web_search_tool(provider: SearchProvider, *, max_results: int = MAX_RESULTS) -> Tool:
+    """The `web_search` tool over `provider`."""
 
-    @server.tool
-    async def web_search(ctx: ToolContext, query: str, k: Annotated[int, Field(ge=1, le=10)] = 3) -> dict:
+    @tool
+    async def web_search(ctx: ToolContext, query: str, k: Annotated[int, Field(ge=1, le=10)] = 3) -> dict[str, Any]:
         """Search the web for current or outside facts: modern events, people, places, dates, and
         modern scholarship about Confucius. Do not use it for the words or meaning of the Analects
         or the Book of Songs (search the classics for those), nor for small talk. Results are
@@ -174,7 +173,7 @@ def web_search_server(provider: SearchProvider, *, max_results: int = MAX_RESULT
         log.info("web_search", provider=provider.name, results=len(hits), trace_id=ctx.trace_id)
         return {"query": query, "passages": [_passage(h) for h in hits]}
 
-    return server
+    return web_search
 
 
 def _passage(hit: SearchHit) -> dict[str, str]:
@@ -188,14 +187,14 @@ def _passage(hit: SearchHit) -> dict[str, str]:
     }
 
 
-def build_web_search_server(
+def build_web_search_tool(
     config: WebSearchConfig,
     *,
     session: aiohttp.ClientSession | None = None,
     tavily_base_url: str = TAVILY_BASE_URL,
     timeout_s: float = TIMEOUT_S,
     max_results: int = MAX_RESULTS,
-) -> ToolServer | None:
-    """The "web" tool server when a provider is configured, else None (the tool is then absent)."""
+) -> Tool | None:
+    """The `web_search` tool when a provider is configured, else None (the tool is then absent)."""
     provider = make_provider(config, session=session, tavily_base_url=tavily_base_url, timeout_s=timeout_s)
-    return web_search_server(provider, max_results=max_results) if provider else None
+    return web_search_tool(provider, max_results=max_results) if provider else None

@@ -8,7 +8,7 @@ Usage::
     async def test_x(fake_search):
         fake_search.results = [{"title": "…", "url": "https://…", "content": "…"}]
         fake_search.fail_with(429)            # next request only
-        server = build_web_search_server(WebSearchSettings(tavily_api_key="k"), tavily_base_url=fake_search.base_url)
+        web = build_web_search_tool(WebSearchSettings(tavily_api_key="k"), tavily_base_url=fake_search.base_url)
         ...
         assert fake_search.requests[0]["json"]["query"] == "…"
 """
