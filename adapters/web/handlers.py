@@ -34,9 +34,10 @@ class Passages(Protocol):
     async def get(self, passage_id: str) -> Any | None: ...
 
 
-MESSAGE_MAX_CHARS = 8000
-"""The API's bound on a message: even escaped as JSON (6 bytes a character) it fits the default
-64 KiB body limit. The engine's own, lower input limit (a `too_long` notice) applies below it."""
+MESSAGE_MAX_CHARS = 5000
+"""The API's bound on a message: even escaped as JSON (at most 12 bytes a character: two ``\\u``
+escapes outside the BMP) it fits the default 64 KiB body limit. The engine's own input limit (4000
+by default, a `too_long` notice) applies below it."""
 
 
 class ChatRequest(BaseModel):
