@@ -38,8 +38,11 @@ class ScriptedHistory:
     async def chats(self, prefix: str, limit: int = 200) -> Sequence[Any]:
         return await self._store.chats(prefix, limit)
 
-    async def rename(self, chat_key: str, title: str) -> None:
-        await self._store.rename(chat_key, title)
+    async def has(self, chat_key: str) -> bool:
+        return await self._store.has(chat_key)
+
+    async def rename(self, chat_key: str, title: str) -> bool:
+        return await self._store.rename(chat_key, title)
 
     async def delete(self, chat_key: str) -> int:
         return await self._store.delete(chat_key)

@@ -1,8 +1,9 @@
 """The FastAPI application: routes, the page, health, metrics, error shapes and hardening.
 
 `create_app` takes everything built elsewhere (bot/web.py composes it): the engine, passage lookup,
-a readiness probe, the authenticator and the metrics. Every error is JSON ``{"error", "detail"}``;
-no response ever carries a stack trace.
+a readiness probe, the authenticator and the metrics. Every error is `errors.ErrorOut` (``{"error",
+"detail"}``), every status a route can answer is in the OpenAPI document, and no response ever
+carries a stack trace.
 """
 
 from __future__ import annotations
@@ -10,16 +11,15 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from importlib.resources import files
+from typing import Literal
 
 import structlog
 from fastapi import Depends, FastAPI, Path, Query, Request, Security
-from fastapi.exceptions import RequestValidationError
 from fastapi.middleware.cors import CORSMiddleware
 from fastapi.responses import HTMLResponse, JSONResponse, Response
 from fastapi.security import HTTPAuthorizationCredentials, HTTPBearer
 from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
-from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
 from adapters.web.auth import Authenticator
@@ -34,6 +34,7 @@ from adapters.web.chats import (
     MessagesOut,
     TitleIn,
 )
+from adapters.web.errors import ANY_ROUTE, API, CHANGE, errors, install_error_handlers
 from adapters.web.handlers import (
     CancelRequest,
     ChatRequest,
@@ -43,6 +44,7 @@ from adapters.web.handlers import (
     Passages,
     SkillsOut,
     WebHandlers,
+    chat_request,
 )
 from adapters.web.hardening import Hardening, IpLimiter
 from adapters.web.media import IMAGE_PATH, MAX_IMAGE_BYTES, add_media_routes
@@ -54,17 +56,6 @@ log = structlog.get_logger(__name__)
 
 Readiness = Callable[[], Awaitable[dict[str, str]]]
 """Returns a state word per dependency; ``storage`` and ``index`` must be ``ok`` to be ready."""
-_ERROR_WORDS = {
-    400: "bad_request",
-    401: "unauthorized",
-    403: "forbidden",
-    404: "not_found",
-    405: "method_not_allowed",
-    413: "body_too_large",
-    422: "invalid_request",
-    429: "too_many_requests",
-    500: "internal",
-}
 _BEARER = HTTPBearer(
     auto_error=False,
     bearerFormat="JWT",
@@ -72,19 +63,17 @@ _BEARER = HTTPBearer(
 )
 
 _BEARER_DEP = Security(_BEARER)  # declares the scheme in the OpenAPI document; `h.user` reads the header
+MESSAGE_ID_MAX = 2**63 - 1
+"""The largest message id storage can hold (SQLite INTEGER, PostgreSQL BIGINT); `before` stops there."""
 
 
-class ErrorOut(BaseModel):
-    """Every error body."""
-
-    error: str = Field(description="a word: unauthorized, forbidden, not_found, invalid_request, too_many_requests …")
-    detail: object = Field(None, description="a sentence, or for invalid_request a list of {loc, msg}")
-    retry_after_s: int | None = Field(None, description="with too_many_requests: seconds to wait")
+class HealthOut(BaseModel):
+    status: Literal["ok"]
 
 
-_ERRORS: dict[int | str, dict] = {
-    code: {"model": ErrorOut, "description": word} for code, word in _ERROR_WORDS.items() if code not in (405,)
-}
+class ReadyOut(BaseModel):
+    status: Literal["ready", "degraded", "not_ready"]
+    checks: dict[str, str] = Field(description="storage, index, llm (the breaker: reported only), redis …")
 
 
 @dataclass(frozen=True)
@@ -121,10 +110,10 @@ def create_app(
     _routes(app, h)
     if chats is not None:
         _chat_routes(app, h, ChatRoutes(chats))
-    add_media_routes(app, h)
+    add_media_routes(app, h, _who(h))
     add_ops_routes(app, readiness, metrics)
     _page(app)
-    _errors(app)
+    install_error_handlers(app)
     if config.cors_origins:
         app.add_middleware(
             CORSMiddleware,
@@ -155,64 +144,71 @@ def _who(h: WebHandlers):
 
 def _chat_routes(app: FastAPI, h: WebHandlers, r: ChatRoutes) -> None:
     user = _who(h)
-    chat_id = Path(pattern=CHAT_PATTERN)
+    chat_id = Path(pattern=CHAT_PATTERN, max_length=32, examples=["main"], description="one of the person's chats")
 
-    @app.get("/v1/chats", response_model=ChatsOut, tags=["chats"], responses=_ERRORS)
+    @app.get("/v1/chats", response_model=ChatsOut, tags=["chats"], responses=errors(*API))
     async def chats(who: str = user):
         """The person's chats, newest first."""
         return await r.list(who)
 
-    @app.get("/v1/chats/{chat}/messages", response_model=MessagesOut, tags=["chats"], responses=_ERRORS)
+    @app.get("/v1/chats/{chat}/messages", response_model=MessagesOut, tags=["chats"], responses=errors(*API, 404, 422))
     async def messages(
         chat: str = chat_id,
-        before: int | None = Query(None, ge=1),
+        before: int | None = Query(None, ge=1, le=MESSAGE_ID_MAX, description="a message id: the page before it"),
         limit: int = Query(50, ge=1, le=PAGE_MAX),
         who: str = user,
     ):
-        """A page of the chat's messages, oldest first; ``before`` (a message id) pages back."""
+        """A page of the chat's messages, oldest first; ``before`` (a message id) pages back; 404 for a
+        chat the person does not have (never had, or deleted)."""
         return await r.messages(who, chat, before, limit)
 
-    @app.patch("/v1/chats/{chat}", response_model=ChatOut, tags=["chats"], responses=_ERRORS)
+    @app.patch("/v1/chats/{chat}", response_model=ChatOut, tags=["chats"], responses=errors(*CHANGE, 404, 422))
     async def rename(body: TitleIn, chat: str = chat_id, who: str = user):
-        """Give the chat a title."""
+        """Give one of the person's chats a title; 404 for a chat they do not have (a deleted one stays deleted)."""
         return await r.rename(who, chat, body)
 
-    @app.delete("/v1/chats/{chat}", response_model=DeletedOut, tags=["chats"], responses=_ERRORS)
+    @app.delete("/v1/chats/{chat}", response_model=DeletedOut, tags=["chats"], responses=errors(*CHANGE, 422))
     async def delete(chat: str = chat_id, who: str = user):
-        """Forget the chat's history and summary (long-term memory stays)."""
+        """Forget the chat's history and summary (long-term memory stays). Idempotent."""
         return await r.delete(who, chat)
 
 
 def _routes(app: FastAPI, h: WebHandlers) -> None:
     user = _who(h)
 
-    @app.post(
-        "/v1/chat",
-        response_class=Response,
-        tags=["chat"],
-        responses={
-            **_ERRORS,
-            200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"},
-        },
-    )
     async def chat(body: ChatRequest, who: str = user):
         """Send a message; the reply streams back as Server-Sent Events."""
         return await h.chat(body, who)
 
-    @app.post("/v1/chat/cancel", response_model=NoticeOut, tags=["chat"], responses=_ERRORS)
+    chat.__annotations__["body"] = chat_request([name for name, _ in h.engine.skills()])  # the engine's skills
+    app.post(
+        "/v1/chat",
+        response_class=Response,
+        tags=["chat"],
+        responses={
+            **errors(*CHANGE, 422),
+            200: {"content": {MEDIA_TYPE: {}}, "description": "events: delta, reset, tool, final, notice"},
+        },
+    )(chat)
+
+    @app.post("/v1/chat/cancel", response_model=NoticeOut, tags=["chat"], responses=errors(*CHANGE, 422))
     async def cancel(body: CancelRequest | None = None, who: str = user):
         """Stop the reply in progress (the stream ends; the partial text is kept as cancelled)."""
         return await h.cancel(body, who)
 
-    @app.get("/v1/skills", response_model=SkillsOut, tags=["chat"], responses=_ERRORS)
-    async def skills(chat: str | None = None, who: str = user):
+    @app.get("/v1/skills", response_model=SkillsOut, tags=["chat"], responses=errors(*API, 422))
+    async def skills(chat: str | None = Query(None, pattern=CHAT_PATTERN, max_length=32), who: str = user):
+        """Every skill, and the one the chat (default main) is in."""
         return await h.skills(who, chat)
 
-    @app.get("/v1/passages/{passage_id}", response_model=PassageOut, tags=["classics"], responses=_ERRORS)
-    async def passage(passage_id: str, who: str = user):
+    @app.get(
+        "/v1/passages/{passage_id}", response_model=PassageOut, tags=["classics"], responses=errors(*API, 404, 422)
+    )
+    async def passage(passage_id: str = Path(max_length=64, examples=["lunyu:3.22"]), who: str = user):
+        """The full text a footnote points to."""
         return await h.passage(passage_id, who)
 
-    @app.get("/v1/me", response_model=MeOut, tags=["chat"], responses=_ERRORS)
+    @app.get("/v1/me", response_model=MeOut, tags=["chat"], responses=errors(*API))
     async def me(who: str = user):
         return await h.me(who)
 
@@ -224,11 +220,13 @@ def add_ops_routes(app: FastAPI, readiness: Readiness, metrics: FuziMetrics) -> 
     dependency it fails open on, e.g. Redis) keeps it 200 with ``"status": "degraded"`` in the body.
     """
 
-    @app.get("/healthz", tags=["ops"])
+    @app.get("/healthz", response_model=HealthOut, tags=["ops"], responses=errors(*ANY_ROUTE))
     async def healthz():
         return {"status": "ok"}
 
-    @app.get("/readyz", tags=["ops"])
+    ready_503: dict[int | str, dict] = {503: {"model": ReadyOut, "description": "not ready: a check fails"}}
+
+    @app.get("/readyz", response_model=ReadyOut, tags=["ops"], responses={**errors(*ANY_ROUTE), **ready_503})
     async def readyz():
         checks = await readiness()
         states = [state for name, state in checks.items() if name != "llm"]  # the breaker is reported only
@@ -236,7 +234,12 @@ def add_ops_routes(app: FastAPI, readiness: Readiness, metrics: FuziMetrics) -> 
         status = "not_ready" if not ready else "degraded" if "degraded" in states else "ready"
         return JSONResponse({"status": status, "checks": checks}, status_code=200 if ready else 503)
 
-    @app.get("/metrics", tags=["ops"], response_class=Response)
+    @app.get(
+        "/metrics",
+        tags=["ops"],
+        response_class=Response,
+        responses={**errors(*ANY_ROUTE), 200: {"content": {CONTENT_TYPE: {}}, "description": "Prometheus text"}},
+    )
     async def prometheus():
         return Response(metrics.exposition(), media_type=CONTENT_TYPE)
 
@@ -249,20 +252,3 @@ def _page(app: FastAPI) -> None:
         return HTMLResponse(static.joinpath("index.html").read_text("utf-8"), headers={"Cache-Control": "no-cache"})
 
     app.mount("/static", StaticFiles(packages=[("adapters.web", "static")]), name="static")
-
-
-def _errors(app: FastAPI) -> None:
-    @app.exception_handler(StarletteHTTPException)
-    async def http_error(request: Request, exc: StarletteHTTPException):
-        word = _ERROR_WORDS.get(exc.status_code, "error")
-        return JSONResponse({"error": word, "detail": exc.detail}, status_code=exc.status_code, headers=exc.headers)
-
-    @app.exception_handler(RequestValidationError)
-    async def invalid(request: Request, exc: RequestValidationError):
-        problems = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()]
-        return JSONResponse({"error": "invalid_request", "detail": problems}, status_code=422)
-
-    @app.exception_handler(Exception)
-    async def internal(request: Request, exc: Exception):
-        log.error("web_request_failed", path=request.url.path, error=type(exc).__name__, exc_info=exc)
-        return JSONResponse({"error": "internal", "detail": "something went wrong"}, status_code=500)

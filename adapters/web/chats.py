@@ -1,7 +1,9 @@
 """The web person's chats: list, history, rename, delete (DESIGN.md, "Chats of the web person").
 
 The store behind them is a port (core.storage.chatlog.ChatLog implements it); a person only ever
-sees keys under ``web:<user>/``, so nobody reads or deletes another person's chat.
+sees keys under ``web:<user>/``, so nobody reads or deletes another person's chat. A chat exists
+while it holds a message or a title: reading or renaming one that does not (never written to, or
+deleted) is 404, so a deleted chat stays deleted; deleting is idempotent.
 """
 
 from __future__ import annotations
@@ -24,7 +26,9 @@ class ChatStore(Protocol):
 
     async def messages(self, chat_key: str, *, before: int | None = None, limit: int = 50) -> Sequence[Any]: ...
 
-    async def rename(self, chat_key: str, title: str) -> None: ...
+    async def has(self, chat_key: str) -> bool: ...
+
+    async def rename(self, chat_key: str, title: str) -> bool: ...
 
     async def delete(self, chat_key: str) -> int: ...
 
@@ -83,6 +87,8 @@ class ChatRoutes:
         return ChatsOut(chats=[ChatOut(chat=e.chat, title=e.title, updated_at=e.updated_at) for e in entries])
 
     async def messages(self, user: str, chat: str, before: int | None, limit: int) -> MessagesOut:
+        if not await self.store.has(chat_key(user, chat)):
+            raise HTTPException(404, "no such chat")
         lines = await self.store.messages(chat_key(user, chat), before=before, limit=limit)
         return MessagesOut(
             messages=[
@@ -102,7 +108,8 @@ class ChatRoutes:
         title = " ".join(body.title.split())
         if not title:
             raise HTTPException(422, "title: some text, please")
-        await self.store.rename(chat_key(user, chat), title)
+        if not await self.store.rename(chat_key(user, chat), title):
+            raise HTTPException(404, "no such chat")
         entry = next((e for e in await self.store.chats(chat_key(user, "")) if e.chat == chat), None)
         if entry is None:
             raise HTTPException(404, "no such chat")

@@ -7,14 +7,13 @@ engine sees ``chat_id = "<user>/<chat>"``, so one person can never write into an
 
 from __future__ import annotations
 
-import re
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Sequence
 from contextlib import aclosing
-from typing import Any, Protocol
+from typing import Annotated, Any, Protocol
 
 import structlog
 from fastapi import HTTPException, Request
-from pydantic import BaseModel, Field
+from pydantic import AfterValidator, BaseModel, Field, WithJsonSchema, create_model
 
 from adapters.web.auth import Authenticator, Unauthorized
 from adapters.web.chats import CHAT_PATTERN
@@ -26,7 +25,6 @@ from core.types import Incoming, parse_command
 
 log = structlog.get_logger(__name__)
 
-_CHAT = re.compile(CHAT_PATTERN)
 DEFAULT_CHAT = "main"
 
 
@@ -36,16 +34,43 @@ class Passages(Protocol):
     async def get(self, passage_id: str) -> Any | None: ...
 
 
+MESSAGE_MAX_CHARS = 5000
+"""The API's bound on a message: even escaped as JSON (at most 12 bytes a character: two ``\\u``
+escapes outside the BMP) it fits the default 64 KiB body limit. The engine's own input limit (4000
+by default, a `too_long` notice) applies below it."""
+
+
 class ChatRequest(BaseModel):
     """One message to Fuzi. A message starting with ``/`` is a command (``/memories``, ``/remember …``)."""
 
-    message: str = Field(description="what the person says (or a /command)")
-    chat: str | None = Field(None, pattern=CHAT_PATTERN, description="which of the person's chats (default: main)")
+    message: str = Field(max_length=MESSAGE_MAX_CHARS, description="what the person says (or a /command)")
+    chat: str | None = Field(
+        None, pattern=CHAT_PATTERN, max_length=32, description="which of the person's chats (default: main)"
+    )
     skill: str | None = Field(None, max_length=32, description="switch the chat to this skill first (see /v1/skills)")
 
 
+def chat_request(skills: Sequence[str]) -> type[ChatRequest]:
+    """`ChatRequest` whose ``skill`` is one of ``skills`` (the engine's, known once the app is built):
+    declared as an enum in the OpenAPI document, anything else is 422."""
+    names = list(skills)
+
+    def known(name: str | None) -> str | None:
+        if name is not None and name not in names:
+            raise ValueError(f"unknown skill; one of {', '.join(names)} (GET /v1/skills)")
+        return name
+
+    declared = {
+        "anyOf": [{"type": "string", "enum": names}, {"type": "null"}],
+        "default": None,
+        "description": "switch the chat to this skill first (see /v1/skills)",
+    }
+    skill = Annotated[str | None, AfterValidator(known), WithJsonSchema(declared)]
+    return create_model("ChatRequest", __base__=ChatRequest, skill=(skill, None))
+
+
 class CancelRequest(BaseModel):
-    chat: str | None = Field(None, pattern=CHAT_PATTERN)
+    chat: str | None = Field(None, pattern=CHAT_PATTERN, max_length=32)
 
 
 class NoticeOut(BaseModel):
@@ -109,9 +134,7 @@ class WebHandlers:
         """Stream the reply as SSE; a ``skill`` is switched first (its notice is the first event)."""
         chat = body.chat or DEFAULT_CHAT
         first: list[Incoming] = []
-        if body.skill is not None:
-            if body.skill not in {name for name, _ in self.engine.skills()}:
-                raise HTTPException(422, f"unknown skill {body.skill!r}; see GET /v1/skills")
+        if body.skill is not None:  # a known one: `chat_request` checked it
             first.append(self._incoming(user, chat, body.skill, command="skill"))
         command, args = parse_command(body.message)
         message = self._incoming(user, chat, args if command else body.message, command=command)
@@ -125,16 +148,14 @@ class WebHandlers:
         return NoticeOut(reason=notice.reason, text=notice.text, trace_id=notice.trace_id, extra=dict(notice.extra))
 
     async def skills(self, user: str, chat: str | None = None) -> SkillsOut:
-        """Every skill, and the one the chat is in."""
-        if chat is not None and not _CHAT.match(chat):
-            raise HTTPException(422, "chat: 1-32 of letters, digits, _ and -")
+        """Every skill, and the one the chat is in (the route checked ``chat`` against CHAT_PATTERN)."""
         notice = await self._command(user, chat or DEFAULT_CHAT, "skill", "")
         choices = [SkillOut(name=n, display=d) for n, d in self.engine.skills()]
         return SkillsOut(skills=choices, current=notice.extra.get("current"))
 
     async def passage(self, passage_id: str, user: str) -> PassageOut:
         """The full text a footnote points to."""
-        found = await self.passages.get(passage_id) if len(passage_id) <= 64 else None
+        found = await self.passages.get(passage_id)
         if found is None:
             raise HTTPException(404, "no such passage")
         return PassageOut(id=found.id, ref=found.ref, text=found.text)

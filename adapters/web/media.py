@@ -10,11 +10,12 @@ notice says why not. ``POST /v1/feedback`` records 👍/👎 on one of the calle
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Literal
+from typing import Any, Literal
 
-from fastapi import Depends, FastAPI, HTTPException, Query, Request, Response
+from fastapi import FastAPI, HTTPException, Query, Request, Response
 from pydantic import BaseModel, Field
 
+from adapters.web.errors import CHANGE, errors
 from adapters.web.handlers import CHAT_PATTERN, DEFAULT_CHAT, WebHandlers
 from adapters.web.sse import MEDIA_TYPE, EventStreamResponse
 from core.types import Media
@@ -29,23 +30,37 @@ class FeedbackRequest(BaseModel):
 
 
 class FeedbackOut(BaseModel):
-    outcome: str
+    outcome: Literal["up", "down", "cleared", "ignored"] = Field(
+        description='the verdict stored, "cleared" (taken back), or "ignored": "none" with nothing to take back'
+    )
 
 
-def add_media_routes(app: FastAPI, h: WebHandlers) -> None:
-    """Register the upload and feedback routes on `app` (the body limit of IMAGE_PATH is raised in
-    create_app's Hardening)."""
-    user = Depends(h.user)
+IMAGE_TYPES = ("image/jpeg", "image/png", "image/webp", "image/gif", "image/bmp", "image/tiff")
+"""Declared in the OpenAPI document; any ``image/…`` is taken (the engine says what it cannot read)."""
+_IMAGE_BODY = {
+    "required": True,
+    "description": f"the image itself, at most {MAX_IMAGE_BYTES} bytes (larger: 413)",
+    "content": {kind: {"schema": {"type": "string", "format": "binary"}} for kind in IMAGE_TYPES},
+}
+
+
+def add_media_routes(app: FastAPI, h: WebHandlers, user: Any) -> None:
+    """Register the upload and feedback routes on `app` (``user``: the bearer dependency; the body
+    limit of IMAGE_PATH is raised in create_app's Hardening)."""
 
     @app.post(
         IMAGE_PATH,
         response_class=Response,
         tags=["chat"],
-        responses={200: {"content": {MEDIA_TYPE: {}}, "description": "the same events as POST /v1/chat"}},
+        openapi_extra={"requestBody": _IMAGE_BODY},
+        responses={
+            **errors(*CHANGE, 415, 422),
+            200: {"content": {MEDIA_TYPE: {}}, "description": "the same events as POST /v1/chat"},
+        },
     )
     async def image(
         request: Request,
-        chat: str = Query(DEFAULT_CHAT, pattern=CHAT_PATTERN),
+        chat: str = Query(DEFAULT_CHAT, pattern=CHAT_PATTERN, max_length=32),
         caption: str = Query("", max_length=1000, description="the question about the photo"),
         who: str = user,
     ):
@@ -54,6 +69,8 @@ def add_media_routes(app: FastAPI, h: WebHandlers) -> None:
         if not kind.startswith("image/"):
             raise HTTPException(415, "send the image itself as the body, with Content-Type image/…")
         data = await request.body()
+        if not data:
+            raise HTTPException(422, "the body is empty: send the image itself")
 
         async def fetch() -> bytes:
             return data
@@ -64,7 +81,7 @@ def add_media_routes(app: FastAPI, h: WebHandlers) -> None:
             h._frames([incoming]), headers={"X-Trace-Id": incoming.trace_id}, heartbeat_s=h.heartbeat_s
         )
 
-    @app.post("/v1/feedback", response_model=FeedbackOut, tags=["chat"])
+    @app.post("/v1/feedback", response_model=FeedbackOut, tags=["chat"], responses=errors(*CHANGE, 404, 422))
     async def feedback(body: FeedbackRequest, who: str = user):
         """👍/👎 on one of your answers; 404 when the trace is not an answer of yours."""
         reaction = "" if body.verdict == "none" else body.verdict

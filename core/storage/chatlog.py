@@ -122,14 +122,22 @@ class ChatLog(_Repo):
 
         return await self._run(read)
 
-    async def rename(self, chat_key: str, title: str) -> None:
-        """Give the chat a title (it moves to the top of the list)."""
+    async def has(self, chat_key: str) -> bool:
+        """True while the chat holds a message or a title (what makes it listed)."""
+        return await self._run(lambda s: _exists(s, chat_key))
 
-        def store(s: Session) -> None:
+    async def rename(self, chat_key: str, title: str) -> bool:
+        """Give an existing chat a title (it moves to the top of the list); False, and nothing
+        stored, for a chat that holds neither a message nor a title (a deleted one stays deleted)."""
+
+        def store(s: Session) -> bool:
+            if not _exists(s, chat_key):
+                return False
             s.merge(ChatTitle(chat_key=chat_key, title=title[:200], updated_at=utcnow()))
             s.commit()
+            return True
 
-        await self._run(store)
+        return await self._run(store)
 
     async def delete(self, chat_key: str) -> int:
         """Forget the chat's messages, summary, title, footnotes and settings; returns the messages deleted."""
@@ -149,6 +157,12 @@ class ChatLog(_Repo):
         count = await self._run(remove)
         self._forget(chat_key)
         return count
+
+
+def _exists(s: Session, chat_key: str) -> bool:
+    if s.get(ChatTitle, chat_key) is not None:
+        return True
+    return s.exec(select(Message.id).where(Message.chat_key == chat_key).limit(1)).first() is not None
 
 
 def _line(row: Message, citations: list[Footnote]) -> HistoryLine:
