@@ -1,33 +1,28 @@
-"""Writes the retrieval v2 evaluation: evals/retrieval/dev.jsonl and evals/retrieval/heldout.jsonl.
+"""Writes evals/retrieval/dev.jsonl and evals/retrieval/heldout.jsonl (deterministic).
 
-Two kinds of source, kept apart by class name:
+Two kinds of query, kept apart by class name:
 
-* **Generated from the corpus** (classes `gen_*`, built by this script, deterministic, seed below).
-  Nobody on the team chose these queries one by one; they test what the corpus itself makes
-  checkable, and they lean lexical (a quote shares characters with its passage):
+* **Generated from the corpus** (classes `gen_*`, seed below). Nobody chose these queries one by one;
+  they test what the corpus itself makes checkable, and they lean lexical (a quote shares characters
+  with its passage):
   - `gen_quote_lunyu`: one sentence (6-30 characters, the speaker's 子曰： removed) of each Analects
     paragraph.
   - `gen_quote_shijing`: one line (a sentence between 。) of each Book of Songs poem.
-  - `gen_misquote`: a sentence of a passage as someone half-remembers it: one character dropped or two
-    neighbouring characters swapped, kept only when the result is no longer in any passage verbatim
-    (so the containment rule cannot answer it; the fusion has to).
-  - `gen_title_question`: a modern-Chinese question about each poem by its title, from six templates
-    (《{t}》写的是什么？ …); gold: every poem with that title.
-  - `gen_asked_about`: the Analects' "X问Y" openings (樊迟问仁, 子张问政) turned into a modern question
-    ({X}问{Y}的时候，孔子是怎么回答的？); gold: every paragraph containing "X问Y".
-* **Written by this team** (classes without `gen_`): `evals/retrieval/written_v1_dev.jsonl` (252 queries, the v1
-  dev set) goes to dev; `written_v1_heldout_en.jsonl` and `written_v1_heldout_zh.jsonl`
-  (45 queries, written before the v1 glossary and question filter were fixed) go to held-out, renamed
-  `heldout_english` and `heldout_question_zh`. `evals/retrieval/written_v2.tsv` (40 queries: 20 modern-
-  Chinese paraphrases, 20 English renderings, on passages the v1 dev set never asks about) was written
-  for v2 before any v2 method ran on it and goes to held-out as `heldout_paraphrase` and
-  `heldout_english`. They are ours, not independent.
+  - `gen_misquote`: a sentence as someone half-remembers it: one character dropped or two neighbouring
+    characters swapped, kept only when the result is in no passage verbatim (so the containment rule
+    cannot answer it; the fusion has to).
+  - `gen_title_question`: a modern-Chinese question about each poem by its title, from six templates;
+    gold: every poem with that title.
+  - `gen_asked_about`: the Analects' "X问Y" openings (樊迟问仁, 子张问政) as a modern question; gold:
+    every paragraph containing "X问Y".
+* **Written by this team** (`written.tsv`, its header says how): each batch goes whole to one side.
 
-Split: a generated query goes to held-out when sha256("fuzi-v2-split:" + its first gold id) falls in
-the lower 40 % — so a held-out passage is never seen through any generated dev query. Gold ids are
-resolved by containment (punctuation ignored); a query whose gold would exceed 40 passages is dropped.
+Split of the generated queries: held out when sha256("fuzi-v2-split:" + the passage it was made from)
+falls in the lower 40 %, so a held-out passage is never seen through a generated dev query. Gold ids
+are resolved by containment (punctuation ignored); a query whose gold would exceed 40 passages is
+dropped (generated) or stops the script (written).
 
-    python evals/retrieval/make.py [CORPUS_DIR]
+    FUZI_CORPUS_DIR=… python -m evals.retrieval.build [CORPUS_DIR]
 """
 
 from __future__ import annotations
@@ -40,12 +35,11 @@ import re
 import sys
 from pathlib import Path
 
+from core.retrieval.documents import load_corpus, sort_key
+from core.retrieval.fusion import squash
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(ROOT))
-
-from core.retrieval.documents import load_corpus, sort_key  # noqa: E402
-from core.retrieval.fusion import squash  # noqa: E402
 
 SEED = 20261130
 HELDOUT_SHARE = 0.4
@@ -155,53 +149,29 @@ def generated(passages) -> list[dict]:
     return unique
 
 
-def hand_written(path: Path, rename: dict[str, str] | None = None) -> list[dict]:
-    rows = []
+def written(path: Path, resolve: Resolver) -> dict[str, list[dict]]:
+    """The hand-written rows of `path` (written.tsv) by side, in file order."""
+    sides: dict[str, list[dict]] = {"dev": [], "heldout": []}
     for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.lstrip().startswith("#"):
-            row = json.loads(line)
-            cls = row.get("class", "unlabelled")
-            row["class"] = (rename or {}).get(cls, cls)
-            row["source"] = path.name
-            rows.append(row)
-    return rows
-
-
-def written(path: Path, resolve: Resolver) -> list[dict]:
-    rows = []
-    for line in path.read_text(encoding="utf-8").splitlines():
-        if line.strip() and not line.startswith("#"):
-            cls, query, locator = line.split("\t")
-            gold = resolve.containing(locator)
+        if not line.strip() or line.startswith("#"):
+            continue
+        side, source, cls, query, gold_or_locator = line.split("\t")
+        if gold_or_locator.startswith("["):
+            gold = json.loads(gold_or_locator)
+        else:
+            gold = resolve.containing(gold_or_locator)
             if not gold or len(gold) > MAX_GOLD:
-                raise SystemExit(f"{path.name}: locator {locator!r} resolves to {len(gold)} passages")
-            rows.append({"query": query, "gold": gold, "class": cls, "source": path.name})
-    return rows
+                raise SystemExit(f"{path.name}: locator {gold_or_locator!r} resolves to {len(gold)} passages")
+        sides[side].append({"query": query, "gold": gold, "class": cls, "source": source})
+    return sides
 
 
 def main(corpus_dir: str) -> None:
     passages = load_corpus(Path(corpus_dir))
     gen = generated(passages)
-    dev = [r for r in gen if not heldout(r["source"])]
-    held = [r for r in gen if heldout(r["source"])]
-    dev += hand_written(HERE / "written_v1_dev.jsonl")
-    dev += written(HERE / "written_v3_dev.tsv", Resolver(passages))  # full translations (issue 24)
-    dev += written(HERE / "written_v9_dev.tsv", Resolver(passages))  # v9 translations (pick_v9.py, issue 24 round 4)
-    dev += written(HERE / "written_v10_dev.tsv", Resolver(passages))  # v10 (pick_v10.py, round 5)
-    dev += written(HERE / "written_v10_en_dev.tsv", Resolver(passages))  # v10 English stanzas (pick_v10.py)
-    held += hand_written(
-        HERE / "written_v1_heldout_en.jsonl", {"english": "heldout_english", "unlabelled": "heldout_english"}
-    )
-    held += hand_written(
-        HERE / "written_v1_heldout_zh.jsonl",
-        {"question_zh": "heldout_question_zh", "unlabelled": "heldout_question_zh"},
-    )
-    held += written(HERE / "written_v2.tsv", Resolver(passages))
-    held += written(HERE / "written_v3.tsv", Resolver(passages))  # full translations (issue 24)
-    held += written(HERE / "written_v4.tsv", Resolver(passages))  # v4 held-out (pick_v4.py, issue 24 round 2)
-    held += written(HERE / "written_v9.tsv", Resolver(passages))  # v9 translations (pick_v9.py, issue 24 round 4)
-    held += written(HERE / "written_v10.tsv", Resolver(passages))  # v10 (pick_v10.py, round 5)
-    held += written(HERE / "written_v10_en.tsv", Resolver(passages))  # v10 English stanzas (pick_v10.py)
+    hand = written(HERE / "written.tsv", Resolver(passages))
+    dev = [r for r in gen if not heldout(r["source"])] + hand["dev"]
+    held = [r for r in gen if heldout(r["source"])] + hand["heldout"]
     for name, rows in (("dev.jsonl", dev), ("heldout.jsonl", held)):
         with open(HERE / name, "w", encoding="utf-8") as fh:
             for row in rows:

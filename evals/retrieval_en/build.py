@@ -1,36 +1,31 @@
-"""People-style English questions about the two books (issue 24, item 1) →
-evals/retrieval_en/dev.jsonl and evals/retrieval_en/heldout.jsonl.
+"""People-style English questions about the two books → evals/retrieval_en/dev.jsonl and
+evals/retrieval_en/heldout.jsonl.
 
-Two lists, both hand-written by the team, gold = the passages named by a verbatim snippet
+Three hand-written lists (this team, not independent), gold = the passages named by a verbatim snippet
 (punctuation ignored, traditional characters folded), resolved against the corpus:
 
-* `QUESTIONS` (class `people_v24`, 42): written by the issue-24 engineer on 2026-12-01 before any
-  English-retrieval change; every third question (by position) held out. Its held-out part was run
-  (v3 figures in docs/retrieval.md), so it is no longer unseen.
-* `QUESTIONS_V3` (class `people_v3`, 71): written by helper i24h on 2026-12-01 before any change
-  of this round was made or measured (the glossary, the English route and the fusion as on main);
-  every second question (by position) held out, and the held-out half is run only as a whole, after
-  the method was chosen on dev.
-* `QUESTIONS_V4` (class `people_v4`, 20): written by helper r24ret on 2026-12-01 for passages picked
-  at random by `evals/retrieval/pick_v4.py`, before any change of that round; all held out.
+* `FIRST` (class `people_v24`, 42): written before any English-retrieval change; every third question
+  (by position) held out. Its held-out part has been run more than once, so it is no longer unseen.
+* `SECOND` (class `people_v3`, 71): written before the English route was changed; every second question
+  (by position) held out, run only as a whole after the method was chosen on dev.
+* `RANDOM_PASSAGES` (class `people_v4`, 20): questions about passages picked at random (fixed seed);
+  all held out; harder than the others (mostly little-known passages).
 
-Run: FUZI_CORPUS_DIR=… python evals/retrieval_en/make.py
+Run: FUZI_CORPUS_DIR=… python -m evals.retrieval_en.build
 """
 
 from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
+from core.retrieval.documents import load_corpus
+from core.text import to_simplified
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE.parents[1]))
 
-from core.retrieval.documents import load_corpus  # noqa: E402
-from core.text import to_simplified  # noqa: E402
-
-QUESTIONS = [
+FIRST = [
     ("What did Confucius say about friends who lie?", ["与朋友交而不信乎", "与朋友交言而有信"]),
     ("Is it ok to go abroad while my parents are still alive?", ["父母在不远游"]),
     ("What did Confucius think about people who talk smoothly and look charming?", ["巧言令色鲜矣仁"]),
@@ -79,7 +74,7 @@ QUESTIONS = [
 ]
 
 
-QUESTIONS_V3 = [
+SECOND = [
     ("Did Confucius think we should be afraid of correcting our mistakes?", ["过则勿惮改"]),
     ("What did Confucius say about making a mistake and not fixing it?", ["过而不改是谓过矣"]),
     ("Does a gentleman look for a full stomach and a comfortable home?", ["君子食无求饱"]),
@@ -154,9 +149,9 @@ QUESTIONS_V3 = [
 ]
 
 
-# people_v4: written by helper r24ret on 2026-12-01 for the 20 passages evals/retrieval/pick_v4.py
-# picked (seeded), in its order, before any method of that round ran; all held out.
-QUESTIONS_V4 = [
+# people_v4: questions about 20 passages picked at random (fixed seed), in the order they were
+# picked, written before the method they measure was chosen; all held out.
+RANDOM_PASSAGES = [
     ("Does a good person need to be a smooth talker?", ["焉用佞"]),
     ("How did Confucius behave when riding in a carriage?", ["升车必正立"]),
     ("Did Confucius prefer the earlier or the later followers' way with rites and music?", ["先进于礼乐"]),
@@ -184,13 +179,13 @@ def main() -> None:
     passages = load_corpus(Path(os.environ["FUZI_CORPUS_DIR"]))
     texts = [(p.id, "".join(ch for ch in to_simplified(p.text) if ch.isalnum())) for p in passages]
     dev, held = [], []
-    for cls, questions, every in (("people_v24", QUESTIONS, 3), ("people_v3", QUESTIONS_V3, 2)):
+    for cls, questions, every in (("people_v24", FIRST, 3), ("people_v3", SECOND, 2)):
         for n, (query, snippets) in enumerate(questions):
             gold = sorted({pid for s in snippets for pid, t in texts if to_simplified(s) in t})
             if not gold:
                 raise SystemExit(f"no passage for {snippets}")
             (held if n % every == every - 1 else dev).append({"query": query, "gold": gold, "class": cls})
-    for query, snippets in QUESTIONS_V4:  # all held out
+    for query, snippets in RANDOM_PASSAGES:  # all held out
         gold = sorted({pid for s in snippets for pid, t in texts if to_simplified(s) in t})
         if not gold:
             raise SystemExit(f"no passage for {snippets}")

@@ -1,6 +1,6 @@
 """Writes evals/topics/dev.jsonl and evals/topics/heldout.jsonl from
 `questions.py`: gold = every passage of the question's theme (data/themes/) within the book
-the question names. Classes: topic_zh / topic_en. Run: python evals/topics/make.py
+the question names. Classes: topic_zh / topic_en. Run: python -m evals.topics.build
 (needs FUZI_CORPUS_DIR or a fetched corpus).
 """
 
@@ -8,18 +8,14 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 from pathlib import Path
 
+from core.retrieval.documents import load_corpus
+from core.retrieval.themes import ThemeIndex
+from core.text import has_cjk
+from evals.topics.questions import DEV, HELDOUT
+
 HERE = Path(__file__).resolve().parent
-sys.path.insert(0, str(HERE))
-sys.path.insert(0, str(HERE.parents[1]))
-
-from questions import DEV, HELDOUT  # noqa: E402
-
-from core.retrieval.documents import load_corpus  # noqa: E402
-from core.retrieval.themes import ThemeIndex  # noqa: E402
-from core.text import has_cjk  # noqa: E402
 
 
 def main() -> None:
