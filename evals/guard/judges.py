@@ -1,4 +1,4 @@
-"""Stand-in models for measuring the LLM second opinion (`fuzi guard-eval --judge NAME`).
+"""Stand-in models for measuring the LLM second opinion (`python -m evals guard-eval --judge NAME`).
 
 The second opinion (core/guards/second_opinion.py) is measured through its real code path — the
 band, the strict JSON parse, its timeout — with one of these in place of the LLM:
@@ -20,10 +20,16 @@ from __future__ import annotations
 
 import asyncio
 import hashlib
+from collections import Counter
 from collections.abc import AsyncGenerator
 from dataclasses import dataclass
 from typing import Any, cast
 
+from structlog.testing import capture_logs
+
+from core.guards.evaluation import Example
+from core.guards.guard import FuziGuard
+from core.guards.normalize import strip_invisible
 from core.guards.second_opinion import answer_for, sent_text
 from core.llm.types import LLM, Completion, StreamEvent
 from core.llm.wrapper import LLMCall, WrapperLLM
@@ -124,3 +130,22 @@ def make_judge(name: str, labels: dict[str, bool]) -> LLM:
     if name in scripted:
         return ScriptedJudge(labels, scripted[name])
     raise ValueError(f"unknown judge {name!r}; one of {', '.join(JUDGES)}")
+
+
+def sent_for(text: str, max_chars: int = 2000) -> str:
+    """What the second opinion sends for `text`: the guard's cleaned text, its last `max_chars` (the key
+    under which a labelled judge looks the label up)."""
+    return strip_invisible(text).strip()[-max_chars:]
+
+
+def review_flags(examples: list[Example], guard: FuziGuard) -> tuple[dict[str, bool], dict[str, int]]:
+    """Each example's verdict through `guard.review_input` (the local detector, then the second opinion
+    where it is unsure), and how the second opinion's calls ended ("llm", "local:timeout", …)."""
+
+    async def run() -> dict[str, bool]:
+        return {ex.text: (await guard.review_input(ex.text)).reason == "injection" for ex in examples}
+
+    with capture_logs() as logs:
+        flags = asyncio.run(run())
+    sources = Counter(str(e["source"]) for e in logs if e.get("event") == "guard.second_opinion")
+    return flags, dict(sorted(sources.items()))

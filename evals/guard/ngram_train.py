@@ -1,4 +1,4 @@
-"""Training for `NgramClassifier` (`fuzi guard-train`); needs scikit-learn, scoring does not.
+"""Training for `NgramClassifier` (`python -m evals guard-train`); needs scikit-learn, scoring does not.
 
 The feature extraction is the scorer's own (`word_grams`, `char_grams`), passed to scikit-learn as
 analyzers, so the exported weights mean exactly what the scorer computes.

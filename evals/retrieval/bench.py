@@ -1,4 +1,4 @@
-"""`fuzi bench retrieval`: per-stage latency (p50/p95) by query length, start-up, build times, RSS.
+"""`python -m evals bench`: per-stage latency (p50/p95) by query length, start-up, build times, RSS.
 
 Real corpus: the configured index and embedder, the given queries, query cache off. Start-up is
 timed twice: "cold" (no snapshot: keyword index, verbatim index and passages built from the table)
