@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from evals.__main__ import main as lab
 from core.guards.injection import InjectionDetector
 from core.guards.ngram import BUNDLED, NgramClassifier
+from evals.__main__ import main as lab
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "evals" / "guard" / "dev.jsonl"

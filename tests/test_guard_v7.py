@@ -11,15 +11,15 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from evals.__main__ import main as lab
 from core.guards.evaluation import Example
 from core.guards.injection import InjectionDetector
-from evals.guard.judges import NO, YES, Rates, ScriptedJudge, make_judge
 from core.guards.ngram import NgramClassifier
-from evals.guard.ngram_train import grouped, thresholds
 from core.guards.normalize import views
 from core.guards.second_opinion import parse_answer
 from core.guards.windows import MIN_SENTENCE_CHARS, sentences, windows
+from evals.__main__ import main as lab
+from evals.guard.judges import NO, YES, Rates, ScriptedJudge, make_judge
+from evals.guard.ngram_train import grouped, thresholds
 
 
 @pytest.fixture(scope="module")

@@ -1,4 +1,5 @@
-"""`fuzi data fetch | index | search | eval` and the lab's `python -m evals bench` end to end (hashing embedder, real corpus, temp FUZI_HOME)."""
+"""`fuzi data fetch | index | search | eval` and the lab's `python -m evals bench` end to end (hashing
+embedder, real corpus, temp FUZI_HOME)."""
 
 from __future__ import annotations
 
@@ -11,8 +12,8 @@ from pathlib import Path
 import pytest
 
 from bot.cli import main
-from evals.__main__ import main as lab
 from data.corpus import MANIFEST, CorpusFetchError, fetch, verify
+from evals.__main__ import main as lab
 from tests.fakes.retrieval_fixtures import REPO, corpus_dir
 
 

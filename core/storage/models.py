@@ -79,7 +79,7 @@ class Message(SQLModel, table=True):
     shown_in: str | None = Field(default=None, max_length=200)
 
 
-# ---- issue 23 (web): token revocations, chat titles, the citations of each reply --------------------
+# ---- web: token revocations, chat titles, the citations of each reply --------------------
 
 
 class TokenRevocation(SQLModel, table=True):

@@ -2,7 +2,7 @@
 logistic regression over multilingual-e5-small query vectors, and the per-language thresholds of its
 combination with the n-gram classifier. Needs scikit-learn; scoring does not.
 
-The thresholds are chosen like the n-gram classifier's (core/guards/ngram_train.py): 5-fold
+The thresholds are chosen like the n-gram classifier's (evals/guard/ngram_train.py): 5-fold
 out-of-fold scores, a message and its windows in one fold, a benign message scored as the detector
 scores it, the quantile for the issue's false-positive target per language.
 """
