@@ -139,11 +139,9 @@ def flags_for(
     }
 
 
-# v10: trained with the v10 dev rows (benign look-alikes, quote-wrapped and task-swap attacks), C = 64
-# and the Chinese target back at 0.5 %, chosen on the cross-validated dev estimate
-# (evals/guard/semantic_cv_v10.py: 96.3 % detection, 10 of 1,604 benign Chinese, 14 of 1,066 English,
-# against v9's recipe without those rows: 94.8 %, 15, 15; docs/guards.md, "Detector v10"). v9 was
-# C = 16 at 0.25 %.
+# C = 64 and the Chinese target 0.5 %, chosen on the cross-validated dev estimate among C 4 / 16 / 64 and
+# Chinese targets 0.15-0.5 % (96.3 % detection, 10 of 1,604 benign Chinese, 14 of 1,066 English; the
+# script and its results are at the tag lab-rounds-archive).
 SEMANTIC_TARGETS = {"zh": 0.005, "en": 0.01}
 SEMANTIC_C = 64.0
 
