@@ -12,8 +12,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-CONTRACT_KEYS = ("n", "tp", "fp", "tn", "fn", "detection_rate", "false_positive_rate")
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `guard-eval` subcommand."""

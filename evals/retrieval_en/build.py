@@ -178,7 +178,8 @@ RANDOM_PASSAGES = [
 def main() -> None:
     passages = load_corpus(Path(os.environ["FUZI_CORPUS_DIR"]))
     texts = [(p.id, "".join(ch for ch in to_simplified(p.text) if ch.isalnum())) for p in passages]
-    dev, held = [], []
+    dev: list[dict] = []
+    held: list[dict] = []
     for cls, questions, every in (("people_v24", FIRST, 3), ("people_v3", SECOND, 2)):
         for n, (query, snippets) in enumerate(questions):
             gold = sorted({pid for s in snippets for pid, t in texts if to_simplified(s) in t})
