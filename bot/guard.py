@@ -11,8 +11,8 @@ from core.llm.types import LLM
 
 
 def semantic_screen(embedder: object | None) -> SemanticScreen | None:
-    """Detector v9's semantic feature over the retrieval embedder's query vectors (docs/guards.md,
-    "Detector v9"), or None (the detector is then v7): no embedder, one without a synchronous query
+    """The detector's semantic feature over the retrieval embedder's query vectors (docs/guards.md),
+    or None (the n-gram classifier then decides alone): no embedder, one without a synchronous query
     call, another model than the trained one, or no model file."""
     embed = getattr(embedder, "embed_query_sync", None)
     if embed is None or not SEMANTIC_BUNDLED.exists():

@@ -1,6 +1,6 @@
 """Builds the retrieval objects from Settings: embedder, reranker, passage store, retriever.
 
-Used by bot/wiring.py (the bot) and bot/commands/retrieval.py (`fuzi index|search|eval|bench`).
+Used by bot/wiring.py (the bot) and bot/commands/retrieval.py (`fuzi index|search|eval`) and by the lab (`python -m evals bench`).
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 """Import boundaries: the core never imports a platform library, bot/ or adapters/; adapters never
-import bot/ (the composition root); and every third-party import is declared in pyproject.toml."""
+import bot/ (the composition root); the product never imports the lab (evals/); and every third-party
+import is declared in pyproject.toml."""
 
 import ast
 import re
@@ -46,6 +47,19 @@ def test_adapters_never_import_the_composition_root():
         str(p.relative_to(ROOT)): sorted(_imported_roots(p) & {"bot"})
         for p in (ROOT / "adapters").rglob("*.py")
         if "bot" in _imported_roots(p)
+    }
+    assert offenders == {}
+
+
+def test_the_product_never_imports_the_lab():
+    """evals/ (sets, training, judges, benchmarks) imports the product; bot, core, adapters and data
+    never import it, nor the benchmarks or the tests: an installed wheel has none of them."""
+    lab = {"evals", "lab", "benchmarks", "tests"}
+    offenders = {
+        str(p.relative_to(ROOT)): sorted(_imported_roots(p) & lab)
+        for package in ("bot", "core", "adapters", "data")
+        for p in (ROOT / package).rglob("*.py")
+        if _imported_roots(p) & lab
     }
     assert offenders == {}
 

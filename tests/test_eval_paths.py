@@ -1,6 +1,6 @@
-"""Every evaluation file that code or the README's commands name exists: the evals layout of issue 21
-(`evals/<task>/{dev,heldout}.jsonl`) deleted the older sets, and a default path left pointing at one
-makes the command fail on its first line."""
+"""Every evaluation file or lab script that code, the README, the changelog or a doc names exists: the
+rounds' files were deleted (git keeps them at the tag lab-rounds-archive), and a default path or a
+documented command left pointing at one fails on its first line."""
 
 from __future__ import annotations
 
@@ -8,13 +8,15 @@ import re
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-NAMED = re.compile(r"evals/[\w./-]+\.(?:jsonl|tsv)")
+NAMED = re.compile(r"evals/[\w./-]+\.(?:jsonl|tsv|py)")
 
 
-def test_every_eval_file_named_by_code_or_the_readme_exists():
-    sources = [ROOT / "README.md"] + [
+def test_every_eval_file_named_by_code_or_the_docs_exists():
+    sources = [ROOT / "README.md", ROOT / "CHANGELOG.md", ROOT / "evals" / "README.md"]
+    sources += sorted((ROOT / "docs").glob("*.md"))
+    sources += [
         path
-        for folder in ("bot", "benchmarks", "scripts", "core", "adapters")
+        for folder in ("bot", "benchmarks", "scripts", "core", "adapters", "evals", "data")
         for path in (ROOT / folder).rglob("*.py")
     ]
     missing = sorted(

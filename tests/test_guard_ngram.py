@@ -1,5 +1,5 @@
 """The learned n-gram classifier: the scorer reproduces scikit-learn, the bundled model behaves,
-and `fuzi guard-train` writes a model the detector can use."""
+and `python -m evals guard-train` writes a model the detector can use."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from bot.cli import main
 from core.guards.injection import InjectionDetector
 from core.guards.ngram import BUNDLED, NgramClassifier
+from evals.__main__ import main as lab
 
 ROOT = Path(__file__).resolve().parents[1]
 DEV = ROOT / "evals" / "guard" / "dev.jsonl"
@@ -45,11 +45,11 @@ def test_bundled_model_flags_attacks_no_rule_names_and_passes_look_alikes() -> N
 def test_scorer_reproduces_scikit_learn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("sklearn")
     from core.guards.evaluation import load_examples
-    from core.guards.ngram_train import _pipeline, with_benign_windows
+    from evals.guard.ngram_train import _pipeline, with_benign_windows
 
     dev = first_dev_set(tmp_path)
     out = tmp_path / "model.json"
-    assert main(["guard-train", str(dev), "--out", str(out)]) == 0
+    assert lab(["guard-train", str(dev), "--out", str(out)]) == 0
     assert "threshold" in capsys.readouterr().out
     model = json.loads(out.read_text(encoding="utf-8"))
     examples = with_benign_windows(load_examples(dev))  # dev's 433 benign lines + their sentence windows
@@ -83,7 +83,7 @@ def test_classifier_only_hits_get_a_rephrase_refusal() -> None:
 
 
 def test_the_default_training_reproduces_the_bundled_model(tmp_path: Path) -> None:
-    """`fuzi guard-train` with no files trains on the dev sets (less the rows the bundled model was
+    """`python -m evals guard-train` with no files trains on the dev sets (less the rows the bundled model was
     not trained on) and writes the bundled model: the model in the tree is the one its recipe makes.
 
     Byte for byte only on a CPU like the one it was trained on: numpy's sort breaks ties among equally
@@ -96,7 +96,7 @@ def test_the_default_training_reproduces_the_bundled_model(tmp_path: Path) -> No
     pytest.importorskip("sklearn")
 
     out = tmp_path / "model.json"
-    assert main(["guard-train", "--out", str(out)]) == 0
+    assert lab(["guard-train", "--out", str(out)]) == 0
     if out.read_bytes() == BUNDLED.read_bytes():
         return
     retrained, bundled = json.loads(out.read_text(encoding="utf-8")), json.loads(BUNDLED.read_text(encoding="utf-8"))

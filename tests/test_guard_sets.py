@@ -1,11 +1,14 @@
-"""The guard evaluation sets as evals/guard/build.py writes them (issue 24, v8): large enough to show
-the goals, and split the way the build script says."""
+"""The guard evaluation sets (evals/guard, evals/guard_en): large enough to show the goals, and split
+the way evals/guard/check.py says."""
 
 from __future__ import annotations
 
 import json
+import shutil
 from collections import Counter
 from pathlib import Path
+
+from evals.guard.check import check
 
 EVALS = Path(__file__).resolve().parents[1] / "evals" / "guard"
 
@@ -64,3 +67,15 @@ def test_v10_rows_come_last_each_list_on_its_side_and_fresh() -> None:
     assert kinds["zh_quote_wrapped"] >= 10 and kinds["zh_task_swap"] >= 10
     en = [json.loads(line) for line in (EVALS.parent / "guard_en" / "heldout.jsonl").read_text("utf-8").splitlines()]
     assert sum(r["source"] == "v10" for r in en) >= 25 and en[-1]["source"] == "v10"
+
+
+def test_every_row_is_on_the_side_its_batch_rule_names(tmp_path: Path) -> None:
+    assert check() == []
+    copy = tmp_path / "evals"
+    for name in ("guard", "guard_en"):
+        shutil.copytree(EVALS.parent / name, copy / name)
+    held = (copy / "guard" / "heldout.jsonl").read_text(encoding="utf-8").splitlines()
+    dev = copy / "guard" / "dev.jsonl"
+    moved = next(line for line in held if json.loads(line)["source"] == "v7")  # a held-out v7 line in dev
+    dev.write_text(dev.read_text(encoding="utf-8") + moved + "\n", encoding="utf-8")
+    assert any("v7 row is on the wrong side" in p for p in check(copy))

@@ -1,6 +1,6 @@
 """Detector v7 (issue 24): per-language calibrated classifier, windows that are never a short clause,
 counterfactual questions and in-world "play the role", and the second opinion measured with
-stand-in judges (`fuzi guard-eval --judge`)."""
+stand-in judges (`python -m evals guard-eval --judge`)."""
 
 from __future__ import annotations
 
@@ -13,12 +13,13 @@ import pytest
 from bot.cli import main
 from core.guards.evaluation import Example
 from core.guards.injection import InjectionDetector
-from core.guards.judges import NO, YES, Rates, ScriptedJudge, make_judge
 from core.guards.ngram import NgramClassifier
-from core.guards.ngram_train import grouped, thresholds
 from core.guards.normalize import views
 from core.guards.second_opinion import parse_answer
 from core.guards.windows import MIN_SENTENCE_CHARS, sentences, windows
+from evals.__main__ import main as lab
+from evals.guard.judges import NO, YES, Rates, ScriptedJudge, make_judge
+from evals.guard.ngram_train import grouped, thresholds
 
 
 @pytest.fixture(scope="module")
@@ -126,20 +127,25 @@ def test_guard_eval_with_a_judge_reports_both(tmp_path: Path, capsys: pytest.Cap
     ]
     path = tmp_path / "set.jsonl"
     path.write_text("\n".join(json.dumps(r, ensure_ascii=False) for r in rows) + "\n", encoding="utf-8")
-    assert main(["guard-eval", str(path), "--json", "--judge", "fake-no"]) == 0
+    assert lab(["guard-eval", str(path), "--json", "--judge", "fake-no"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["local"]["tp"] == 2 and report["judge"]["calls"] == 1 and report["judge"]["ended"] == {"llm": 1}
     assert report["tp"] == 1  # the judge cleared the unsure attack
-    assert main(["guard-eval", str(path), "--judge", "fake-echo"]) == 0
+    assert lab(["guard-eval", str(path), "--judge", "fake-echo"]) == 0
     out = capsys.readouterr().out
     assert "local:bad_answer 1" in out and "local detector alone" in out
 
 
-def test_guard_eval_defaults_to_the_held_out_sets(capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_lab_guard_eval_defaults_to_the_held_out_sets_and_fuzi_guard_eval_takes_files(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     # which files it reads is the point here, not the detector: the n-gram detector alone is 20× faster
-    assert main(["guard-eval", "--json", "--no-semantic"]) == 0
+    assert lab(["guard-eval", "--json", "--no-semantic"]) == 0
     report = json.loads(capsys.readouterr().out)
     assert report["n"] > 300 and {"zh", "en"} <= report["by_lang"].keys()
+    with pytest.raises(SystemExit) as exited:  # an installed wheel has no evals/: the files are the operator's
+        main(["guard-eval", "--json"])
+    assert exited.value.code == 2 and "files" in capsys.readouterr().err
 
 
 def test_misses_say_which_rule_or_classifier_features_decided(

@@ -187,7 +187,7 @@ def test_the_bundled_model_is_the_v10_recipe_on_every_dev_attack() -> None:
     import json
     from pathlib import Path
 
-    from core.guards.semantic_train import SEMANTIC_C, SEMANTIC_TARGETS
+    from evals.guard.semantic_train import SEMANTIC_C, SEMANTIC_TARGETS
 
     raw = json.loads(SEMANTIC_BUNDLED.read_text(encoding="utf-8"))
     evals = Path(__file__).resolve().parents[1] / "evals"

@@ -1,4 +1,5 @@
-"""`fuzi data fetch | index | search | eval` end to end (hashing embedder, real corpus, temp FUZI_HOME)."""
+"""`fuzi data fetch | index | search | eval` and the lab's `python -m evals bench` end to end (hashing
+embedder, real corpus, temp FUZI_HOME)."""
 
 from __future__ import annotations
 
@@ -12,6 +13,7 @@ import pytest
 
 from bot.cli import main
 from data.corpus import MANIFEST, CorpusFetchError, fetch, verify
+from evals.__main__ import main as lab
 from tests.fakes.retrieval_fixtures import REPO, corpus_dir
 
 
@@ -23,8 +25,8 @@ def env(tmp_path, monkeypatch):
     return tmp_path
 
 
-def run(capsys, *argv) -> tuple[int, str, str]:
-    code = main(list(argv))
+def run(capsys, *argv, cli=main) -> tuple[int, str, str]:
+    code = cli(list(argv))
     out, err = capsys.readouterr()
     return code, out, err
 
@@ -59,13 +61,16 @@ def test_index_search_eval(env, capsys):
     assert code == 0 and both[str(evals)]["n"] == 2 and both[str(other)]["recall@1"] == 1.0
 
 
-def test_eval_defaults_are_the_evals_layout():
-    from bot.commands.retrieval import EVAL_TASKS
+def test_eval_defaults_are_the_evals_layout(capsys):
+    from evals.retrieval.cli import TASKS
 
-    for task in EVAL_TASKS:  # `fuzi eval` alone runs the dev sets, `--heldout` the held-out ones
+    for task in TASKS:  # `python -m evals eval` alone runs the dev sets, `--heldout` the held-out ones
         for split in ("dev", "heldout"):
             rows = (REPO / "evals" / task / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
             assert rows and all(json.loads(r)["query"] for r in rows)
+    with pytest.raises(SystemExit) as exited:  # `fuzi eval` takes files: an installed wheel has no evals/
+        main(["eval", "--json"])
+    assert exited.value.code == 2 and "file" in capsys.readouterr().err
 
 
 def test_model_change_is_refused_until_rebuild(env, capsys, monkeypatch):
@@ -141,7 +146,7 @@ def test_bench_reports_every_stage(env, capsys):
     assert run(capsys, "index")[0] == 0
     queries = env / "q.jsonl"
     queries.write_text('{"query": "管仲", "gold": []}\n{"query": "What is ren?", "gold": []}\n', encoding="utf-8")
-    code, out, _ = run(capsys, "bench", "retrieval", "--queries", str(queries), "--synthetic", "300", "--json")
+    code, out, _ = run(capsys, "bench", "--queries", str(queries), "--synthetic", "300", "--json", cli=lab)
     report = json.loads(out)
     assert code == 0 and report["real"]["passages"] == 817 and report["synthetic"]["passages"] == 300
     for part in ("real", "synthetic"):

@@ -310,8 +310,8 @@ async def test_in_memory_scan_and_lancedb_agree(real_index):
 
 
 def test_ann_index_above_the_threshold(tmp_path):
-    from core.retrieval.bench import synthetic_passages
     from core.retrieval.embedder import HashingEmbedder
+    from evals.retrieval.bench import synthetic_passages
     from tests.fakes.retrieval_fixtures import real_passages
 
     passages = synthetic_passages(real_passages(), 1500)

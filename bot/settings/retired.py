@@ -12,7 +12,7 @@ DEPRECATED = {
     "FUZI_AGENT_REPLY_TIMEOUT_S": "one clock per reply: the agent gets what FUZI_ENGINE_REPLY_DEADLINE_S leaves",
 }
 
-# variable -> where its value lives now (issue 21: settings that earn their place)
+# variable -> where its value lives now (settings that earn their place: docs/settings.md)
 RETIRED = {
     "FUZI_DATABASE_MAX_OVERFLOW": "core/storage/db.py PoolConfig.max_overflow = 5",
     "FUZI_DATABASE_POOL_RECYCLE_S": "core/storage/db.py PoolConfig.recycle_s = 1800",

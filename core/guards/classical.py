@@ -1,4 +1,4 @@
-"""Two things readers of the classics do that look like attacks to word rules (detector v6).
+"""Two things readers of the classics do that look like attacks to word rules.
 
 1. **Quoting a translation.** "The Master said, 'If you are without the rules of propriety, you
    cannot stand.'" The words *you*, *without* and *rules* sit close together, which is what the

@@ -2,19 +2,13 @@
 
 from __future__ import annotations
 
-import asyncio
 import json
 import time
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Callable, Collection, Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-from structlog.testing import capture_logs
-
-from core.guards.guard import FuziGuard
-from core.guards.normalize import strip_invisible
 
 
 @dataclass(frozen=True)
@@ -106,21 +100,3 @@ def evaluate(
         if flagged != ex.attack
     ]
     return report
-
-
-def sent_text(text: str, max_chars: int = 2000) -> str:
-    """What the second opinion sends for `text`: the guard's cleaned text, its last `max_chars`."""
-    return strip_invisible(text).strip()[-max_chars:]
-
-
-def review_flags(examples: list[Example], guard: FuziGuard) -> tuple[dict[str, bool], dict[str, int]]:
-    """Each example's verdict through `guard.review_input` (the local detector, then the second opinion
-    where it is unsure), and how the second opinion's calls ended ("llm", "local:timeout", …)."""
-
-    async def run() -> dict[str, bool]:
-        return {ex.text: (await guard.review_input(ex.text)).reason == "injection" for ex in examples}
-
-    with capture_logs() as logs:
-        flags = asyncio.run(run())
-    sources = Counter(str(e["source"]) for e in logs if e.get("event") == "guard.second_opinion")
-    return flags, dict(sorted(sources.items()))

@@ -77,7 +77,7 @@ class InjectionDetector:
 
     @property
     def semantic(self) -> SemanticScreen | None:
-        """The semantic feature (v9), None when the n-gram classifier decides alone (v7)."""
+        """The semantic feature, None when the n-gram classifier decides alone."""
         return self._semantic
 
     @property
@@ -116,7 +116,7 @@ class InjectionDetector:
         return Detection(False, score=max(score, best))
 
     def _with_semantic(self, text: str, v: Views) -> Detection | None:
-        """v9: the mean of the n-gram score (the highest of the message and its windows) and the
+        """The mean of the n-gram score (the highest of the message and its windows) and the
         semantic score, against the threshold of the message's language; None when the message
         cannot be embedded (the n-gram classifier then decides alone)."""
         assert self._classifier is not None and self._semantic is not None

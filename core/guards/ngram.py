@@ -3,12 +3,12 @@
 Word 1–2-grams of the normalised ``words`` view and character 2–4-grams of the ``compact`` view
 (core/guards/normalize.py), each block TF-IDF weighted (sublinear tf) and L2-normalised, as
 scikit-learn's `TfidfVectorizer` does; a logistic regression on top. Scoring needs only the JSON
-the training step writes (`fuzi guard-train`), no scikit-learn, and takes well under a millisecond.
+the training step writes (`python -m evals guard-train`), no scikit-learn, and takes well under a millisecond.
 
 The decision thresholds are stored with the weights, one per language (``thresholds``: "zh" for
 text with Chinese characters, "en" for the rest): chosen on out-of-fold scores of the benign
 training messages, each scored the way the detector decides (the highest of the message and its
-sentence windows), for a target false-positive rate per language (core/guards/ngram_train.py).
+sentence windows), for a target false-positive rate per language (evals/guard/ngram_train.py).
 Models without ``thresholds`` use their single ``threshold`` for every language.
 """
 
@@ -68,7 +68,7 @@ class NgramClassifier:
     """Scores how much a message looks like the attacks it was trained on.
 
     Args:
-        model: the parsed JSON written by `fuzi guard-train` (``word``, ``char``, ``intercept``,
+        model: the parsed JSON written by `python -m evals guard-train` (``word``, ``char``, ``intercept``,
             ``threshold``, optionally ``thresholds`` per language).
     """
 

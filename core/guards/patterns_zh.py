@@ -1,4 +1,4 @@
-"""The Chinese phrase rules of the injection detector (v1-v3), split from core/guards/patterns.py
+"""The Chinese phrase rules of the injection detector, split from core/guards/patterns.py
 (which keeps the `Rule` type, the shared word families and the English rules)."""
 
 from __future__ import annotations
@@ -91,7 +91,7 @@ ZH_RULES: tuple[Rule, ...] = (
         r"(?:^|请|请你|你|现在|我要你|我想让你|让你)(?:假装|伪装)(?:你是|你自己是|自己是|成为?|为|是)" + _NOT_SELF,
     ),
     _r(
-        # "Suppose you are …" (split from zh_pretend in v7): core/guards/classical.py lets a
+        # "Suppose you are …" (apart from zh_pretend): core/guards/classical.py lets a
         # counterfactual question through ("假设您是一位中学校长，会怎样办学？").
         "zh_suppose",
         "role_reassign",

@@ -1,6 +1,6 @@
 """Third-generation injection rules: authority claims, fake transcripts, persona switches, secrets.
 
-Written after measuring detector v2 on phrasings it had not seen (see docs/guards.md); each rule
+Written after measuring the earlier rules on phrasings they had not seen (docs/guards.md); each rule
 covers a *kind* of move (claiming to be the operator, declaring the rules void, asking for the text
 around the conversation, renaming the bot …) rather than one sentence. Same `Rule` type and views
 as core/guards/patterns.py.

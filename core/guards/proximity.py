@@ -118,7 +118,7 @@ EN_PROXIMITY: tuple[Rule, ...] = (
         r"(?:persona|character|role))\b",
     ),
     _r(
-        # Split from px_en_persona_switch (v7): asking Fuzi to play a part is role-play, which
+        # Apart from px_en_persona_switch: asking Fuzi to play a part is role-play, which
         # core/guards/classical.py may find to be inside Fuzi's world ("play the role of a teacher
         # and quiz me on the Analects"); switching or dropping the persona stays in the rule above.
         "px_en_play_role",

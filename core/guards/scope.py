@@ -1,6 +1,6 @@
 """Fifth-generation injection rules: the task swap and the unrestricted persona.
 
-Written for detector v5 (docs/guards.md) after measuring v4 on two kinds it missed most:
+Written after measuring the earlier rules and classifier on the two kinds they missed most (docs/guards.md):
 
 - **task swap**: the message sets Fuzi's job aside ("忘掉孔子", "别讲论语了", "instead of talking
   about Confucius", "enough about the classics") *and* hands it a new one ("帮我写…", "write me…",

@@ -10,8 +10,8 @@ strict JSON (``{"injection": true|false}``), its own timeout, no call while the 
 breaker is open, and any failure (timeout, error, open breaker, anything but that JSON) keeps the
 local decision. Answers are cached per text (LRU), so a repeated message costs one call.
 
-The tests run against a fake LLM server and show the plumbing; `fuzi guard-eval --judge NAME`
-measures the effect with stand-in judges (core/guards/judges.py, docs/guards.md "Detector v7"). How a
+The tests run against a fake LLM server and show the plumbing; the lab's `python -m evals guard-eval
+--judge NAME` measures the effect with stand-in judges (evals/guard/judges.py, docs/guards.md). How a
 real model answers is not measured. The band was chosen on sets the detector was trained on; the
 rule-hit review adds no threshold of its own (the learned layers' own).
 """

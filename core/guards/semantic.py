@@ -1,11 +1,11 @@
-"""The semantic injection feature, combined with the n-gram classifier's score: detector v9/v10's
+"""The semantic injection feature, combined with the n-gram classifier's score: a
 logistic regression over the sentence embedding of a message (multilingual-e5-small query vectors,
 the retrieval embedder's); `SemanticScreen` takes any unit → probability function (the evaluation
 scripts score candidate models through it; docs/guards.md).
 
 The guard does not build an embedder: the caller passes a function text → vector (bot/ builds it);
-without one the detector is the n-gram detector (v7). Scoring needs numpy and the JSON the training
-step writes (`core/guards/semantic_train.py`).
+without one the detector is the n-gram detector alone. Scoring needs numpy and the JSON the lab's
+training writes (`python -m evals guard-train --semantic`).
 """
 
 from __future__ import annotations
@@ -20,8 +20,8 @@ import numpy as np
 from core.guards.windows import windows
 
 SEMANTIC_BUNDLED = Path(__file__).with_name("semantic_model.json")
-# Longer messages are left to the n-gram detector (v7): the engine costs ~1 ms per token on one core
-# (a 500-character Chinese message took 0.6 s); no held-out message is longer (docs/guards.md, v9).
+# Longer messages are left to the n-gram detector: the engine costs ~1 ms per token on one core
+# (a 500-character Chinese message took 0.6 s); no held-out message is longer.
 MAX_EMBED_CHARS = 300
 
 # text → L2-normalised query vector of the model the weights were trained on.
@@ -103,7 +103,7 @@ class SemanticScreen:
     its last window) and the thresholds of its mean with the n-gram score, per language.
 
     Args:
-        probability: unit → probability (v10's regression over the query vector: `regression`).
+        probability: unit → probability (the bundled regression over the query vector: `regression`).
         thresholds: "zh" and "en".
     """
 
@@ -113,14 +113,14 @@ class SemanticScreen:
 
     @classmethod
     def regression(cls, model: SemanticClassifier, embed: EmbedFn) -> SemanticScreen:
-        """v10: the regression `model` over `embed`'s query vectors (the embedder bot/ built; its
+        """The regression `model` over `embed`'s query vectors (the embedder bot/ built; its
         cache is reused by the retrieval of the same text)."""
         return cls(lambda unit: model.probability(embed(unit)), model.thresholds)
 
     def score(self, text: str) -> float | None:
         """The highest probability of the message's embedded units; None when the text cannot be
         embedded (longer than MAX_EMBED_CHARS, no letter or digit, or the embedder failed): the
-        detector then decides as v7."""
+        n-gram classifier then decides alone."""
         if len(text) > MAX_EMBED_CHARS:
             return None
         try:

@@ -1,4 +1,4 @@
-"""Sentence windows of a message (detector v5, v7): what the classifiers score besides the whole
+"""Sentence windows of a message: what the classifiers score besides the whole
 message, so that an attack after a long benign prefix is not diluted."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import re
 # Not at semicolons: they join clauses of one sentence ("Blue, blue your collar; sad, sad my heart.").
 _SENTENCE_END = re.compile(r"(?<=[。！？!?…\n])|(?<=[.])\s+")
 # A window is never shorter than this: the classifier's score of a clause of a few words rests on one
-# or two n-grams and is badly calibrated (v6 flagged "And where you are?" and "Blue, blue your
-# collar;" as windows). Chosen on cross-validated dev scores (docs/guards.md, detector v7).
+# or two n-grams and is badly calibrated (shorter windows flagged "And where you are?" and "Blue, blue
+# your collar;"). Chosen on cross-validated dev scores (docs/guards.md).
 MIN_SENTENCE_CHARS = 24
 MAX_WINDOWS = 8
 

@@ -24,12 +24,12 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # normalisation would still spread near-tied candidates over [0, 1]: weight × max(FLAT_FLOOR, min(1,
 # spread / gap)), spread = 1st − FLAT_NTH-th score; cosine for the vector route (gap FLAT_GAP), relative
 # to the 1st for BM25 (gap KEYWORD_FLAT_GAP). Chosen on dev among gaps, floors, the vector route alone
-# and other confidence rules (docs/retrieval.md, "v3, round 2").
+# and other confidence rules (docs/retrieval.md, Decisions).
 FLAT_GAP = 0.02
 KEYWORD_FLAT_GAP = 0.5
 FLAT_FLOOR = 0.5
 FLAT_NTH = 5
-GLOSS_WEIGHT = 0.75  # the `gloss` route's vote (glosses.py), chosen on dev (docs/retrieval.md, round 3)
+GLOSS_WEIGHT = 0.75  # the `gloss` route's vote (glosses.py), chosen on dev (docs/retrieval.md)
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ stanzas, `{"id", "stanza", "en", "zh"}`: a pasted translation of one stanza of a
 words with that stanza's rendering, not with the poem's one-line summary. The stanzas are a BM25
 collection of their own and a poem scores as the better of its gloss and its best stanza; a stanza
 counts only for a Chinese query at least as long as the stanza itself, and never for an English question
-(`is_question`): questions describe passages, renderings reproduce them (docs/retrieval.md, round 5).
+(`is_question`): questions describe passages, renderings reproduce them (docs/retrieval.md).
 
 `GlossIndex` searches them: an English query by Okapi BM25 (`WordBM25`, k1 1.5, b 0.75) over the English glosses
 (lowercase, stopwords dropped, light suffix stemming, two-word pinyin names of the glossary joined:

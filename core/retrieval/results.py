@@ -24,7 +24,7 @@ class RetrieverConfig:
     Attributes:
         fusion: "rrf" (reciprocal rank, k = `rrf_k`) or "score" (min-max normalised scores summed).
         weights: weight per route (vector, keyword, gloss; others 1.0), the same for every query (no per-query-type weights: those were
-            fitted to the v1 dev set and lost on unseen queries; docs/retrieval.md).
+            fitted to an early dev set and lost on unseen queries; docs/retrieval.md).
         rrf_k: RRF constant.
         oversample: each route recalls `oversample × k` candidates before fusion.
         rerank_pool: at most this many fused candidates go to the reranker.
@@ -35,7 +35,7 @@ class RetrieverConfig:
             words of a Latin-script query (core/retrieval/glossary.py).
         question_filter: the keyword route drops the scaffolding of modern-Chinese questions
             (怎么, 什么, 的 …; core/retrieval/keyword.py `strip_question_words`).
-        tokenizer: keyword tokens, "bigram" (characters and character pairs) or "jieba" (v1).
+        tokenizer: keyword tokens, "bigram" (characters and character pairs) or "jieba" (jieba words and characters, for comparison).
         snapshot: save the keyword/verbatim index and passages next to the table, keyed by its
             content, and load them at the next start instead of re-tokenising.
         sentence_vectors: "off"; "max" (a passage's vector score is the best of its own and its

@@ -1,6 +1,6 @@
 """What the scheduler needs from the rest of Fuzi: the chats' settings and a way to post to a chat.
 
-Settings (daily time, zone, script, skill, digest) are owned by the `/settings` command (issue 19);
+Settings (daily time, zone, script, skill, digest) are owned by the `/settings` command (core/chatsettings/);
 `ScheduleSettings` is the scheduler's narrow view of them, implemented over that repository in
 core/schedule/settings_view.py. Posting goes through a `Poster` per platform that the adapters
 implement (adapters/telegram/poster.py, adapters/discord/poster.py): the core never imports a

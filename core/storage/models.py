@@ -82,7 +82,7 @@ class Message(SQLModel, table=True):
     quoted: str | None = None  # data someone else wrote, kept with the question (0027_i33_quoted)
 
 
-# ---- issue 23 (web): token revocations, chat titles, the citations of each reply --------------------
+# ---- web: token revocations, chat titles, the citations of each reply --------------------
 
 
 class TokenRevocation(SQLModel, table=True):
