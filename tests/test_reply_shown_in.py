@@ -93,7 +93,7 @@ async def test_0024_moves_old_rows_and_downgrade_restores_them(dialect, request,
         with engine.begin() as conn:
             for statement in OLD_ROWS:
                 conn.exec_driver_sql(statement)
-        assert upgrade(engine).after == head_revision() == "0024_i21c"
+        assert upgrade(engine).after == head_revision()
         assert _schema_diff(engine) == []
         assert not inspect(engine).has_table("reply_cited") and not inspect(engine).has_table("reply_shown")
         shown = "SELECT trace_id, role, account, shown_in FROM message ORDER BY id"

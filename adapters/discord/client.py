@@ -275,13 +275,10 @@ class FuziDiscordClient(discord.Client):
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
 
-        life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id)
-
-        async def shown(handle: Any) -> None:
-            if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
-                await life.shown(handle.channel.id, handle.id)
-
-        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=shown)
+        life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id, channel_message)
+        reply = StreamingReply(
+            sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=life.shown, on_part=life.part
+        )
         stats = await life.stream(reply, self.engine.handle(incoming))
         log.info(
             "discord_reply_done",
@@ -342,6 +339,14 @@ async def _maybe_await(value: Any) -> Any:
 def passage_text(p: Any) -> str:
     """A looked-up passage as a Discord message: the text, then its citation in subtext."""
     return f"{p.text[:1900]}\n-# {p.ref} · {p.id}"
+
+
+def channel_message(handle: Any) -> ShownIn | None:
+    """Where a sink's handle is shown, for a plain channel message (an interaction's response can only
+    be edited with its token, which a restarted process no longer has: not noted)."""
+    if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
+        return ShownIn(PLATFORM, str(handle.channel.id), handle.id)
+    return None
 
 
 def _elapsed(start: float, end: float | None) -> float | None:

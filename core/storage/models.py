@@ -112,6 +112,25 @@ class ReplyCitations(SQLModel, table=True):
     data: str = "[]"
 
 
+class ReplyPart(SQLModel, table=True):
+    """A later message of a split answer: where it is shown and the reply it is part of (0026_i33_parts).
+
+    The first message is the reply row's own `message.shown_in`; a reaction on any of them finds the
+    reply (`FeedbackRepo.reply_at`). No words are kept here, only the platform reference.
+
+    Attributes:
+        shown_in: the message, ``<platform>:<chat>:<message>`` (core/shown_in.py).
+        trace_id: the reply's trace.
+        part: the message's place in the answer (1 is the second message).
+    """
+
+    __tablename__ = "reply_part"
+
+    shown_in: str = Field(primary_key=True, max_length=200)
+    trace_id: str = Field(max_length=64, index=True)
+    part: int = 1
+
+
 class ChatSettingsRow(SQLModel, table=True):
     """A chat's settings beyond its skill (which stays in `chat.skill`); no row means the defaults.
 
