@@ -57,6 +57,11 @@ async def test_each_part_of_an_answer_finds_it_once_the_reply_ended(database_url
         await storage.replies.finish("telegram:7", "t2", "四", 1, "ok")
         assert await storage.feedback.reply_at(tg(12)) == "t2"
 
+        await storage.replies.start("telegram:7", "t3")  # a reply whose messages are noted for reactions only
+        await storage.replies.shown_in("t3", tg(30), 0)
+        await storage.replies.finish("telegram:7", "t3", "五", 1, "ok")
+        assert await storage.feedback.reply_at(tg(30)) == "t3"
+
         assert not await storage.replies.shown_in("never", tg(20))  # no reply row (yet): nothing noted
         await storage.messages.delete_chat("telegram:7")  # the replies are gone: their parts map to nothing
         assert await storage.feedback.reply_at(tg(11)) is None
@@ -89,9 +94,9 @@ class RowLater(ScriptedEngine):
     def __init__(self) -> None:
         super().__init__()
         self.started = asyncio.Event()
-        self.tries: list[tuple[ShownIn, int]] = []
+        self.tries: list[tuple[ShownIn, int | None]] = []
 
-    async def record_shown(self, trace_id: str, where: ShownIn, part: int = 0) -> bool:
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
         self.tries.append((where, part))
         if not self.started.is_set():
             return False
@@ -122,8 +127,10 @@ class Sink:
         return [text[i : i + self.limit] for i in range(0, len(text), self.limit)]
 
 
-async def _reply(engine: RowLater, sink: Sink, *events: ReplyEvent | Callable[[], None], before=None) -> None:
-    life = ReplyLifecycle(engine, "telegram", "t1", lambda handle: tg(handle))
+async def _reply(
+    engine: RowLater, sink: Sink, *events: ReplyEvent | Callable[[], None], before=None, repairable: bool = True
+) -> None:
+    life = ReplyLifecycle(engine, "telegram", "t1", lambda handle: tg(handle), repairable=repairable)
     reply = StreamingReply(
         sink,
         BudgetRegistry().get("7", 0.0),
@@ -158,7 +165,7 @@ async def test_a_first_message_shown_before_the_reply_row_is_noted_with_the_next
 
     final = FinalReply("一二三四五六七八九十甲乙丙丁戊")
     await _reply(engine, Sink(), TextDelta("一二"), noted_before_the_final, final, before=reading)
-    assert engine.tries == [(tg(101), 0), (tg(101), 0), (tg(102), 1)]  # missed, noted again, the second part
+    assert engine.tries == [(tg(101), None), (tg(101), None), (tg(102), 1)]  # missed, noted again, part 2
     assert engine.shown == [("t1", tg(101))] and engine.parts == [("t1", tg(102), 1)]
 
 
@@ -169,7 +176,16 @@ async def test_a_first_part_sent_anew_is_noted_and_a_notice_is_not_mapped():
     assert engine.shown == [("t1", tg(101)), ("t1", tg(102))]  # the placeholder, then the answer's own message
     notices = RowLater()
     await _reply(notices, Sink(), Notice("一二三四五六七八九十甲乙", reason="busy"))
-    assert notices.tries == [(tg(101), 0)]  # only the first message, as for a crash repair; no parts
+    assert notices.tries == [(tg(101), None)]  # only the first message, as for a crash repair; no parts
+
+
+async def test_a_reply_no_restart_could_correct_has_each_message_noted_for_reactions_only():
+    engine = RowLater()
+    engine.started.set()
+    await _reply(
+        engine, Sink(), FinalReply("一二三四五六七八九十甲乙"), before=lambda: asyncio.sleep(0.3), repairable=False
+    )
+    assert engine.shown == [] and engine.parts == [("t1", tg(101), 0), ("t1", tg(102), 1)]
 
 
 async def test_every_message_of_a_scheduled_post_finds_it(tmp_path):

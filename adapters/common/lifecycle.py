@@ -9,7 +9,9 @@ Every adapter that streams into platform messages (Telegram, Discord) takes the 
    the reply's row exists (the placeholder of a photo still being read, of a question still being
    checked) is noted again with the reply's next event; as each final part goes out
    (:meth:`ReplyLifecycle.part`), the later messages of a split answer are noted too, and the first
-   once more if it is not the message noted (Telegram sends anew when the message to edit is gone);
+   once more if it is not the message noted (Telegram sends anew when the message to edit is gone).
+   A reply a restarted process could not correct (``repairable=False``: a Discord interaction's
+   response needs its token) has every message noted for reactions only, as its parts go out;
 2. :meth:`ReplyLifecycle.stream` runs the :class:`~adapters.common.stream.StreamingReply` and tells
    the engine whether every final part went out (not when streaming raised): an undelivered reply is
    marked so;
@@ -50,17 +52,20 @@ class ReplyLifecycle:
         platform: "telegram", "discord" …
         trace_id: the reply's trace.
         where: the platform message a sink's handle is (None: not one to note).
+        repairable: a restarted process can correct the reply's message (False: its messages are
+            noted for reactions only).
     """
 
-    def __init__(self, engine: Engine, platform: str, trace_id: str, where: Where) -> None:
+    def __init__(self, engine: Engine, platform: str, trace_id: str, where: Where, *, repairable: bool = True) -> None:
         self.engine, self.platform, self.trace_id, self.where = engine, platform, trace_id, where
-        self._first: ShownIn | None = None  # the first message the engine was told of
+        self.repairable = repairable
+        self._first: ShownIn | None = None  # the reply's own message, as the engine was told
         self._noted = False  # ... and it was noted on the reply's row
         self._retried = False
 
     async def shown(self, handle: Any) -> None:
         """Note the reply's first message (``StreamingReply(on_shown=…)``; a failure is logged there)."""
-        self._first = self.where(handle)
+        self._first = self.where(handle) if self.repairable else None
         if self._first is not None:
             self._noted = await self.engine.record_shown(self.trace_id, self._first)
 
@@ -68,10 +73,12 @@ class ReplyLifecycle:
         """Note final part ``index`` (``StreamingReply(on_part=…)``): a later message of a split
         answer, or the first unless it is the message already noted on the reply's row."""
         where = self.where(handle)
-        if where is not None and (index > 0 or where != self._first or not self._noted):
-            noted = await self.engine.record_shown(self.trace_id, where, index)
-            if index == 0:
-                self._first, self._noted = where, noted
+        if where is None:
+            return
+        if index > 0 or not self.repairable:
+            await self.engine.record_shown(self.trace_id, where, index)
+        elif where != self._first or not self._noted:
+            self._first, self._noted = where, await self.engine.record_shown(self.trace_id, where)
 
     async def stream(self, reply: StreamingReply, events: AsyncIterable[ReplyEvent]) -> StreamStats:
         """Run ``reply`` over ``events``, then report its delivery; an error is reported undelivered and raised."""

@@ -15,6 +15,7 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -35,7 +36,7 @@ from adapters.discord.poster import DiscordPoster
 from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
-from adapters.discord.sink import ChannelSink, InteractionSink
+from adapters.discord.sink import ChannelSink, InteractionSink, channel_message, interaction_message
 from adapters.discord.triggers import PLATFORM, incoming_from_interaction, incoming_from_message, is_bot_thread
 from core.ports import Engine
 from core.schedule.ports import Posters
@@ -275,7 +276,12 @@ class FuziDiscordClient(discord.Client):
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
 
-        life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id, channel_message)
+        if isinstance(sink, InteractionSink):  # its response needs the token to be edited: noted for reactions only
+            life = ReplyLifecycle(
+                self.engine, PLATFORM, incoming.trace_id, partial(interaction_message, sink), repairable=False
+            )
+        else:
+            life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id, channel_message)
         reply = StreamingReply(
             sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=life.shown, on_part=life.part
         )
@@ -339,14 +345,6 @@ async def _maybe_await(value: Any) -> Any:
 def passage_text(p: Any) -> str:
     """A looked-up passage as a Discord message: the text, then its citation in subtext."""
     return f"{p.text[:1900]}\n-# {p.ref} · {p.id}"
-
-
-def channel_message(handle: Any) -> ShownIn | None:
-    """Where a sink's handle is shown, for a plain channel message (an interaction's response can only
-    be edited with its token, which a restarted process no longer has: not noted)."""
-    if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
-        return ShownIn(PLATFORM, str(handle.channel.id), handle.id)
-    return None
 
 
 def _elapsed(start: float, end: float | None) -> float | None:

@@ -39,8 +39,8 @@ class ReplyRecords:
             )
             log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
 
-    async def record_shown(self, trace_id: str, where: ShownIn, part: int = 0) -> bool:
-        """The adapter's note of where a reply is shown (its first message, or ``part`` n of a split
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        """The adapter's note of where a reply is shown (its own message, or message ``part`` of the
         answer); a reaction on that message later finds the reply (`record_feedback`). False: the
         reply's row was not written yet (a photo is still being read), nothing was noted."""
         return await self._storage.replies.shown_in(trace_id, where, part)

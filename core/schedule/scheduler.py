@@ -231,8 +231,8 @@ class Scheduler:
         if self._replies is None:
             return
         try:
-            for part, where in enumerate(posted.shown):
-                await self._replies.shown_in(trace, where, part)
+            for part, where in enumerate(posted.shown):  # the first is the post's own message
+                await self._replies.shown_in(trace, where, part or None)
         except Exception as exc:
             log.warning("schedule_post_not_noted", trace_id=trace, error=type(exc).__name__)
 

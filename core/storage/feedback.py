@@ -1,8 +1,8 @@
 """Reactions as feedback: each person's verdict on a reply, found by the platform message showing it.
 
-The adapters report where a reply is shown (`Engine.record_shown`): its first message in
-`message.shown_in`, the later messages of a split answer in `reply_part`; a reaction on any of them
-finds the reply (`FeedbackRepo.reply_at`, the one place that maps a platform message to a reply). A
+The adapters report where a reply is shown (`Engine.record_shown`): its own message in
+`message.shown_in`, the other messages (the later parts of a split answer, a Discord interaction's
+response) in `reply_part`; a reaction on any of them finds the reply (`FeedbackRepo.reply_at`, the one place that maps a platform message to a reply). A
 scheduled post (daily passage, digest) is noted the same way by the scheduler, so a reaction on it is
 feedback on that post (its question is empty).
 

@@ -113,22 +113,22 @@ class ReplyCitations(SQLModel, table=True):
 
 
 class ReplyPart(SQLModel, table=True):
-    """A later message of a split answer: where it is shown and the reply it is part of (0026_i33_parts).
-
-    The first message is the reply row's own `message.shown_in`; a reaction on any of them finds the
-    reply (`FeedbackRepo.reply_at`). No words are kept here, only the platform reference.
+    """A message an answer is shown in besides its own (0026_i33_parts): the later messages of a
+    split answer, and every message of an answer a restarted process could not edit (a Discord
+    interaction's response). The reply's own message is its row's `message.shown_in`; a reaction on
+    any of them finds the reply (`FeedbackRepo.reply_at`). No words are kept here, only the reference.
 
     Attributes:
         shown_in: the message, ``<platform>:<chat>:<message>`` (core/shown_in.py).
         trace_id: the reply's trace.
-        part: the message's place in the answer (1 is the second message).
+        part: the message's place in the answer (0 the first).
     """
 
     __tablename__ = "reply_part"
 
     shown_in: str = Field(primary_key=True, max_length=200)
     trace_id: str = Field(max_length=64, index=True)
-    part: int = 1
+    part: int = 0
 
 
 class ChatSettingsRow(SQLModel, table=True):

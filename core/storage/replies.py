@@ -69,18 +69,20 @@ class ReplyRepo(_Repo):
 
         return await self._run(store)
 
-    async def shown_in(self, trace_id: str, where: ShownIn, part: int = 0) -> bool:
-        """Note where the reply is shown: its first platform message (``part`` 0: a crash repair edits
-        it) or a later message of a split answer (``part`` 1 on, in `reply_part`); a reaction on any
-        of them finds the reply (core/storage/feedback.py). A reply already finished is noted too.
+    async def shown_in(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        """Note where the reply is shown: its own message (``part`` None, the row's ``shown_in``: a
+        crash repair edits it), or message ``part`` of the answer (0 the first), which only maps
+        reactions back (`reply_part`: the later messages of a split answer, every message of one a
+        restarted process cannot edit). A reaction on any of them finds the reply
+        (core/storage/feedback.py). A reply already finished is noted too.
 
-        Returns False when the first message was noted before the reply's row was written (nothing
+        Returns False when its own message was noted before the reply's row was written (nothing
         was noted: the adapter notes it again later, `adapters/common/lifecycle.py`).
         """
         key = where.stored()
 
         def note(s: Session) -> bool:
-            if part > 0:
+            if part is not None:
                 _keep_part(s, key, trace_id, part)
                 s.commit()
                 return True

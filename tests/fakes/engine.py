@@ -80,7 +80,7 @@ class ScriptedEngine:
         self.arrived = asyncio.Event()
         self.finished: list[str] = []
         self.shown: list[tuple[str, ShownIn]] = []
-        self.parts: list[tuple[str, ShownIn, int]] = []  # the later messages of split answers
+        self.parts: list[tuple[str, ShownIn, int]] = []  # messages of answers noted for reactions only
         self.deliveries: list[tuple[str, bool]] = []
         self.feedback: list[tuple[str, str, str]] = []
         self.admin_checks: dict[str, Any] = {}
@@ -136,8 +136,8 @@ class ScriptedEngine:
             self._running.pop(incoming.account, None)
             self.finished.append(incoming.trace_id)
 
-    async def record_shown(self, trace_id: str, where: ShownIn, part: int = 0) -> bool:
-        if part:
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        if part is not None:
             self.parts.append((trace_id, where, part))
         else:
             self.shown.append((trace_id, where))
