@@ -41,7 +41,7 @@ Correct = Callable[[ShownIn], Awaitable[None]]
 
 Where = Callable[[Any], ShownIn | None]
 """An adapter's reading of a sink's handle: the platform message it is, or None (one the engine is
-not told of, e.g. a Discord interaction's response, which a restarted process cannot edit)."""
+not told of, e.g. an ephemeral Discord response, which nobody can react to)."""
 
 
 class ReplyLifecycle:

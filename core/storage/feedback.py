@@ -2,9 +2,10 @@
 
 The adapters report where a reply is shown (`Engine.record_shown`): its own message in
 `message.shown_in`, the other messages (the later parts of a split answer, a Discord interaction's
-response) in `reply_part`; a reaction on any of them finds the reply (`FeedbackRepo.reply_at`, the one place that maps a platform message to a reply). A
-scheduled post (daily passage, digest) is noted the same way by the scheduler, so a reaction on it is
-feedback on that post (its question is empty).
+response) in `reply_part`; a reaction on any of them finds the reply (`FeedbackRepo.reply_at`, the
+one place that maps a platform message to a reply). A scheduled post (daily passage, digest) is
+noted the same way by the scheduler, so a reaction on it is feedback on that post (its question is
+empty).
 
 👍 ❤️ 🔥 count as "up", 👎 💩 as "down"; any other reaction is no verdict (and removes an earlier one
 by the same person, as taking a reaction back does). One verdict per reply and person: the latest

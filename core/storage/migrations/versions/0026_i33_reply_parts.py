@@ -1,5 +1,6 @@
-"""The later messages of a split answer: `reply_part` maps each to its reply, so a reaction on any
-part of a long answer is feedback on it (the first message stays in `message.shown_in`).
+"""`reply_part` maps the other messages of an answer to its reply (the later parts of a split answer,
+a Discord interaction's response and follow-ups), so a reaction on any of them is feedback on it;
+the reply's own message stays in `message.shown_in`.
 
 Revision ID: 0026_i33_parts
 Revises: 0024_i21c
