@@ -68,6 +68,7 @@ def build_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> S
         posters,
         digest=runtime.digest,
         messages=storage.messages,
+        replies=storage.replies,
         digest_at=settings.schedule.digest_time,
     )
 

@@ -36,8 +36,11 @@ class Engine(Protocol):
         """(name, display) of every skill, for /skill choices and buttons."""
         ...
 
-    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
-        """Where a running reply is shown (its first platform message), so a crash can be corrected."""
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        """Where a reply is shown: its own platform message (``part`` None: a crash is corrected
+        there, a reaction finds it) or message ``part`` of the answer (0 the first; a reaction finds
+        it: the later parts of a split answer, a message no restarted process could edit). False
+        when the reply's row was not written yet (nothing noted: the adapter notes it again later)."""
         ...
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:

@@ -11,6 +11,7 @@ from structlog.testing import capture_logs
 
 from core.retrieval.documents import Passage
 from core.schedule.ports import ChatSchedule, Posted
+from core.shown_in import ShownIn
 
 
 @pytest.fixture
@@ -79,7 +80,7 @@ class RecordingPoster:
     async def post(self, chat_id: str, text: str) -> Posted:
         if self.delay_s:
             await asyncio.sleep(self.delay_s)
-        answer = self.answers.get(chat_id, Posted("sent", "", str(len(self.sent) + 1)))
+        answer = self.answers.get(chat_id, Posted("sent", "", (ShownIn("test", chat_id, len(self.sent) + 1),)))
         if answer.status == "sent":
             self.sent.append((chat_id, text))
         return answer

@@ -1,13 +1,16 @@
 """Rendered photos of a page: a passage in a Debian CJK font, with the faults a phone camera adds.
 
 Used by the photo tests and by `benchmarks/ocr.py`. The fonts come from Debian's `fonts-noto-cjk`
-(installed by `.ci/run` and `scripts/setup-media`); `font_path()` says where each face lies.
+(installed by `.ci/run` and `scripts/setup-media`); `font_path()` says where each face lies. Tests
+about what happens around the reading (not the reading itself) use `blank_photo` and `SlowReader`,
+which need no fonts.
 """
 
 from __future__ import annotations
 
 import io
 import random
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -95,3 +98,24 @@ def looks(seed: int = 22) -> list[Look]:
         for font in FONTS
         for size in (28, 36, 48, 64)
     ]
+
+
+def blank_photo(size: tuple[int, int] = (800, 600)) -> bytes:
+    """A JPEG of an empty page (for an OCR engine that finds its text anyway: `SlowReader`)."""
+    out = io.BytesIO()
+    Image.new("RGB", size, (246, 241, 228)).save(out, "JPEG")
+    return out.getvalue()
+
+
+class SlowReader:
+    """An OCR engine (core/media/ocr.py `TextReader`) that finds `lines` on any photo in `seconds`, as
+    long as a real engine takes on a real photo: a reply's first message shows before it has read."""
+
+    name = "slow"
+
+    def __init__(self, *lines: str, seconds: float = 0.8) -> None:
+        self.lines, self.seconds = list(lines), seconds
+
+    def read(self, image: Image.Image) -> list[str]:
+        time.sleep(self.seconds)  # called in a worker thread, like the real engines
+        return self.lines

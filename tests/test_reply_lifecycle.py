@@ -26,8 +26,8 @@ class _Reply:
 
 async def test_shown_and_delivery_are_told_to_the_engine_in_typed_form():
     engine = ScriptedEngine()
-    life = ReplyLifecycle(engine, "telegram", "t1")
-    await life.shown(-100123, 42)
+    life = ReplyLifecycle(engine, "telegram", "t1", lambda handle: ShownIn("telegram", "-100123", handle))
+    await life.shown(42)
     stats = await life.stream(_Reply(StreamStats(delivered=True)), [])
     assert stats.delivered
     with pytest.raises(RuntimeError):

@@ -75,6 +75,8 @@ class StreamingReply:
         retry_base_s: the first backoff after a transient failure of a final part (doubling, max 8 s).
         on_shown: awaited once with the handle of the reply's first message, as soon as it exists
             (the adapter tells the engine where the reply is shown, to close it after a crash).
+        on_part: awaited with (index, handle) as each final part of an answer went out (a reaction
+            on any part of a split answer finds the reply); not for a notice, which no reply row keeps.
         clock: monotonic clock; sleep: coroutine function used to wait.
     """
 
@@ -91,13 +93,14 @@ class StreamingReply:
         max_final_attempts: int = 6,
         retry_base_s: float = 0.5,
         on_shown: Callable[[Any], Awaitable[None]] | None = None,
+        on_part: Callable[[int, Any], Awaitable[None]] | None = None,
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
     ) -> None:
         self.sink, self.budget, self.trace_id = sink, budget, trace_id
         self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
         self.max_final_attempts, self.retry_base_s = max_final_attempts, retry_base_s
-        self._on_shown, self.placeholder_first = on_shown, placeholder_first
+        self._on_shown, self._on_part, self.placeholder_first = on_shown, on_part, placeholder_first
         self.clock, self.sleep = clock, sleep
         self.stats = StreamStats(started_at=clock())
         self._text = ""
@@ -291,6 +294,14 @@ class StreamingReply:
         except Exception as exc:  # a missed note only means no correction after a crash
             log.warning("shown_not_recorded", trace_id=self.trace_id, error=type(exc).__name__)
 
+    async def _report_part(self, index: int, handle: Any) -> None:
+        if self._on_part is None or handle is None or self.stats.outcome not in ("final", "stopped"):
+            return
+        try:
+            await self._on_part(index, handle)
+        except Exception as exc:  # a missed note only means a reaction on that part is not feedback
+            log.warning("part_not_recorded", trace_id=self.trace_id, part=index, error=type(exc).__name__)
+
     async def _wait(self, event: asyncio.Event, timeout: float | None) -> bool:
         """Wait for ``event`` or ``timeout`` seconds (via the injected sleep); True if it was set."""
         if event.is_set():
@@ -324,6 +335,7 @@ class StreamingReply:
                 if i == 0 and self._handle is None and result is not None:
                     await self._report_shown(result)
             self.stats.handles.append(result)
+            await self._report_part(i, result)
             if self.stats.first_visible_at is None:
                 self.stats.first_visible_at = self.clock()
         self.stats.final_at = self.clock()

@@ -18,6 +18,7 @@ import inspect
 import time
 from collections.abc import Callable, Coroutine
 from dataclasses import replace
+from functools import partial
 from typing import Any
 
 import aiohttp
@@ -40,7 +41,7 @@ from adapters.discord.poster import DiscordPoster
 from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import build_passage_command, build_settings_group
-from adapters.discord.sink import ChannelSink, InteractionSink
+from adapters.discord.sink import ChannelSink, InteractionSink, channel_message, interaction_message
 from adapters.discord.triggers import PLATFORM, incoming_from_message, is_bot_thread
 from core.inbox import Inbox, InboxEntry, MemoryInboxStore
 from core.ports import Engine
@@ -262,13 +263,15 @@ class FuziDiscordClient(discord.Client):
         """Stream the engine's answer to ``incoming`` into ``sink`` within the channel's budget."""
         budget = self.budgets.get(incoming.chat_key, self.settings.edit_interval_s)
 
-        life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id)
-
-        async def shown(handle: Any) -> None:
-            if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
-                await life.shown(handle.channel.id, handle.id)
-
-        reply = StreamingReply(sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=shown)
+        if isinstance(sink, InteractionSink):  # its response needs the token to be edited: noted for reactions only
+            life = ReplyLifecycle(
+                self.engine, PLATFORM, incoming.trace_id, partial(interaction_message, sink), repairable=False
+            )
+        else:
+            life = ReplyLifecycle(self.engine, PLATFORM, incoming.trace_id, channel_message)
+        reply = StreamingReply(
+            sink, budget, trace_id=incoming.trace_id, placeholder="", on_shown=life.shown, on_part=life.part
+        )
         stats = await life.stream(reply, self.engine.handle(incoming))
         log.info(
             "discord_reply_done",

@@ -18,6 +18,7 @@ import structlog
 from adapters.common.budget import BudgetRegistry
 from adapters.discord.sink import MESSAGE_LIMIT, split_final
 from core.schedule.ports import Posted
+from core.shown_in import ShownIn
 
 log = structlog.get_logger(__name__)
 
@@ -43,7 +44,7 @@ class DiscordPoster:
         except ValueError:
             return Posted("gone", f"not a Discord channel id: {chat_id[:40]}")
         budget = self.budgets.get(f"discord:{chat_id}", self.interval_s)
-        first: str | None = None
+        shown: list[ShownIn] = []
         try:
             await asyncio.wait_for(self.client.wait_until_ready(), READY_WAIT_S)
             channel = self.client.get_channel(channel_id) or await self.client.fetch_channel(channel_id)
@@ -53,10 +54,10 @@ class DiscordPoster:
                     message = await channel.send(part, allowed_mentions=discord.AllowedMentions.none())  # type: ignore[union-attr]
                 finally:  # the slot's end reaches the gate other processes share too
                     await budget.done()
-                first = first or str(message.id)
+                shown.append(ShownIn("discord", str(channel_id), message.id))
         except (discord.Forbidden, discord.NotFound) as exc:
-            return Posted("gone", f"{exc.status} {exc.text[:160]}", first)
+            return Posted("gone", f"{exc.status} {exc.text[:160]}", tuple(shown))
         except (discord.HTTPException, aiohttp.ClientError, TimeoutError) as exc:
             log.error("discord_post_failed", channel=chat_id, error=type(exc).__name__)
-            return Posted("failed", type(exc).__name__, first)
-        return Posted("sent", "", first)
+            return Posted("failed", type(exc).__name__, tuple(shown))
+        return Posted("sent", "", tuple(shown))

@@ -8,7 +8,9 @@ margin; injectable) or Discord rejects it, the reply continues as a normal messa
 
 Discord renders Markdown itself, so final parts go out as written, except that the footnote block
 (``[1] 《论语·为政》第12章`` lines ending the reply) becomes Discord subtext (``-# …``); a preview
-longer than one message shows its start, with an open code fence closed so it renders cleanly. Mentions are never
+longer than one message shows its start, with an open code fence closed so it renders cleanly.
+:func:`channel_message` and :func:`interaction_message` say which platform message a sink's handle
+is (adapters/common/lifecycle.py notes it, so a reaction on it finds the reply). Mentions are never
 resolved from the model's text (the client sets ``AllowedMentions.none()``). discord.py retries 429s
 inside each request, so a rate-limited edit simply stays in flight and the streamer adds no other
 request meanwhile. It also retries 5xx a few times itself; what still fails with a 5xx or a dropped
@@ -30,6 +32,8 @@ from adapters.common.render import truncate
 from adapters.common.split import split_text
 from adapters.common.stream import TransientDelivery
 from adapters.discord.buttons import view_kwargs
+from adapters.discord.triggers import PLATFORM
+from core.shown_in import ShownIn
 
 log = structlog.get_logger(__name__)
 
@@ -218,3 +222,19 @@ class InteractionSink:
             reply_to = None if self.private else self.original_message
             self.fallback = ChannelSink(target, reply_to=reply_to)
         return self.fallback
+
+
+def channel_message(handle: Any) -> ShownIn | None:
+    """Where a channel sink's handle is shown (a plain channel message)."""
+    if isinstance(handle, discord.Message) and not isinstance(handle, discord.WebhookMessage):
+        return ShownIn(PLATFORM, str(handle.channel.id), handle.id)
+    return None
+
+
+def interaction_message(sink: InteractionSink, handle: Any) -> ShownIn | None:
+    """Where an interaction sink's handle is shown: its original response, a follow-up, or a channel
+    message after the token expired; None for an ephemeral one (nobody can react to it)."""
+    message = sink.original_message if handle is ORIGINAL else handle
+    if isinstance(message, discord.Message) and not message.flags.ephemeral:
+        return ShownIn(PLATFORM, str(message.channel.id), message.id)
+    return None

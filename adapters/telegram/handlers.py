@@ -32,6 +32,7 @@ from core.events import Notice, ReplyEvent
 from core.logging import bind_trace
 from core.ports import Engine
 from core.seen import Seen
+from core.shown_in import ShownIn
 from core.texts import say
 from core.types import Incoming
 
@@ -184,12 +185,10 @@ class TelegramHandlers:
         )
         interval = self.settings.edit_interval_group_s if group else self.settings.edit_interval_private_s
         budget = self.budgets.get(str(message.chat.id), interval)
-        chat_id = message.chat.id
-        life = ReplyLifecycle(self.engine, "telegram", incoming.trace_id)
-
-        async def shown(handle: int) -> None:
-            await life.shown(chat_id, handle)
-
+        chat = str(message.chat.id)  # a reaction names the chat, never the forum topic
+        life = ReplyLifecycle(
+            self.engine, "telegram", incoming.trace_id, lambda handle: ShownIn("telegram", chat, handle)
+        )
         streaming = StreamingReply(
             sink,
             budget,
@@ -198,7 +197,8 @@ class TelegramHandlers:
             placeholder_first=True,
             first_typing_after=0.0 if self.streaming >= BURST_REPLIES else GRACE_S,
             typing_every=TYPING_REFRESH_S,
-            on_shown=shown,
+            on_shown=life.shown,
+            on_part=life.part,
             clock=budget.clock,
             sleep=budget.sleep,
         )

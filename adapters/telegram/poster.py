@@ -29,6 +29,7 @@ from adapters.telegram.markdown import to_html
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 from adapters.telegram.sink import rendered_length
 from core.schedule.ports import Posted
+from core.shown_in import ShownIn
 
 log = structlog.get_logger(__name__)
 
@@ -66,16 +67,16 @@ class TelegramPoster:
             return Posted("gone", f"not a Telegram chat id: {chat_id[:40]}")
         interval = self.group_interval_s if target < 0 else self.private_interval_s
         budget = self.budgets.get(chat, interval)
-        first: str | None = None
+        shown: list[ShownIn] = []  # a reaction names the chat, never the forum topic
         try:
             for part in split_text(text, MessageLimit.MAX_TEXT_LENGTH, rendered_length):
                 message_id = await self._send(target, thread, part, budget)
                 if message_id is None:
-                    return Posted("failed", "rate limited or unreachable", first)
-                first = first or str(message_id)
+                    return Posted("failed", "rate limited or unreachable", tuple(shown))
+                shown.append(ShownIn("telegram", chat, message_id))
         except _Gone as gone:
-            return Posted("gone", str(gone)[:200], first)
-        return Posted("sent", "", first)
+            return Posted("gone", str(gone)[:200], tuple(shown))
+        return Posted("sent", "", tuple(shown))
 
     async def _send(self, chat: int, thread: int | None, part: str, budget) -> int | None:
         html = True

@@ -39,10 +39,11 @@ class ReplyRecords:
             )
             log.warning("reply_undelivered", trace_id=trace_id, rows=changed)
 
-    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
-        """The adapter's note of where a running reply is shown; a reaction on that message later
-        finds the reply (`record_feedback`)."""
-        await self._storage.replies.shown_in(trace_id, where)
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        """The adapter's note of where a reply is shown (its own message, or message ``part`` of the
+        answer); a reaction on that message later finds the reply (`record_feedback`). False: the
+        reply's row was not written yet (a photo is still being read), nothing was noted."""
+        return await self._storage.replies.shown_in(trace_id, where, part)
 
     async def close_interrupted(self, started_before: datetime | None = None) -> None:
         """At start: close the replies a crash cut short (core/storage/replies.py); adapters then

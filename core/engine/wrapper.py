@@ -36,8 +36,8 @@ class EngineWrapper(Engine):
     def skills(self) -> list[tuple[str, str]]:
         return self.inner.skills()
 
-    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
-        await self.inner.record_shown(trace_id, where)
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        return await self.inner.record_shown(trace_id, where, part)
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         await self.inner.record_delivery(trace_id, delivered)

@@ -13,6 +13,8 @@ from dataclasses import dataclass
 from datetime import datetime, time
 from typing import Literal, Protocol
 
+from core.shown_in import ShownIn
+
 
 @dataclass(frozen=True)
 class ChatSchedule:
@@ -69,11 +71,12 @@ PostStatus = Literal["sent", "gone", "failed"]
 @dataclass(frozen=True)
 class Posted:
     """How a post ended: "sent"; "gone" (removed, blocked, chat deleted: do not retry, switch the
-    schedule off); "failed" (still failing after the adapter's retries)."""
+    schedule off); "failed" (still failing after the adapter's retries). `shown`: the platform
+    messages it went out as, in order (a long post is split), so a reaction on any is feedback on it."""
 
     status: PostStatus
     detail: str = ""
-    message_id: str | None = None
+    shown: tuple[ShownIn, ...] = ()
 
 
 class Poster(Protocol):

@@ -12,6 +12,9 @@ claims posts for platforms it runs (`Posters`): a Discord-only process leaves Te
 - A crash between claiming and finishing leaves the claim "claimed"; after `CLAIM_LEASE` another
   process takes it over (inside the grace window). A crash after sending but before recording can
   therefore post twice — the one window where exactly-once is not kept (docs/schedule.md).
+- A sent post is stored as the assistant's message of the chat, with the platform messages it went
+  out as (`Posted.shown`, noted like a reply's): a reaction on a daily passage or a digest is
+  feedback on that post (core/storage/feedback.py).
 - A chat where the bot was removed or blocked ("gone", a 403) gets its schedule switched off, logged,
   not retried; other failures are recorded "failed" and not retried either (one post a day; the
   adapters already retried).
@@ -33,6 +36,7 @@ from core.schedule.ports import ChatSchedule, Posted, Posters, ScheduleSettings
 from core.schedule.store import CLAIM_LEASE, ClaimRepo
 from core.schedule.timing import Occurrence, decide
 from core.storage.chatlog import aware
+from core.storage.replies import ReplyRepo
 from core.storage.repos import MessageRepo
 from core.types import new_trace_id
 
@@ -56,6 +60,7 @@ class Scheduler:
         posters: the platforms this process can post to.
         digest: composes digests and purges their store (None: no digests).
         messages: where a sent post is stored as the assistant's message of the chat (its window).
+        replies: where the platform messages of a sent post are noted (reactions on them are feedback).
         grace: how late an occurrence may still be sent.
         digest_at: local time of the digest (in the chat's zone).
         now: wall clock (aware datetimes); tests pass a fake one.
@@ -71,6 +76,7 @@ class Scheduler:
         *,
         digest=None,
         messages: MessageRepo | None = None,
+        replies: ReplyRepo | None = None,
         grace: timedelta = DEFAULT_GRACE,
         digest_at: dtime = dtime(21, 0),
         now: Callable[[], datetime] = lambda: datetime.now(UTC),
@@ -80,7 +86,7 @@ class Scheduler:
         concurrency: int = CONCURRENCY,
     ) -> None:
         self._settings, self._claims, self._daily, self._posters = settings, claims, daily, posters
-        self._digest, self._messages = digest, messages
+        self._digest, self._messages, self._replies = digest, messages, replies
         self.grace, self.digest_at = grace, digest_at
         self._now, self._monotonic, self._sleep, self.tick_s = now, monotonic, sleep, tick_s
         self._slots = asyncio.Semaphore(concurrency)
@@ -220,6 +226,16 @@ class Scheduler:
                 log.exception("schedule_post_failed", chat=chat.chat_key, kind=kind, trace_id=trace)
                 await self._claims.finish(chat.chat_key, kind, local_date, "failed", detail=type(exc).__name__)
 
+    async def _note(self, posted: Posted, trace: str) -> None:
+        """Note the messages a sent post went out as; a failure is logged (the post is sent and stored)."""
+        if self._replies is None:
+            return
+        try:
+            for part, where in enumerate(posted.shown):  # the first is the post's own message
+                await self._replies.shown_in(trace, where, part or None)
+        except Exception as exc:
+            log.warning("schedule_post_not_noted", trace_id=trace, error=type(exc).__name__)
+
     async def _compose(self, chat: ChatSchedule, kind: str, occ: Occurrence) -> tuple[str | None, str | None]:
         """(text, passage id) of a daily post; (text or None, why) of a digest (None: nothing to post)."""
         if kind == "daily":
@@ -238,6 +254,7 @@ class Scheduler:
             await self._claims.finish(chat.chat_key, kind, occ.local_date, "sent", passage_id=daily_passage)
             if self._messages is not None:
                 await self._messages.add(chat.chat_key, "assistant", text, status="ok", trace_id=trace)
+                await self._note(posted, trace)
             late = round((self._now() - occ.due_at).total_seconds(), 1)
             log.info("schedule_posted", passage=daily_passage, late_s=late, **fields)
         elif posted.status == "gone":

@@ -1,7 +1,11 @@
 """Reactions as feedback: each person's verdict on a reply, found by the platform message showing it.
 
-The adapters report where a reply is shown (`Engine.record_shown`, kept in `message.shown_in`); a
-reaction on that message finds the reply there. Only the first message of a split answer is noted.
+The adapters report where a reply is shown (`Engine.record_shown`): its own message in
+`message.shown_in`, the other messages (the later parts of a split answer, a Discord interaction's
+response) in `reply_part`; a reaction on any of them finds the reply (`FeedbackRepo.reply_at`, the
+one place that maps a platform message to a reply). A scheduled post (daily passage, digest) is
+noted the same way by the scheduler, so a reaction on it is feedback on that post (its question is
+empty).
 
 👍 ❤️ 🔥 count as "up", 👎 💩 as "down"; any other reaction is no verdict (and removes an earlier one
 by the same person, as taking a reaction back does). One verdict per reply and person: the latest
@@ -22,7 +26,7 @@ from sqlmodel import Session, col, select
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
-from core.storage.models import Message, ReplyFeedback
+from core.storage.models import Message, ReplyFeedback, ReplyPart
 
 log = structlog.get_logger(__name__)
 
@@ -81,14 +85,18 @@ class FeedbackRepo(_Repo):
         return outcome
 
     async def reply_at(self, where: ShownIn) -> str | None:
-        """The trace of the answer shown in platform message `where`, or None."""
+        """The trace of the answer shown in platform message `where` (any part of it), or None."""
         key = where.stored()
 
         def find(s: Session) -> str | None:
             query = select(Message.trace_id).where(
                 col(Message.shown_in) == key, Message.role == "assistant", col(Message.status).in_(ANSWERED)
             )
-            return s.exec(query.order_by(col(Message.id).desc())).first()
+            first = s.exec(query.order_by(col(Message.id).desc())).first()
+            if first is not None:
+                return first
+            part = s.exec(select(ReplyPart.trace_id).where(ReplyPart.shown_in == key)).first()
+            return part if part is not None and _is_answer(s, part) else None
 
         return await self._run(find)
 

@@ -115,6 +115,25 @@ class ReplyCitations(SQLModel, table=True):
     data: str = "[]"
 
 
+class ReplyPart(SQLModel, table=True):
+    """A message an answer is shown in besides its own (0026_i33_parts): the later messages of a
+    split answer, and every message of an answer a restarted process could not edit (a Discord
+    interaction's response). The reply's own message is its row's `message.shown_in`; a reaction on
+    any of them finds the reply (`FeedbackRepo.reply_at`). No words are kept here, only the reference.
+
+    Attributes:
+        shown_in: the message, ``<platform>:<chat>:<message>`` (core/shown_in.py).
+        trace_id: the reply's trace.
+        part: the message's place in the answer (0 the first).
+    """
+
+    __tablename__ = "reply_part"
+
+    shown_in: str = Field(primary_key=True, max_length=200)
+    trace_id: str = Field(max_length=64, index=True)
+    part: int = 0
+
+
 class ChatSettingsRow(SQLModel, table=True):
     """A chat's settings beyond its skill (which stays in `chat.skill`); no row means the defaults.
 

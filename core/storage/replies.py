@@ -2,7 +2,8 @@
 
 The assistant row of a reply is written when the reply starts (status "streaming", no text yet), so
 a process killed mid-reply leaves a trace. The adapter may note where the reply is shown (a
-:class:`core.shown_in.ShownIn`, kept in the row's ``shown_in`` column). When the reply ends the same
+:class:`core.shown_in.ShownIn`, kept in the row's ``shown_in`` column; the later messages of a split
+answer in `reply_part`). When the reply ends the same
 row gets its text, level and final status (and its footnotes). On the next start
 :meth:`ReplyRepo.close_interrupted` turns rows still "streaming" into "interrupted", together with
 the question they answered, so that the chat window never shows that question as an unanswered
@@ -14,17 +15,21 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from typing import Any
 
 from sqlalchemy import delete, func, or_, update
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.events import Citation
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
-from core.storage.models import Message, utcnow
+from core.storage.models import Message, ReplyPart, utcnow
 from core.storage.rows import affected, row_id
 from core.storage.status import INTERRUPTED, STREAMING
+
+_UPSERTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
 
 @dataclass(frozen=True)
@@ -64,16 +69,29 @@ class ReplyRepo(_Repo):
 
         return await self._run(store)
 
-    async def shown_in(self, trace_id: str, where: ShownIn) -> None:
-        """Note where the reply is shown (its first platform message): a crash repair edits it, a
-        reaction on it finds the reply (core/storage/feedback.py). A reply already finished is noted too."""
+    async def shown_in(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        """Note where the reply is shown: its own message (``part`` None, the row's ``shown_in``: a
+        crash repair edits it), or message ``part`` of the answer (0 the first), which only maps
+        reactions back (`reply_part`: the later messages of a split answer, every message of one a
+        restarted process cannot edit). A reaction on any of them finds the reply
+        (core/storage/feedback.py). A reply already finished is noted too.
 
-        def note(s: Session) -> None:
+        Returns False when its own message was noted before the reply's row was written (nothing
+        was noted: the adapter notes it again later, `adapters/common/lifecycle.py`).
+        """
+        key = where.stored()
+
+        def note(s: Session) -> bool:
+            if part is not None:
+                _keep_part(s, key, trace_id, part)
+                s.commit()
+                return True
             mine = (col(Message.trace_id) == trace_id, col(Message.role) == "assistant")
-            s.execute(update(Message).where(*mine).values(shown_in=where.stored()))
+            found = affected(s.execute(update(Message).where(*mine).values(shown_in=key))) > 0
             s.commit()
+            return found
 
-        await self._run(note)
+        return await self._run(note)
 
     async def finish(
         self,
@@ -199,6 +217,16 @@ class ReplyRepo(_Repo):
             return found
 
         return await self._run(close)
+
+
+def _keep_part(s: Session, key: str, trace_id: str, part: int) -> None:
+    """Map platform message ``key`` to reply ``trace_id`` (one statement on SQLite and PostgreSQL)."""
+    upsert = _UPSERTS.get(s.get_bind().dialect.name)
+    if upsert is None:
+        s.merge(ReplyPart(shown_in=key, trace_id=trace_id, part=part))
+        return
+    statement = upsert(ReplyPart).values(shown_in=key, trace_id=trace_id, part=part)
+    s.execute(statement.on_conflict_do_update(index_elements=["shown_in"], set_={"trace_id": trace_id, "part": part}))
 
 
 def _claim(s: Session, row_id: int | None) -> bool:

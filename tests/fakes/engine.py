@@ -80,6 +80,7 @@ class ScriptedEngine:
         self.arrived = asyncio.Event()
         self.finished: list[str] = []
         self.shown: list[tuple[str, ShownIn]] = []
+        self.parts: list[tuple[str, ShownIn, int]] = []  # messages of answers noted for reactions only
         self.deliveries: list[tuple[str, bool]] = []
         self.feedback: list[tuple[str, str, str]] = []
         self.admin_checks: dict[str, Any] = {}
@@ -135,8 +136,12 @@ class ScriptedEngine:
             self._running.pop(incoming.account, None)
             self.finished.append(incoming.trace_id)
 
-    async def record_shown(self, trace_id: str, where: ShownIn) -> None:
-        self.shown.append((trace_id, where))
+    async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
+        if part is not None:
+            self.parts.append((trace_id, where, part))
+        else:
+            self.shown.append((trace_id, where))
+        return True
 
     async def record_delivery(self, trace_id: str, delivered: bool) -> None:
         self.deliveries.append((trace_id, delivered))

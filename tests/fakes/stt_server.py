@@ -6,6 +6,7 @@ and answers the next scripted reply: `{"text": …}`, or an HTTP error in OpenAI
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from dataclasses import dataclass
 
@@ -30,6 +31,7 @@ class FakeTranscriber:
 
     def __init__(self) -> None:
         self.requests: list[Heard] = []
+        self.latency_s = 0.0
         self._replies: deque[tuple[int, str]] = deque()
         self._server: LoopbackServer | None = None
         self.port = 0
@@ -40,6 +42,10 @@ class FakeTranscriber:
 
     def say(self, text: str) -> None:
         self._replies.append((200, text))
+
+    def take(self, seconds: float) -> None:
+        """Answer every request after `seconds` (a real endpoint takes a second or more)."""
+        self.latency_s = seconds
 
     def fail(self, status: int = 500) -> None:
         self._replies.append((status, ""))
@@ -72,6 +78,7 @@ class FakeTranscriber:
             )
         )
         status, text = self._replies.popleft() if self._replies else (200, "")
+        await asyncio.sleep(self.latency_s)
         if status != 200:
             return web.json_response(
                 {"error": {"message": "transcription failed", "type": "server_error"}}, status=status

@@ -5,7 +5,7 @@ summary read it from here (core/quotes.py `dump_quotes` / `load_quotes`). Rows w
 revision quoted nothing as far as the store knows (NULL).
 
 Revision ID: 0027_i33_quoted
-Revises: 0025_i33_inbox
+Revises: 0026_i33_parts
 Create Date: 2026-12-02
 """
 
@@ -15,7 +15,7 @@ import sqlalchemy as sa
 from alembic import op
 
 revision = "0027_i33_quoted"
-down_revision = "0025_i33_inbox"
+down_revision = "0026_i33_parts"
 branch_labels = None
 depends_on = None
 
