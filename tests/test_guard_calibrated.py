@@ -1,4 +1,4 @@
-"""Detector v7 (issue 24): per-language calibrated classifier, windows that are never a short clause,
+"""The detector's per-language calibrated classifier, windows that are never a short clause,
 counterfactual questions and in-world "play the role", and the second opinion measured with
 stand-in judges (`python -m evals guard-eval --judge`)."""
 

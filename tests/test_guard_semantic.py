@@ -1,5 +1,5 @@
-"""Detector v9 (issue 24): the semantic feature over the retrieval embedder, combined with the n-gram
-score; without an embedder the detector is v7 (docs/guards.md, "Detector v9")."""
+"""The detector's semantic feature over the retrieval embedder, combined with the n-gram score;
+without an embedder the detector runs on the n-gram score alone (docs/guards.md)."""
 
 from __future__ import annotations
 
