@@ -9,7 +9,11 @@ that matched nothing does not vote in fusion.
 
 The BM25 index is saved with bm25s's own `save` and memory-mapped back by its `load`, beside the
 verbatim index's arrays, so a snapshot keyed by the table's content is read instead of re-tokenising
-the corpus at every start (core/retrieval/snapshot.py).
+the corpus at every start (core/retrieval/snapshot.py). Measured on the 2-core EPYC machine against
+the hand-written index it replaced: the same scores (every retrieval eval figure unchanged), a
+search over the dev queries 252–257 µs against 302–459, a build of the 817 passages 157–184 ms
+against 102–119 (once per content: the snapshot keeps it); importing bm25s costs a start 55 ms of
+CPU, 160 ms where scipy is installed (the `st` and `train` extras), which bm25s then imports.
 """
 
 from __future__ import annotations
