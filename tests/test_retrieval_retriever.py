@@ -4,6 +4,7 @@ model checks, restart, incremental indexing, tools."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 
@@ -265,8 +266,8 @@ async def test_every_query_type_is_fused_with_the_same_weights(small):
 async def test_snapshot_is_loaded_without_retokenising_and_is_keyed_by_content(small):
     path, embedder = small
     await open_retriever(path, embedder)  # first start builds the snapshot from the table
-    snapshots = list((path / ".snapshots").glob("*.npz"))
-    assert len(snapshots) == 1
+    snapshots = list((path / ".snapshots").iterdir())
+    assert len(snapshots) == 1 and (snapshots[0] / "bm25").is_dir()  # bm25s's own files, memory-mapped at load
 
     class NoTexts(PassageStore):
         def all_passages(self):
@@ -284,13 +285,19 @@ async def test_snapshot_is_loaded_without_retokenising_and_is_keyed_by_content(s
     fresh = await open_retriever(path, embedder)
     assert [r.id for r in (await fresh.search("逝者", k=1, mode="keyword")).results] == ["lunyu:1.3"]
     assert (await fresh.search("巧言", k=3, mode="keyword")).results == []
-    assert [p.name for p in (path / ".snapshots").glob("*.npz")] != [p.name for p in snapshots]
-    # An unreadable snapshot is rebuilt, not trusted.
-    current = next((path / ".snapshots").glob("*.npz"))
-    current.write_bytes(b"not a snapshot")
+    assert [p.name for p in (path / ".snapshots").iterdir()] != [p.name for p in snapshots]  # the stale one went
+    # An unreadable snapshot is rebuilt, not trusted: a broken matrix, then a snapshot of the format before.
+    current = next((path / ".snapshots").iterdir())
+    (current / "bm25" / "data.csc.index.npy").write_bytes(b"not a matrix")
     assert [
         r.id for r in (await (await open_retriever(path, embedder)).search("逝者", k=1, mode="keyword")).results
     ] == ["lunyu:1.3"]
+    shutil.rmtree(current)
+    current.with_name(current.name + ".npz").write_bytes(b"fuzi-retrieval-snapshot-1")
+    assert [
+        r.id for r in (await (await open_retriever(path, embedder)).search("逝者", k=1, mode="keyword")).results
+    ] == ["lunyu:1.3"]
+    assert [p.name for p in (path / ".snapshots").iterdir()] == [current.name]  # the old format's file went
 
 
 async def test_in_memory_scan_and_lancedb_agree(real_index):

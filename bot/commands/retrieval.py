@@ -99,7 +99,7 @@ def _index(args: argparse.Namespace) -> int:
     except CorpusError as exc:
         return _fail(str(exc))
     store = build_store(settings)
-    embedder = build_embedder(settings, for_indexing=True)
+    embedder = build_embedder(settings)
     try:
         with Progress.for_stream().counted("embedding") as step:
             report = build_index(

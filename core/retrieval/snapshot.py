@@ -1,11 +1,11 @@
 """What the retriever needs besides vectors, saved once per table content and loaded at start.
 
-A snapshot holds the keyword index, the verbatim index and the passages (as JSON rows decoded on
-demand). Its file name carries a fingerprint of the table's content — sha256 over every (id,
+A snapshot is a folder holding the keyword index (bm25s's files, memory-mapped at load), the
+verbatim index and the passages (as JSON rows decoded on demand). Its name carries a fingerprint of the table's content — sha256 over every (id,
 content hash) pair, sorted, plus the snapshot format and tokenizer — so a changed, added or removed
 passage gives another name and the stale snapshot is never read: the retriever rebuilds from the
 table and saves a new one. Loading is `np.load` of a few arrays: no tokenising, no JSON of 100,000
-rows, no jieba dictionary.
+rows, no jieba dictionary. A snapshot is written into a temporary folder and renamed into place.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import shutil
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -24,7 +25,7 @@ from core.retrieval.keyword import KeywordIndex, VerbatimIndex
 
 log = structlog.get_logger(__name__)
 
-FORMAT = "fuzi-retrieval-snapshot-1"
+FORMAT = "fuzi-retrieval-snapshot-2"  # 2: a folder, the keyword index in bm25s's files
 
 
 def fingerprint(hashes: dict[str, str], *, tokenizer: str) -> str:
@@ -106,35 +107,47 @@ class Snapshot:
         return cls(KeywordIndex(passages, tokenizer=tokenizer), VerbatimIndex(passages, table.texts()), table)
 
     def save(self, path: Path, *, replaces: str | None = None) -> None:
-        """Write atomically (temporary file, then rename).
+        """Write atomically (a temporary folder, then rename).
 
         Args:
-            path: the snapshot file.
+            path: the snapshot folder.
             replaces: a glob of older snapshots (same folder) to delete once this one is written.
         """
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        arrays = {**self.keyword.arrays(), **self.verbatim.arrays()}
+        remove(tmp)
+        tmp.mkdir()
+        self.keyword.save(tmp)
+        arrays = dict(self.verbatim.arrays())
         arrays["ps_blob"] = np.frombuffer(self.passages._blob, dtype=np.uint8)
         arrays["ps_offsets"] = self.passages._offsets
         arrays["format"] = np.array(FORMAT)
-        with open(tmp, "wb") as fh:
+        with open(tmp / "snapshot.npz", "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs: a key could be "allow_pickle"
+        remove(path)  # an unreadable snapshot of the same content
         os.replace(tmp, path)
         for old in path.parent.glob(replaces) if replaces else ():
-            if old != path:
-                old.unlink(missing_ok=True)
+            if old != path and not old.name.endswith(".tmp"):
+                remove(old)
 
     @classmethod
     def load(cls, path: Path) -> Snapshot:
         """Read a snapshot written by `save`; raises OSError/ValueError/KeyError when unreadable."""
-        with np.load(path, allow_pickle=False) as data:
+        with np.load(path / "snapshot.npz", allow_pickle=False) as data:
             if str(data["format"]) != FORMAT:
                 raise ValueError(f"snapshot format {data['format']} is not {FORMAT}")
-            keyword = KeywordIndex.from_arrays(data)
+            keyword = KeywordIndex.load(path)
             table = PassageTable(keyword.ids, data["ps_blob"].tobytes(), data["ps_offsets"])
             verbatim = VerbatimIndex.from_arrays(data, keyword.ids, keyword._corpus.tolist(), table.texts())
         return cls(keyword, verbatim, table)
+
+
+def remove(path: Path) -> None:
+    """Delete a snapshot, whether a folder or a file (the format before 2); nothing if absent."""
+    if path.is_dir():
+        shutil.rmtree(path, ignore_errors=True)
+    else:
+        path.unlink(missing_ok=True)
 
 
 def load_or_build(store, *, tokenizer: str = "bigram", use_saved: bool = True) -> tuple[Snapshot, str]:

