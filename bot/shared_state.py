@@ -22,7 +22,7 @@ from adapters.common.budget import BudgetRegistry
 from adapters.telegram.settings import MAX_REQUESTS_PER_S
 from bot.guard import quota
 from bot.settings import Settings
-from core.admission import RunningReplies
+from core.engine.admission import RunningReplies
 from core.guards import InMemoryRateLimiter
 from core.guards.limits import RateLimiter
 from core.seen import InMemorySeen, Seen
@@ -59,8 +59,8 @@ async def open_shared_state(
     r, q = settings.redis, quota(settings)
     if redis is None:
         return InMemoryRateLimiter(q), RunningReplies()
+    from core.engine.running_redis import RedisRunningReplies
     from core.guards.limits_redis import RedisRateLimiter
-    from core.replies_redis import RedisRunningReplies
 
     running = RedisRunningReplies(redis, prefix=r.prefix, lease_s=r.reply_lease_s)
     await running.start()

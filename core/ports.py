@@ -57,7 +57,7 @@ class Engine(Protocol):
         ...
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
-        """Cited passages from retrieval alone (core.lookup.LookupResult): inline mode, /passage."""
+        """Cited passages from retrieval alone (core.engine.lookup.LookupResult): inline mode, /passage."""
         ...
 
     def register_admin_check(self, platform: str, check: Any) -> None:

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from adapters.common.metrics import FuziMetrics, ObservedEngine
+from core.engine.lookup import LookupResult
 from core.engine.wrapper import EngineWrapper
 from core.events import FinalReply
-from core.lookup import LookupResult
 from core.ports import Engine
 from core.schedule.digest import Digest, DigestTap
 from core.shown_in import ShownIn

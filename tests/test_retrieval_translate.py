@@ -7,10 +7,10 @@ import asyncio
 
 import pytest
 
+from core.engine.lookup import PassageLookup
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
-from core.lookup import PassageLookup
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore

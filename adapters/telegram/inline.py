@@ -15,7 +15,7 @@ import structlog
 from telegram import InlineQuery, InlineQueryResultArticle, InputTextMessageContent
 from telegram.error import TelegramError
 
-from core.lookup import LookupResult, Passage
+from core.engine.lookup import LookupResult, Passage
 from core.ports import Engine
 
 log = structlog.get_logger(__name__)

@@ -15,7 +15,7 @@ messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard repla
 "undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`),
 "streaming" while it runs (the row is written when the reply starts) and until the adapter took its
 final text, and "interrupted" when a crash cut it short (closed with its question by any live
-process's repair sweep, core/reply_watch.py, or at the next start: `close_interrupted`).
+process's repair sweep, core/engine/watch.py, or at the next start: `close_interrupted`).
 Blank messages say nothing and are not stored; commands are not stored.
 
 Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
@@ -39,22 +39,22 @@ from dataclasses import replace
 import structlog
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from core.admission import Admission, NotAdmitted
 from core.chatsettings.admins import AdminCheck
 from core.chatsettings.command import SettingsCommand, SettingsListener
-from core.commands import CommandRouter
+from core.engine.admission import Admission, NotAdmitted
 from core.engine.checks import InputChecks, Turned, storable
+from core.engine.commands import CommandRouter
+from core.engine.lookup import NOTHING, LookupResult, PassageLookup
 from core.engine.notices import error_notice, notice
+from core.engine.output_guard import GuardedLadder
 from core.engine.records import ReplyRecords
 from core.engine.reply import ReplyTask
+from core.engine.watch import ReplyWatch
 from core.events import Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
-from core.guarded import GuardedLadder
 from core.logging import bind_trace
-from core.lookup import NOTHING, LookupResult, PassageLookup
 from core.media.intake import MediaIntake
 from core.ports import ContextBuilder, Guard, Turn
 from core.quotes import dump_quotes, screen_quotes
-from core.reply_watch import ReplyWatch
 from core.script import Script, ScriptConverter
 from core.shown_in import ShownIn
 from core.skills import SkillRegistry
@@ -83,7 +83,7 @@ class ChatService(ReplyRecords):
         max_input_chars: the one input length limit (messages and command arguments); longer
             messages are stored (status "too_long") but not answered.
         reply_lease_s: a reply row not renewed for this long belongs to a dead process and is
-            repaired by `watch` (core/reply_watch.py; `watch.start()` runs it).
+            repaired by `watch` (core/engine/watch.py; `watch.start()` runs it).
         clock: monotonic clock for latency figures.
         settings: the /settings command (already on `router`): adapters register their admin check
             on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
@@ -186,7 +186,7 @@ class ChatService(ReplyRecords):
         return await self._storage.feedback.rate(platform, account, reaction, where=where, trace_id=trace_id)
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
-        """Up to `k` cited passages for `query`, from retrieval alone (core/lookup.py)."""
+        """Up to `k` cited passages for `query`, from retrieval alone (core/engine/lookup.py)."""
         if self._lookup is None:
             return LookupResult(hint=NOTHING)
         return await self._lookup.lookup(query, account=f"{platform}:{user_id}", k=k)

@@ -207,7 +207,7 @@ class FuziGuard:
             log.exception("guard.usage_record_failed", person=turn.person_id)
 
     def register_commands(self, router: Any) -> None:
-        """Add /usage to the command router (core/commands.py)."""
+        """Add /usage to the command router (core/engine/commands.py)."""
         router.register(
             "usage",
             self.usage_command,
