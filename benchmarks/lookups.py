@@ -36,7 +36,7 @@ from sqlalchemy import create_engine, text  # noqa: E402
 from bot.retrieval_factory import build_retriever  # noqa: E402
 from bot.settings import Settings  # noqa: E402
 from core.engine.lookup import LOOKUP_LIMITS, PassageLookup  # noqa: E402
-from core.script import ScriptConverter  # noqa: E402
+from core.language.script import ScriptConverter  # noqa: E402
 from core.storage import Storage, open_database  # noqa: E402
 from tests.helpers_db import POSTGRES_URL, postgres_schema_url  # noqa: E402
 

@@ -8,10 +8,10 @@ from typing import cast
 from adapters.common.metrics import TimedSearch
 from bot.settings import Settings
 from core.agent import Agent
+from core.language.script import ScriptConverter, SimplifiedQueries
 from core.llm.types import LLM
 from core.retrieval.retriever import HybridRetriever
 from core.retrieval.tools import classics_tools
-from core.script import ScriptConverter, SimplifiedQueries
 from core.tools import ToolClient, build_web_search_server
 
 

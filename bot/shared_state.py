@@ -25,7 +25,7 @@ from bot.settings import Settings
 from core.engine.admission import RunningReplies
 from core.guards import InMemoryRateLimiter
 from core.guards.limits import RateLimiter
-from core.seen import InMemorySeen, Seen
+from core.inbox.seen import InMemorySeen, Seen
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -72,7 +72,7 @@ def build_seen(settings: Settings, redis: Redis | None) -> Seen:
     """Which platform update ids were handled: in process, or shared in Redis."""
     if redis is None:
         return InMemorySeen()
-    from core.seen_redis import RedisSeen
+    from core.inbox.seen_redis import RedisSeen
 
     return RedisSeen(redis, prefix=settings.redis.prefix)
 

@@ -42,6 +42,7 @@ from core.engine.service import ChatService
 from core.guards.fact_screen import FactScreen
 from core.guards.injection import InjectionDetector
 from core.inbox import Inbox
+from core.language.script import ScriptConverter, SimplifiedQueries
 from core.llm.types import LLM
 from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
@@ -50,7 +51,6 @@ from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.schedule.digest import Digest
-from core.script import ScriptConverter, SimplifiedQueries
 from core.skills import SkillRegistry
 from core.storage import Storage
 from core.storage.inbox import SqlInboxStore

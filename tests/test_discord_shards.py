@@ -9,7 +9,7 @@ import discord
 import pytest
 
 from adapters.discord.settings import DiscordSettings
-from core.seen import InMemorySeen
+from core.inbox.seen import InMemorySeen
 from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.fakes.engine import ScriptedEngine
 from tests.helpers_discord import running_bot

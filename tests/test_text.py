@@ -1,8 +1,8 @@
-"""core.text: which characters count as Chinese, and the reply-language rule built on them."""
+"""core.language.text: which characters count as Chinese, and the reply-language rule built on them."""
 
 import pytest
 
-from core.text import CJK, cjk_count, has_cjk, reply_language
+from core.language.text import CJK, cjk_count, has_cjk, reply_language
 
 
 @pytest.mark.parametrize(

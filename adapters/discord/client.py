@@ -37,9 +37,9 @@ from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import AUTOCOMPLETE_CHOICES, build_passage_command, build_settings_group
 from adapters.discord.sink import ChannelSink, InteractionSink
 from adapters.discord.triggers import PLATFORM, incoming_from_interaction, incoming_from_message, is_bot_thread
+from core.inbox.seen import InMemorySeen, Seen
 from core.ports import Engine
 from core.schedule.ports import Posters
-from core.seen import InMemorySeen, Seen
 from core.shown_in import ShownIn
 from core.texts import say
 from core.types import Incoming, new_trace_id

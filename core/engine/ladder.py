@@ -24,12 +24,12 @@ import structlog
 from core.agent.types import AgentEvent, AgentResult
 from core.citations import CitationBook, Passage
 from core.events import Citation, TextDelta, TextReset, ToolStep
+from core.language.text import Language
 from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import LLMTimeout, LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
 from core.ports import PassageSearch
 from core.skills import Skill, reply_language
-from core.text import Language
 from core.texts import say
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext, call_sync_or_async

@@ -19,10 +19,10 @@ from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.failopen import FailOpen
+from core.language.script import ScriptConverter
 from core.ports import PassageSearch
 from core.retrieval.documents import is_passage_id
 from core.retrieval.translate import offline
-from core.script import ScriptConverter
 
 log = structlog.get_logger(__name__)
 

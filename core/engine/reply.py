@@ -25,13 +25,13 @@ from core.engine.notices import notice
 from core.engine.output_guard import GuardedLadder, Outcome, ReplyProgress
 from core.engine.watch import ReplyWatch
 from core.events import Citation, FinalReply, ReplyEvent, TextReset
+from core.language.text import reply_language
 from core.llm.errors import LLMConfigError
 from core.logging import current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
 from core.skills import Skill
 from core.storage.repos import Storage
 from core.storage.status import STREAMING
-from core.text import reply_language
 from core.texts import say
 from core.tools.server import ToolContext
 

@@ -1,11 +1,11 @@
 """ChatService: the engine every adapter drives. `handle(incoming)` yields ReplyEvents.
 
 Per message: resolve who and where → commands → input checks (core/engine/checks.py) → admission →
-store the user's words, with what they quoted (screened: core/quotes.py) → the reply task
+store the user's words, with what they quoted (screened: core/memory/quotes.py) → the reply task
 (core/engine/reply.py): build context → fallback ladder (L0 agent, L1 plain LLM, L2 retrieval) with
 every delta checked by the output guard before it is shown → store the reply → usage → memory
 update in the background. Answers in a Traditional chat are converted on the way out, previews and
-final alike (core/script.py `ReplyScript`). The adapter-facing record of replies (delivered, where
+final alike (core/language/script.py `ReplyScript`). The adapter-facing record of replies (delivered, where
 shown, cut short) is core/engine/records.py.
 
 Stored statuses. User messages: "ok" (answered), "too_long", the input guard's reason (e.g.
@@ -51,11 +51,11 @@ from core.engine.records import ReplyRecords
 from core.engine.reply import ReplyTask
 from core.engine.watch import ReplyWatch
 from core.events import Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
+from core.language.script import Script, ScriptConverter
 from core.logging import bind_trace
 from core.media.intake import MediaIntake
+from core.memory.quotes import dump_quotes, screen_quotes
 from core.ports import ContextBuilder, Guard, Turn
-from core.quotes import dump_quotes, screen_quotes
-from core.script import Script, ScriptConverter
 from core.shown_in import ShownIn
 from core.skills import SkillRegistry
 from core.storage.feedback import FeedbackOutcome
@@ -87,7 +87,7 @@ class ChatService(ReplyRecords):
         clock: monotonic clock for latency figures.
         settings: the /settings command (already on `router`): adapters register their admin check
             on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
-        scripts: Simplified/Traditional conversion of answers (core/script.py); None: never converted.
+        scripts: Simplified/Traditional conversion of answers (core/language/script.py); None: never converted.
         lookup: retrieval-only passage look-ups (inline mode, /passage); None: none offered.
         media: reads photos and voice messages into questions (core/media); default: none read.
     """

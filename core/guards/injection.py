@@ -27,7 +27,7 @@ from core.guards.proximity import PROXIMITY_RULES
 from core.guards.scope import SCOPE_RULES
 from core.guards.semantic import SemanticScreen
 from core.guards.windows import windows
-from core.text import has_cjk
+from core.language.text import has_cjk
 
 ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES + SCOPE_RULES
 

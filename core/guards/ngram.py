@@ -23,7 +23,7 @@ from functools import lru_cache
 from pathlib import Path
 
 from core.guards.normalize import Views, views
-from core.text import has_cjk
+from core.language.text import has_cjk
 
 BUNDLED = Path(__file__).with_name("ngram_model.json")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern

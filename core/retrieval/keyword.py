@@ -21,8 +21,8 @@ from collections import Counter
 
 import numpy as np
 
+from core.language.text import CJK, has_cjk
 from core.retrieval.documents import Passage, embedding_text
-from core.text import CJK, has_cjk
 
 _LATIN = re.compile(r"[A-Za-z0-9]+")
 _CJK_RUN = re.compile(CJK.pattern + "+")

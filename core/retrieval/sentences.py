@@ -13,10 +13,10 @@ import re
 import numpy as np
 import pyarrow as pa
 
+from core.language.text import cjk_count
 from core.retrieval.documents import Passage
 from core.retrieval.errors import IndexMismatchError
 from core.retrieval.lance_table import Connection, LanceTable, corpus_filter, id_filter, vector_schema
-from core.text import cjk_count
 
 _SENTENCE = re.compile(r"[^。！？；\n]+[。！？；]?")
 MIN_CHARS = 4

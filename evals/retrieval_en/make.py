@@ -27,8 +27,8 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parents[1]))
 
+from core.language.text import to_simplified  # noqa: E402
 from core.retrieval.documents import load_corpus  # noqa: E402
-from core.text import to_simplified  # noqa: E402
 
 QUESTIONS = [
     ("What did Confucius say about friends who lie?", ["与朋友交而不信乎", "与朋友交言而有信"]),

@@ -17,9 +17,9 @@ sys.path.insert(0, str(HERE.parents[1]))
 
 from questions import DEV, HELDOUT  # noqa: E402
 
+from core.language.text import has_cjk  # noqa: E402
 from core.retrieval.documents import load_corpus  # noqa: E402
 from core.retrieval.themes import ThemeIndex  # noqa: E402
-from core.text import has_cjk  # noqa: E402
 
 
 def main() -> None:

@@ -43,9 +43,9 @@ def reply_language(text: str) -> Language:
 
 def to_simplified(text: str) -> str:
     """`text` with traditional characters mapped to simplified ones, character by character
-    (core/t2s.py, from OpenCC's t2s table). Text without any (most of it) is returned as is, after
+    (core/language/t2s.py, from OpenCC's t2s table). Text without any (most of it) is returned as is, after
     one regex scan: `str.translate` over a 4,221-entry table is ten times slower than the scan."""
-    from core.t2s import T2S, TRADITIONAL_CHAR
+    from core.language.t2s import T2S, TRADITIONAL_CHAR
 
     return text.translate(T2S) if TRADITIONAL_CHAR.search(text) else text
 

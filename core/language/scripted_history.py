@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from core.script import Script, ScriptConverter
+from core.language.script import Script, ScriptConverter
 
 
 class _Settings(Protocol):
