@@ -23,7 +23,8 @@ from core.agent.steps import StepRunner
 from core.agent.types import AgentEvent, AgentResult, AgentStep, LLMRound, ReplyTimeout, StopReason
 from core.citations import CitationBook, CitationStream
 from core.events import TextDelta, TextReset, ToolStep
-from core.language.text import Language, reply_language
+from core.language import Language
+from core.language.text import reply_language
 from core.llm.budget import current_budget
 from core.llm.types import LLM, Completion, Message, StreamDelta, StreamDone, ToolCall, Usage
 from core.texts import say

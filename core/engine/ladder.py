@@ -24,7 +24,7 @@ import structlog
 from core.agent.types import AgentEvent, AgentResult
 from core.citations import CitationBook, Passage
 from core.events import Citation, TextDelta, TextReset, ToolStep
-from core.language.text import Language
+from core.language import Language
 from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import LLMTimeout, LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage

@@ -51,7 +51,8 @@ from core.engine.records import ReplyRecords
 from core.engine.reply import ReplyTask
 from core.engine.watch import ReplyWatch
 from core.events import Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
-from core.language.script import Script, ScriptConverter
+from core.language import Script
+from core.language.script import ScriptConverter
 from core.logging import bind_trace
 from core.media.intake import MediaIntake
 from core.memory.quotes import dump_quotes, screen_quotes

@@ -18,15 +18,14 @@ from __future__ import annotations
 
 import re
 from dataclasses import replace
-from typing import Literal
 
 import structlog
 
 from core.events import Citation, FinalReply, ReplyEvent, TextDelta, TextReset
+from core.language import Script
 
 log = structlog.get_logger(__name__)
 
-Script = Literal["simplified", "traditional"]
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _BOUNDARY = re.compile(r"[\s，。！？；：、,.!?;:…—（）()「」『』“”‘’《》〈〉【】\[\]]")
 """Where a phrase ends: OpenCC's phrases are runs of Han characters, never across these."""
