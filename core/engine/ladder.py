@@ -22,7 +22,7 @@ from typing import Protocol
 import structlog
 
 from core.agent.types import AgentEvent, AgentResult
-from core.citations import CitationBook, Passage
+from core.citations import CitationBook
 from core.events import Citation, TextDelta, TextReset, ToolStep
 from core.language import Language
 from core.llm.budget import ReplyBudget, reply_budget
@@ -33,6 +33,7 @@ from core.skills import Skill, reply_language
 from core.texts import say
 from core.tools.client import ToolClient
 from core.tools.server import ToolContext, call_sync_or_async
+from core.types import Passage
 
 log = structlog.get_logger(__name__)
 
@@ -344,7 +345,9 @@ class FallbackLadder:
             log.exception("l2_search_failed", corpus=corpus)
             return [], False
         topic = bool(getattr(response, "topic", None))
-        hits = [Passage(hit.id, hit.ref or hit.id, hit.text) for hit in response.results]
+        hits = [
+            Passage(id=hit.id, ref=hit.ref or hit.id, corpus="", title="", text=hit.text) for hit in response.results
+        ]
         return hits[: L2_TOPIC_K if topic else self._l2_k], topic
 
 

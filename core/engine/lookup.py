@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import structlog
 from limits import parse_many
@@ -23,6 +23,7 @@ from core.language.script import ScriptConverter
 from core.ports import PassageSearch
 from core.retrieval.documents import is_passage_id
 from core.retrieval.translate import offline
+from core.types import Passage
 
 log = structlog.get_logger(__name__)
 
@@ -33,15 +34,6 @@ HINT = "输入想查的字句，如「学而」「关雎」。Type words to look
 SLOW_DOWN = "查得太快了，稍候片刻再查。Too many look-ups; wait a moment."
 NOTHING = "典籍中未检得相近的章句。Nothing close in the texts."
 _WORDS = re.compile(r"\w")
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One passage to show: `id` (lunyu:1.1), `ref` (《论语·学而》第1章), `text`."""
-
-    id: str
-    ref: str
-    text: str
 
 
 @dataclass(frozen=True)
@@ -100,7 +92,7 @@ class PassageLookup:
         with offline():  # retrieval alone: no LLM call per keystroke of an inline query
             found = self._search.search(self._scripts.simplified(query), k=k)
             hits = await found if inspect.isawaitable(found) else found
-        return [Passage(h.id, h.ref, h.text) for h in hits.results[:k]]
+        return [Passage(id=h.id, ref=h.ref, corpus="", title="", text=h.text) for h in hits.results[:k]]
 
     async def _by_id(self, query: str) -> list[Passage]:
         """An exact passage id (Discord autocomplete hands back the chosen id)."""
@@ -108,7 +100,7 @@ class PassageLookup:
         if get is None or not is_passage_id(query):
             return []
         found = await get(query)
-        return [Passage(found.id, found.ref, found.text)] if found is not None else []
+        return [Passage(id=found.id, ref=found.ref, corpus="", title="", text=found.text)] if found is not None else []
 
     def _traditional(self, p: Passage) -> Passage:
-        return Passage(p.id, self._scripts.traditional(p.ref), self._scripts.traditional(p.text))
+        return replace(p, ref=self._scripts.traditional(p.ref), text=self._scripts.traditional(p.text))
