@@ -15,8 +15,7 @@ import structlog
 from telegram import InlineQuery, InlineQueryResultArticle, InputTextMessageContent
 from telegram.error import TelegramError
 
-from core.engine.lookup import LookupResult
-from core.ports import Engine
+from core.ports import Engine, LookupResult
 from core.types import Passage
 
 log = structlog.get_logger(__name__)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import inspect
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
 import structlog
 from limits import parse_many
@@ -20,7 +20,7 @@ from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.failopen import FailOpen
 from core.language.script import ScriptConverter
-from core.ports import PassageSearch
+from core.ports import LookupResult, PassageSearch
 from core.retrieval.documents import is_passage_id
 from core.retrieval.translate import offline
 from core.types import Passage
@@ -34,15 +34,6 @@ HINT = "输入想查的字句，如「学而」「关雎」。Type words to look
 SLOW_DOWN = "查得太快了，稍候片刻再查。Too many look-ups; wait a moment."
 NOTHING = "典籍中未检得相近的章句。Nothing close in the texts."
 _WORDS = re.compile(r"\w")
-
-
-@dataclass(frozen=True)
-class LookupResult:
-    """Passages, best first; or none with a one-line `hint` (empty query, limited, nothing found)."""
-
-    passages: tuple[Passage, ...] = ()
-    hint: str | None = None
-    limited: bool = False
 
 
 class PassageLookup:

@@ -39,12 +39,11 @@ from dataclasses import replace
 import structlog
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from core.chatsettings.admins import AdminCheck
 from core.chatsettings.command import SettingsCommand, SettingsListener
 from core.engine.admission import Admission, NotAdmitted
 from core.engine.checks import InputChecks, Turned, storable
 from core.engine.commands import CommandRouter
-from core.engine.lookup import NOTHING, LookupResult, PassageLookup
+from core.engine.lookup import NOTHING, PassageLookup
 from core.engine.notices import error_notice, notice
 from core.engine.output_guard import GuardedLadder
 from core.engine.records import ReplyRecords
@@ -56,7 +55,7 @@ from core.language.script import ScriptConverter
 from core.logging import bind_trace
 from core.media.intake import MediaIntake
 from core.memory.quotes import dump_quotes, screen_quotes
-from core.ports import ContextBuilder, Guard, Turn
+from core.ports import AdminCheck, ContextBuilder, Guard, LookupResult, Turn
 from core.shown_in import ShownIn
 from core.skills import SkillRegistry
 from core.storage.feedback import FeedbackOutcome
