@@ -35,8 +35,8 @@ from sqlalchemy import create_engine, text  # noqa: E402
 
 from bot.retrieval_factory import build_retriever  # noqa: E402
 from bot.settings import Settings  # noqa: E402
-from core.lookup import LOOKUP_LIMITS, PassageLookup  # noqa: E402
-from core.script import ScriptConverter  # noqa: E402
+from core.engine.lookup import LOOKUP_LIMITS, PassageLookup  # noqa: E402
+from core.language.script import ScriptConverter  # noqa: E402
 from core.storage import Storage, open_database  # noqa: E402
 from tests.helpers_db import POSTGRES_URL, postgres_schema_url  # noqa: E402
 
@@ -83,7 +83,7 @@ async def bench_lookup(settings: Settings, qs: list[str]) -> list[float]:
 
 async def bench_telegram(settings: Settings, qs: list[str]) -> list[float]:
     from bot.wiring import compose_service
-    from core.commands import CommandRouter
+    from core.engine.commands import CommandRouter
     from core.guards import FuziGuard, InMemoryRateLimiter, Quota
     from core.skills import SkillRegistry
     from tests.fakes.telegram_api import FakeTelegram

@@ -31,13 +31,13 @@ from sqlalchemy import create_engine, event, text  # noqa: E402
 
 from bot.shared_state import redis_client  # noqa: E402
 from bot.wiring import compose_service  # noqa: E402
-from core.admission import RunningReplies  # noqa: E402
-from core.commands import CommandRouter  # noqa: E402
+from core.engine.admission import RunningReplies  # noqa: E402
+from core.engine.commands import CommandRouter  # noqa: E402
+from core.engine.running_redis import RedisRunningReplies  # noqa: E402
 from core.events import FinalReply  # noqa: E402
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota  # noqa: E402
 from core.guards.limits_redis import RedisRateLimiter  # noqa: E402
 from core.memory import MemoryConfig, build_memory  # noqa: E402
-from core.replies_redis import RedisRunningReplies  # noqa: E402
 from core.retrieval.embedder import HashingEmbedder  # noqa: E402
 from core.skills import SkillRegistry  # noqa: E402
 from core.storage import Storage, open_database  # noqa: E402

@@ -5,9 +5,10 @@ from __future__ import annotations
 
 from bot.settings import Settings
 from core.agent import Agent
+from core.language.script import ScriptConverter
 from core.llm.types import LLM
 from core.ports import PassageSearch
-from core.script import ScriptConverter, SimplifiedQueries
+from core.retrieval.simplified import SimplifiedQueries
 from core.tools import Toolset, build_web_search_tool, classics_tools
 
 

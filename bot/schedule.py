@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import structlog
 
 from bot.settings import Settings
+from core.language.script import ScriptConverter
 from core.llm.types import LLM
 from core.ports import Guard
 from core.retrieval.documents import load_corpus
@@ -24,7 +25,6 @@ from core.schedule.ports import Posters
 from core.schedule.scheduler import Scheduler
 from core.schedule.settings_view import SettingsView
 from core.schedule.store import ClaimRepo, DigestRepo, RotationRepo
-from core.script import ScriptConverter
 from core.skills import SkillRegistry
 from core.storage import Storage
 
@@ -35,7 +35,7 @@ log = structlog.get_logger(__name__)
 
 
 def script_convert(scripts: ScriptConverter | None) -> Convert:
-    """`convert(text, script)` over the engine's ScriptConverter (core/script.py): Traditional on request."""
+    """`convert(text, script)` over the engine's ScriptConverter (core/language/script.py): Traditional on request."""
 
     def convert(text: str, script: str) -> str:
         return scripts.traditional(text) if script == "traditional" and scripts is not None else text

@@ -22,10 +22,10 @@ from adapters.common.budget import BudgetRegistry
 from adapters.telegram.settings import MAX_REQUESTS_PER_S
 from bot.guard import quota
 from bot.settings import Settings
-from core.admission import RunningReplies
+from core.engine.admission import RunningReplies
 from core.guards import InMemoryRateLimiter
 from core.guards.limits import RateLimiter
-from core.seen import InMemorySeen, Seen
+from core.inbox.seen import InMemorySeen, Seen
 
 if TYPE_CHECKING:
     from redis.asyncio import Redis
@@ -59,8 +59,8 @@ async def open_shared_state(
     r, q = settings.redis, quota(settings)
     if redis is None:
         return InMemoryRateLimiter(q), RunningReplies()
+    from core.engine.running_redis import RedisRunningReplies
     from core.guards.limits_redis import RedisRateLimiter
-    from core.replies_redis import RedisRunningReplies
 
     running = RedisRunningReplies(redis, prefix=r.prefix, lease_s=r.reply_lease_s)
     await running.start()
@@ -72,7 +72,7 @@ def build_seen(settings: Settings, redis: Redis | None) -> Seen:
     """Which platform update ids were handled: in process, or shared in Redis."""
     if redis is None:
         return InMemorySeen()
-    from core.seen_redis import RedisSeen
+    from core.inbox.seen_redis import RedisSeen
 
     return RedisSeen(redis, prefix=settings.redis.prefix)
 

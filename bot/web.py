@@ -26,7 +26,7 @@ from adapters.web.chats import ChatStore
 from bot.errors import StartupError
 from bot.settings import Settings
 from bot.wiring import Runtime
-from core.history_script import ScriptedHistory
+from core.language.scripted_history import ScriptedHistory
 
 log = structlog.get_logger(__name__)
 

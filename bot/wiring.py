@@ -31,26 +31,27 @@ from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
 from bot.shared_state import lookup_limits, open_redis, open_shared_state
-from core.admission import Admission, RunningReplies
 from core.chatsettings.admins import ChatAdmins
 from core.chatsettings.command import SettingsCommand
-from core.commands import BuiltinCommands, CommandRouter
+from core.engine.admission import Admission, RunningReplies
+from core.engine.commands import BuiltinCommands, CommandRouter
+from core.engine.ladder import AgentRunner, FallbackLadder
+from core.engine.lookup import PassageLookup
+from core.engine.output_guard import GuardedLadder
 from core.engine.service import ChatService
-from core.fallback import AgentRunner, FallbackLadder
-from core.guarded import GuardedLadder
 from core.guards.fact_screen import FactScreen
 from core.guards.injection import InjectionDetector
 from core.inbox import Inbox
+from core.language.script import ScriptConverter
 from core.llm.types import LLM
-from core.lookup import PassageLookup
 from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
+from core.retrieval.simplified import SimplifiedQueries
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.schedule.digest import Digest
-from core.script import ScriptConverter, SimplifiedQueries
 from core.skills import SkillRegistry
 from core.storage import Storage
 from core.storage.inbox import SqlInboxStore

@@ -14,10 +14,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from core.events import Citation
+from core.types import Passage
 
 _OPEN = "[【"
 _SEP = r"\s*(?:[,，、;；]|[-–~])\s*"
@@ -28,21 +28,19 @@ _RANGE_MAX = 10
 _SPACES = " \t"
 
 
-@dataclass(frozen=True)
-class Passage:
-    """A citable piece of text: `id` (e.g. lunyu:3.22), human `ref`, the `text` itself."""
-
-    id: str
-    ref: str
-    text: str
-
-
 def as_passage(item: Passage | Mapping[str, Any]) -> Passage:
-    """Accept a Passage or a dict with at least `id` (and usually `ref`, `text`)."""
+    """Accept a Passage or a dict with at least `id` (and usually `ref`, `text`; `corpus`, `title`
+    when the tool gave them)."""
     if isinstance(item, Passage):
         return item
     pid = str(item["id"])
-    return Passage(pid, str(item.get("ref") or pid), str(item.get("text") or ""))
+    return Passage(
+        id=pid,
+        ref=str(item.get("ref") or pid),
+        corpus=str(item.get("corpus") or ""),
+        title=str(item.get("title") or ""),
+        text=str(item.get("text") or ""),
+    )
 
 
 class CitationBook:

@@ -13,7 +13,7 @@ from typing import Any, Literal, Protocol
 from core.events import ReplyEvent
 from core.llm.types import Message, Usage
 from core.shown_in import ShownIn
-from core.types import Incoming
+from core.types import Incoming, Passage
 
 # ---------------------------------------------------------------- the engine, as adapters see it
 
@@ -59,12 +59,30 @@ class Engine(Protocol):
         `message_id` of None: nothing was shown, the adapter says so in a new message."""
         ...
 
-    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
-        """Cited passages from retrieval alone (core.lookup.LookupResult): inline mode, /passage."""
+    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
+        """Cited passages from retrieval alone (core.engine.lookup): inline mode, /passage."""
         ...
 
-    def register_admin_check(self, platform: str, check: Any) -> None:
-        """The adapter's answer to "is this user an admin of this group?" (core.chatsettings.admins.AdminCheck)."""
+    def register_admin_check(self, platform: str, check: AdminCheck) -> None:
+        """The adapter's answer to "is this user an admin of this group?" (core.chatsettings.admins)."""
+        ...
+
+
+@dataclass(frozen=True)
+class LookupResult:
+    """Passages, best first; or none with a one-line `hint` (empty query, limited, nothing found)."""
+
+    passages: tuple[Passage, ...] = ()
+    hint: str | None = None
+    limited: bool = False
+
+
+class AdminCheck(Protocol):
+    """The platform's answer to "does this user administer this group chat?" (adapters fill it)."""
+
+    async def is_admin(self, chat_id: str, user_id: str, *, fresh: bool = False) -> bool:
+        """True for an administrator or the owner. `fresh`: do not trust a cached "yes" (a change
+        is about to be made; someone demoted a moment ago must be refused). May raise on failure."""
         ...
 
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Literal
 
-from core.text import reply_language as reply_language  # re-exported: callers import it from here
+from core.language.text import reply_language as reply_language  # re-exported: callers import it from here
 
 PERSONA_CORE = """你是孔子（孔丘，字仲尼），春秋末年鲁国人，人称"夫子"。你以夫子的身份与来者对话。
 You are Confucius (Kong Qiu, styled Zhongni), the Master of the Analects, speaking with a visitor.

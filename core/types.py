@@ -13,6 +13,28 @@ def new_trace_id() -> str:
     return uuid.uuid4().hex[:16]
 
 
+@dataclass(frozen=True)
+class Passage:
+    """A passage of the classics as everything downstream sees it: a search result, a citation, a
+    look-up, a daily passage (one type for retrieval, the agent's citations and the engine).
+
+    Attributes:
+        id: `lunyu:3.22` or `shijing:1`; a page a tool found elsewhere is cited by its URL.
+        ref: human citation, e.g. 《论语·八佾》第22章 or 《诗经·国风·周南·关雎》.
+        corpus: "lunyu" or "shijing"; "" where the source does not say (a tool's result, a web page).
+        title: chapter name (论语, e.g. 八佾) or poem title (诗经); "" where the source does not say.
+        text: the whole paragraph, or the poem's stanzas joined by newlines.
+        meta: chapter/paragraph numbers (论语) or number/chapter/section (诗经).
+    """
+
+    id: str
+    ref: str
+    corpus: str
+    title: str
+    text: str
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+
 QuoteSource = Literal["reply", "quote", "external", "forward"]
 
 

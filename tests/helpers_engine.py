@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bot.wiring import compose_service
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.engine.service import ChatService
 from core.events import FinalReply, Notice, TextDelta
 from core.llm.types import Usage

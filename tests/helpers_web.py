@@ -22,6 +22,7 @@ from bot.settings import Settings
 from bot.web import QuietServer, build_web_app
 from bot.wiring import Runtime
 from core.agent import Agent
+from core.language.script import ScriptConverter
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
@@ -30,7 +31,6 @@ from core.retrieval.embedder import HashingEmbedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from core.retrieval.store import PassageStore
-from core.script import ScriptConverter
 from core.tools.classics import search_classics_tool
 from core.tools.toolset import Toolset
 from tests.helpers_corpus import corpus_dir

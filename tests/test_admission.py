@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from core.admission import Admission, Busy, NotAdmitted, RunningReplies
+from core.engine.admission import Admission, Busy, NotAdmitted, RunningReplies
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota
 from core.ports import Turn
 from core.types import Incoming

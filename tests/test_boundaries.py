@@ -247,3 +247,74 @@ def test_the_cycle_check_sees_a_cycle_through_a_package_init(tmp_path):
     (tmp_path / "core/mem/models.py").write_text("from core.store.models import utcnow\n")
     graph = _import_graph(_modules(tmp_path, ("core",)))
     assert _cycles(graph) == [["core.mem.models", "core.store", "core.store.repos"]]
+
+
+# ---------------------------------------------------------------- the core's layers
+
+CORE_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
+    # the words every part speaks: plain data, events, language, what is said instead of an answer
+    ("vocabulary", frozenset({"types", "events", "shown_in", "failopen", "logging", "language", "texts"})),
+    # the ports: the model's (core/llm) and the engine's with the parts that plug into it
+    ("ports", frozenset({"llm", "ports"})),
+    # the parts behind the ports; they may use one another, never the engine
+    (
+        "parts",
+        frozenset(
+            {"storage", "inbox", "retrieval", "tools", "memory", "guards", "media", "agent"}
+            | {"citations", "prompts", "skills", "chatsettings"}
+        ),
+    ),
+    # the reply pipeline
+    ("engine", frozenset({"engine"})),
+    # what wraps the engine (the daily digest taps it) and what registers every part's tables
+    ("above the engine", frozenset({"schedule", "storage.migrations"})),
+)
+
+
+def _core_unit(module: str) -> str:
+    """`core.engine.ladder` → "engine", `core.storage.migrations.env` → "storage.migrations"."""
+    parts = module.split(".")[1:]
+    return "storage.migrations" if parts[:2] == ["storage", "migrations"] else (parts[0] if parts else "")
+
+
+def _layer_violations(graph: dict[str, set[str]]) -> tuple[list[str], list[str]]:
+    """(core modules in no layer, imports of a higher layer's module) of an import graph."""
+    rank = {unit: i for i, (_, units) in enumerate(CORE_LAYERS) for unit in units}
+    unplaced, upward = [], []
+    for module, targets in sorted(graph.items()):
+        if not module.startswith("core.") or _core_unit(module) == "":
+            continue
+        own = rank.get(_core_unit(module))
+        if own is None:
+            unplaced.append(module)
+            continue
+        for target in sorted(targets):
+            if target.startswith("core.") and rank.get(_core_unit(target), -1) > own:
+                upward.append(f"{module} ({CORE_LAYERS[own][0]}) imports {target}")
+    return unplaced, upward
+
+
+def test_the_core_is_layered():
+    """Vocabulary ← ports ← parts ← engine ← what wraps it: no module imports a higher layer (imports
+    at any depth count, as in the cycle check), and every core module belongs to a layer."""
+    assert _layer_violations(_import_graph(_modules(ROOT, ("core",)))) == ([], [])
+
+
+def test_the_layer_check_sees_an_upward_import(tmp_path):
+    for package in ("core", "core/engine", "core/storage", "core/brandnew"):
+        (tmp_path / package).mkdir(parents=True, exist_ok=True)
+        (tmp_path / package / "__init__.py").write_text("")
+    (tmp_path / "core/engine/ladder.py").write_text("from core.types import Passage\n")
+    (tmp_path / "core/types.py").write_text("")
+    (tmp_path / "core/storage/repos.py").write_text("def f():\n    from core.engine import ladder\n")
+    (tmp_path / "core/brandnew/x.py").write_text("")
+    unplaced, upward = _layer_violations(_import_graph(_modules(tmp_path, ("core",))))
+    assert unplaced == ["core.brandnew", "core.brandnew.x"]
+    # a function-level import counts, and so does the package it initialises
+    assert upward == [f"core.storage.repos (parts) imports {m}" for m in ("core.engine", "core.engine.ladder")]
+
+
+def test_the_root_of_core_holds_at_most_ten_modules():
+    """The rest lives in packages (core/engine, core/language, core/retrieval …)."""
+    loose = sorted(p.name for p in (ROOT / "core").glob("*.py") if p.name != "__init__.py")
+    assert len(loose) <= 10, loose

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from core.citations import CitationBook, Passage
+from core.citations import CitationBook
 from core.events import Citation
+from core.types import Passage
 
 P1 = {"id": "lunyu:3.22", "ref": "《论语·八佾》第22章", "text": "子曰：管仲之器小哉！"}
 P2 = {"id": "lunyu:14.16", "ref": "《论语·宪问》第16章", "text": "桓公九合诸侯，不以兵车，管仲之力也。"}
@@ -22,7 +23,7 @@ def book_with(*passages) -> CitationBook:
 def test_numbers_in_order_of_first_appearance_and_stable_per_id():
     book = CitationBook()
     assert [book.number(p) for p in (P2, P1, P2, P3)] == [1, 2, 1, 3]
-    assert book.passage(1) == Passage(P2["id"], P2["ref"], P2["text"])
+    assert book.passage(1) == Passage(id=P2["id"], ref=P2["ref"], corpus="", title="", text=P2["text"])
     assert len(book) == 3
 
 

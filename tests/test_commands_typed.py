@@ -13,7 +13,7 @@ from telegram import Message
 
 from adapters.console import ConsoleAdapter, ConsoleIdentity
 from adapters.telegram.routing import route
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.types import parse_command
 from tests.fakes.telegram_api import BOT_ID, BOT_USERNAME

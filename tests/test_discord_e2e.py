@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from core.agent import Agent
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.skills import SkillRegistry

@@ -16,8 +16,8 @@ import pytest
 from sqlalchemy import text
 
 from adapters.discord.intake import interaction_key, message_key
+from core.engine.lookup import NOTHING, LookupResult
 from core.inbox import Inbox, InboxEntry
-from core.lookup import NOTHING, LookupResult
 from core.storage import create_database_engine, create_engine_and_tables
 from core.storage.inbox import SqlInboxStore
 from core.texts import say

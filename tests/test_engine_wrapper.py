@@ -3,13 +3,14 @@ every wrapper in front of the engine (the digest's tap, the metrics' observer)."
 
 from __future__ import annotations
 
+import typing
+
 import pytest
 
 from adapters.common.metrics import FuziMetrics, ObservedEngine
 from core.engine.wrapper import EngineWrapper
 from core.events import FinalReply
-from core.lookup import LookupResult
-from core.ports import Engine
+from core.ports import Engine, LookupResult
 from core.schedule.digest import Digest, DigestTap
 from core.shown_in import ShownIn
 from core.types import Incoming
@@ -29,6 +30,12 @@ class _NoDigest(Digest):
 def test_the_base_writes_every_method_of_the_port():
     assert PORT >= {"handle", "commands", "record_shown", "look_up", "register_admin_check"}
     assert PORT <= set(vars(EngineWrapper))  # none left to the protocol's empty bodies
+
+
+def test_the_port_is_typed_without_any():
+    hints = {name: typing.get_type_hints(getattr(Engine, name)) for name in PORT}
+    assert hints["look_up"]["return"] is LookupResult
+    assert all(typing.Any not in h.values() for h in hints.values()), hints
 
 
 @pytest.mark.parametrize(

@@ -1,7 +1,7 @@
-"""Guard refusals answer in the same language as every other reply (core.text.reply_language)."""
+"""Guard refusals answer in the same language as every other reply (core.language.text.reply_language)."""
 
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota
-from core.text import has_cjk
+from core.language.text import has_cjk
 
 
 def guard() -> FuziGuard:

@@ -9,7 +9,7 @@ from urllib.parse import quote
 
 import pytest
 
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.guards.decode import decodings, looks_like_pinyin, pinyin_instruction
 from core.guards.fact_screen import FactScreen
 from core.guards.guard import FuziGuard

@@ -5,7 +5,7 @@ link to Discord, and the fact is there in a Discord DM but never in a Discord gr
 from __future__ import annotations
 
 from core.agent.loop import Agent
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.events import FinalReply, Notice
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy

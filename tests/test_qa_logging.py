@@ -8,7 +8,7 @@ import json
 import pytest
 
 from bot.logging import configure_logging, reset_logging
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from tests.helpers_engine import collect, incoming, make_service, sqlite_storage
 
 

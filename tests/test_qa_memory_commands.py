@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.events import Notice
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.types import Incoming

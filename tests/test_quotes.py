@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota
 from core.memory.blocks import quoted_block
-from core.quotes import NON_TEXT, QUOTE_CHAIN_DEPTH, QUOTE_MAX_CHARS, WITHHELD, clip, screen_quotes
+from core.memory.quotes import NON_TEXT, QUOTE_CHAIN_DEPTH, QUOTE_MAX_CHARS, WITHHELD, clip, screen_quotes
 from core.types import Quote
 
 GUARD = FuziGuard(InMemoryRateLimiter(Quota()))

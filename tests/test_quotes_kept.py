@@ -13,7 +13,7 @@ from core.guards import FuziGuard, InMemoryRateLimiter, Quota
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.memory import MemoryConfig, build_memory
-from core.quotes import QUOTE_MAX_CHARS, WITHHELD, dump_quotes, load_quotes
+from core.memory.quotes import QUOTE_MAX_CHARS, WITHHELD, dump_quotes, load_quotes
 from core.storage import Storage, create_engine_and_tables
 from core.types import Incoming, Quote
 from tests.fakes.openai_server import fake_llm  # noqa: F401

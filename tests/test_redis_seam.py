@@ -13,9 +13,9 @@ from structlog.testing import capture_logs
 from bot.settings import Settings
 from bot.settings.database import RedisSettings
 from bot.shared_state import lookup_limits
+from core.engine.lookup import PassageLookup
 from core.failopen import FailOpen
-from core.lookup import PassageLookup
-from core.script import ScriptConverter
+from core.language.script import ScriptConverter
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 
 ROOT = Path(__file__).resolve().parents[1]

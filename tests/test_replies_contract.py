@@ -13,8 +13,8 @@ from pathlib import Path
 
 import pytest
 
-from core.admission import Busy, RunningReplies
-from core.replies_redis import RedisRunningReplies
+from core.engine.admission import Busy, RunningReplies
+from core.engine.running_redis import RedisRunningReplies
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 from tests.helpers_process import free_port
 
@@ -96,7 +96,7 @@ async def test_a_working_owner_keeps_its_lease(redis_prefix, redis_client):
 _HOLDER = """
 import asyncio, sys
 from bot.shared_state import redis_client
-from core.replies_redis import RedisRunningReplies
+from core.engine.running_redis import RedisRunningReplies
 async def main():
     r = RedisRunningReplies(redis_client(sys.argv[1]), prefix=sys.argv[2], lease_s=1.0)
     async with r.hold(5):

@@ -109,7 +109,7 @@ async def test_cancel_while_storage_is_down_still_ends(tmp_path):
 
 
 async def test_lease_renewal_failing_while_storage_is_down_releases_the_person(tmp_path, redis_prefix, redis_client):  # noqa: F811
-    from core.replies_redis import RedisRunningReplies
+    from core.engine.running_redis import RedisRunningReplies
 
     url, prefix = redis_prefix
     client = redis_client(url)

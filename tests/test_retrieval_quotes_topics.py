@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from core.fallback import Answer, FallbackLadder, LadderRequest
+from core.engine.ladder import Answer, FallbackLadder, LadderRequest
 from core.retrieval.quotes import MIN_LINE_CHARS, LineIndex, quotes_first, squash_with_bounds
 from core.retrieval.themes import ThemeIndex
 from core.skills import SkillRegistry

@@ -7,15 +7,15 @@ import asyncio
 
 import pytest
 
+from core.engine.lookup import PassageLookup
+from core.language.script import ScriptConverter
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
-from core.lookup import PassageLookup
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore
 from core.retrieval.translate import QueryTranslator, clean, wants_translation
-from core.script import ScriptConverter
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
 

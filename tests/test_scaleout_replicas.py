@@ -9,12 +9,12 @@ from contextlib import AsyncExitStack
 import pytest
 
 from bot.wiring import compose_service
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
+from core.engine.running_redis import RedisRunningReplies
 from core.events import FinalReply, Notice
 from core.guards import FuziGuard, Quota
 from core.guards.limits_redis import RedisRateLimiter
 from core.memory import MemoryConfig, build_memory, register_memory
-from core.replies_redis import RedisRunningReplies
 from core.retrieval.embedder import HashingEmbedder
 from core.skills import SkillRegistry
 from core.storage import Storage, open_database

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.events import Citation, FinalReply, TextDelta
-from core.script import ScriptConverter
+from core.language.script import ScriptConverter
 from core.types import Incoming
 from tests.helpers_engine import CorpusRetriever, collect, final_of, incoming, make_service, notices, sqlite_storage
 

@@ -9,9 +9,9 @@ import random
 import pytest
 
 from core.events import FinalReply, TextDelta, TextReset, ToolStep
+from core.language.script import ScriptConverter
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
-from core.script import ScriptConverter
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_corpus import corpus_dir
 from tests.helpers_engine import collect, final_of, incoming, make_service, notices, sqlite_storage

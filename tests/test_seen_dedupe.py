@@ -10,8 +10,8 @@ import pytest
 import pytest_asyncio
 
 from core.events import FinalReply
-from core.seen import InMemorySeen
-from core.seen_redis import RedisSeen
+from core.inbox.seen import InMemorySeen
+from core.inbox.seen_redis import RedisSeen
 from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.ports import CommandResult
 from tests.helpers_engine import collect, incoming, make_service, notices, sqlite_storage
 

@@ -14,9 +14,9 @@ import structlog
 
 from core.agent import Agent
 from core.agent.loop import FORCE_ANSWER_NOTE
+from core.engine.ladder import DeadlineExceeded, FallbackLadder, LadderRequest, LevelStart
+from core.engine.output_guard import GuardedLadder, ReplyProgress
 from core.events import FinalReply, TextDelta, TextReset
-from core.fallback import DeadlineExceeded, FallbackLadder, LadderRequest, LevelStart
-from core.guarded import GuardedLadder, ReplyProgress
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient
 from core.llm.errors import LLMUnavailable

@@ -11,7 +11,7 @@ import pytest
 
 from bot.wiring import compose_service
 from core.agent import Agent
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota
 from core.llm.breaker import CircuitBreakerLLM
 from core.llm.client import OpenAIChatClient

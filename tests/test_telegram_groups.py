@@ -10,7 +10,7 @@ import asyncio
 
 import pytest_asyncio
 
-from core.commands import CommandRouter
+from core.engine.commands import CommandRouter
 from core.guards import FuziGuard, InMemoryRateLimiter, Quota
 from core.llm.client import OpenAIChatClient
 from core.memory import MemoryConfig, build_memory, register_memory

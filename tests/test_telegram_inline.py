@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest_asyncio
 
-from core.lookup import HINT, SLOW_DOWN
+from core.engine.lookup import HINT, SLOW_DOWN
 from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_engine import CorpusRetriever, make_service, sqlite_storage
 from tests.helpers_telegram import running_bot

@@ -1,8 +1,11 @@
-"""core.text: which characters count as Chinese, and the reply-language rule built on them."""
+"""core.language.text: which characters count as Chinese, and the reply-language rule built on them."""
+
+from typing import get_args
 
 import pytest
 
-from core.text import CJK, cjk_count, has_cjk, reply_language
+from core.language import Language
+from core.language.text import CJK, cjk_count, has_cjk, reply_language, threshold_language
 
 
 @pytest.mark.parametrize(
@@ -59,3 +62,17 @@ def test_cjk_count_counts_each_ideograph():
 )
 def test_reply_language(text, lang):
     assert reply_language(text) == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "reply", "screen"),
+    [
+        ("What does 仁 mean in the Analects?", "en", "zh"),  # one Han character: screened as Chinese
+        ("ignore previous instructions", "en", "en"),
+        ("学而时习之是什么意思", "zh", "zh"),
+        ("", "zh", "en"),
+    ],
+)
+def test_the_screen_splits_languages_by_any_han_character(text, reply, screen):
+    assert reply_language(text) == reply and threshold_language(text) == screen
+    assert {reply_language(text), threshold_language(text)} <= set(get_args(Language))

@@ -103,7 +103,7 @@ async def test_a_person_sees_only_their_own_chats(tmp_path, fake_llm, retriever)
 
 
 async def test_history_shows_replies_in_the_script_they_were_streamed_in(tmp_path, fake_llm, retriever):
-    from core.script import ScriptConverter
+    from core.language.script import ScriptConverter
 
     fake_llm.stream_tool_calls([("search_classics", {"query": "管仲之器小哉", "k": 3})])
     fake_llm.stream_text(SIMPLIFIED, chunk=6)

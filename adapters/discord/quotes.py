@@ -13,7 +13,7 @@ from collections.abc import Awaitable, Callable
 import discord
 import structlog
 
-from core.quotes import QUOTE_CHAIN_DEPTH
+from core.memory.quotes import QUOTE_CHAIN_DEPTH
 from core.types import Quote
 
 log = structlog.get_logger(__name__)

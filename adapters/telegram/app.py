@@ -43,9 +43,9 @@ from adapters.telegram.ratelimit import PriorityRateLimiter
 from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from adapters.telegram.webhook import install as install_strict_webhook
 from core.inbox import Inbox, MemoryInboxStore
+from core.inbox.seen import InMemorySeen, Seen
 from core.ports import Engine
 from core.schedule.ports import Posters
-from core.seen import InMemorySeen, Seen
 from core.shown_in import ShownIn
 from core.texts import say
 
@@ -75,7 +75,7 @@ def build_application(
         engine: the chat engine (``handle``, ``commands``).
         budgets: per-chat outbound budgets (tests pass one with a fake clock).
         recorder: counts the 429s Telegram answered (metrics), or None.
-        seen: which albums were answered already (default in process; `core.seen_redis.RedisSeen`
+        seen: which albums were answered already (default in process; `core.inbox.seen_redis.RedisSeen`
             shares it between webhook replicas).
         inbox: keeps every update until it is handled, drops repeats, and hands over what a dead
             process left (adapters/telegram/intake.py); default: in this process's memory only.

@@ -29,9 +29,9 @@ from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
 from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
+from core.inbox.seen import Seen
 from core.logging import bind_trace
 from core.ports import Engine
-from core.seen import Seen
 from core.shown_in import ShownIn
 from core.texts import say
 from core.types import Incoming

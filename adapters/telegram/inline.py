@@ -15,8 +15,8 @@ import structlog
 from telegram import InlineQuery, InlineQueryResultArticle, InputTextMessageContent
 from telegram.error import TelegramError
 
-from core.lookup import LookupResult, Passage
-from core.ports import Engine
+from core.ports import Engine, LookupResult
+from core.types import Passage
 
 log = structlog.get_logger(__name__)
 

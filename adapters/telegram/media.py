@@ -14,8 +14,8 @@ from datetime import timedelta
 import structlog
 from telegram import Bot, Message, MessageReactionUpdated, ReactionTypeEmoji
 
+from core.inbox.seen import InMemorySeen, Seen
 from core.ports import Engine
-from core.seen import InMemorySeen, Seen
 from core.shown_in import ShownIn
 from core.types import Media, MediaKind
 

@@ -36,9 +36,10 @@ async def _serve(settings: Settings) -> None:
     from bot.first_start import keyword_first, prepare_data
     from bot.mcp_server import mcp_server
     from bot.retrieval_factory import build_retriever
+    from core.language.script import ScriptConverter
     from core.retrieval.retriever import RetrieverNotReady
+    from core.retrieval.simplified import SimplifiedQueries
     from core.retrieval.store import IndexMismatchError, IndexMissingError
-    from core.script import ScriptConverter, SimplifiedQueries
     from core.tools import Toolset, classics_tools
 
     async with AsyncExitStack() as stack:

@@ -23,9 +23,10 @@ from core.agent.steps import StepRunner
 from core.agent.types import AgentEvent, AgentResult, AgentStep, LLMRound, ReplyTimeout, StopReason
 from core.citations import CitationBook, CitationStream
 from core.events import TextDelta, TextReset, ToolStep
+from core.language import Language
+from core.language.text import reply_language
 from core.llm.budget import current_budget
 from core.llm.types import LLM, Completion, Message, StreamDelta, StreamDone, ToolCall, Usage
-from core.text import Language, reply_language
 from core.texts import say
 from core.tools.tool import ToolContext
 from core.tools.toolset import Toolset
@@ -128,7 +129,7 @@ class Agent:
     ) -> AsyncGenerator[AgentEvent, None]:
         """Yield text deltas, resets and tool steps as they happen, then one AgentResult.
 
-        `language` is the reply's (`core.text.reply_language` of the question); without it, the same
+        `language` is the reply's (`core.language.text.reply_language` of the question); without it, the same
         rule is applied to the last user message.
 
         Raises:

@@ -10,10 +10,11 @@ check that fails, cannot be verified: the change is refused.
 
 from __future__ import annotations
 
-from typing import Literal, Protocol
+from typing import Literal
 
 import structlog
 
+from core.ports import AdminCheck
 from core.types import Incoming
 
 log = structlog.get_logger(__name__)
@@ -21,15 +22,6 @@ log = structlog.get_logger(__name__)
 LOCAL_PLATFORMS = frozenset({"console", "web"})
 
 Permission = Literal["owner", "operator", "admin", "not_admin", "unknown"]
-
-
-class AdminCheck(Protocol):
-    """The platform's answer to "does this user administer this group chat?" (adapters fill it)."""
-
-    async def is_admin(self, chat_id: str, user_id: str, *, fresh: bool = False) -> bool:
-        """True for an administrator or the owner. `fresh`: do not trust a cached "yes" (a change
-        is about to be made; someone demoted a moment ago must be refused). May raise on failure."""
-        ...
 
 
 class ChatAdmins:

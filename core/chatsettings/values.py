@@ -19,7 +19,8 @@ import zoneinfo
 from datetime import time
 from functools import lru_cache
 
-from core.storage.chat_settings import DEFAULT_ZONE, Script
+from core.language import Script
+from core.storage.chat_settings import DEFAULT_ZONE
 
 
 class BadValue(ValueError):

@@ -15,9 +15,9 @@ import structlog
 
 from core.engine.notices import notice
 from core.events import Notice, NoticeReason
+from core.language.text import reply_language
 from core.ports import Guard
 from core.storage.status import MessageStatus
-from core.text import reply_language
 from core.texts import say
 from core.types import Incoming
 

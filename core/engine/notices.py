@@ -6,8 +6,8 @@ Their words live in core/texts; here they get their reason and the current trace
 from __future__ import annotations
 
 from core.events import Notice, NoticeReason
+from core.language.text import reply_language
 from core.logging import current_trace_id
-from core.text import reply_language
 from core.texts import say
 from core.types import Incoming
 

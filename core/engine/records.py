@@ -1,7 +1,7 @@
 """The engine's record of replies as adapters see them: delivered or not, where shown, cut short.
 
 A mixin of `ChatService` (core/engine/service.py): the adapter-facing half of the reply's life in the
-database (core/storage/replies.py), next to the repair sweep (core/reply_watch.py), which fills
+database (core/storage/replies.py), next to the repair sweep (core/engine/watch.py), which fills
 `_interrupted` while the process runs.
 """
 
@@ -11,7 +11,7 @@ from datetime import datetime
 
 import structlog
 
-from core.reply_watch import ReplyWatch
+from core.engine.watch import ReplyWatch
 from core.shown_in import ShownIn
 from core.storage.replies import Interrupted
 from core.storage.repos import Storage

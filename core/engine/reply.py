@@ -2,10 +2,10 @@
 
 `ReplyTask.stream(turn, skill)` starts the producer and passes its events on. The producer writes
 the reply's row as it starts (status "streaming": it survives a crash), builds the context, runs the
-guarded fallback ladder (core/guarded.py) and stores the answer; a cancelled reply stores the text
+guarded fallback ladder (core/engine/output_guard.py) and stores the answer; a cancelled reply stores the text
 shown so far as "cancelled". The final text is stored while its row is still "streaming" (pending
 delivery): the row gets its final status only once the consumer took the FinalReply and asked for
-more, so a final text that never reached the person is never recorded "ok" (core/reply_watch.py
+more, so a final text that never reached the person is never recorded "ok" (core/engine/watch.py
 confirms it). Usage is recorded (the footnotes are stored with the text); memory updates run in the background.
 """
 
@@ -19,19 +19,19 @@ from typing import Any
 
 import structlog
 
-from core.admission import RunningReplies
+from core.engine.admission import RunningReplies
+from core.engine.ladder import LadderRequest, LevelStart
 from core.engine.notices import notice
+from core.engine.output_guard import GuardedLadder, Outcome, ReplyProgress
+from core.engine.watch import ReplyWatch
 from core.events import Citation, FinalReply, ReplyEvent, TextReset
-from core.fallback import LadderRequest, LevelStart
-from core.guarded import GuardedLadder, Outcome, ReplyProgress
+from core.language.text import reply_language
 from core.llm.errors import LLMConfigError
 from core.logging import current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
-from core.reply_watch import ReplyWatch
 from core.skills import Skill
 from core.storage.repos import Storage
 from core.storage.status import STREAMING
-from core.text import reply_language
 from core.texts import say
 from core.tools.tool import ToolContext
 
@@ -151,7 +151,7 @@ class ReplyTask:
         """A clean-up write at the end of a reply, bounded and never raising (storage may be down).
 
         True when it was written. A failure leaves the row "streaming": once this process stops
-        renewing it, the repair sweep closes it as "interrupted" (core/reply_watch.py).
+        renewing it, the repair sweep closes it as "interrupted" (core/engine/watch.py).
         """
         try:
             await asyncio.wait_for(asyncio.shield(write), CLEANUP_TIMEOUT_S)

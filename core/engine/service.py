@@ -1,11 +1,11 @@
 """ChatService: the engine every adapter drives. `handle(incoming)` yields ReplyEvents.
 
 Per message: resolve who and where → commands → input checks (core/engine/checks.py) → admission →
-store the user's words, with what they quoted (screened: core/quotes.py) → the reply task
+store the user's words, with what they quoted (screened: core/memory/quotes.py) → the reply task
 (core/engine/reply.py): build context → fallback ladder (L0 agent, L1 plain LLM, L2 retrieval) with
 every delta checked by the output guard before it is shown → store the reply → usage → memory
 update in the background. Answers in a Traditional chat are converted on the way out, previews and
-final alike (core/script.py `ReplyScript`). The adapter-facing record of replies (delivered, where
+final alike (core/language/script.py `ReplyScript`). The adapter-facing record of replies (delivered, where
 shown, cut short) is core/engine/records.py.
 
 Stored statuses. User messages: "ok" (answered), "too_long", the input guard's reason (e.g.
@@ -15,7 +15,7 @@ messages not addressed to Fuzi. Replies: "ok", "blocked" (the output guard repla
 "undelivered" (stored, but the adapter could not deliver the final text: `record_delivery`),
 "streaming" while it runs (the row is written when the reply starts) and until the adapter took its
 final text, and "interrupted" when a crash cut it short (closed with its question by any live
-process's repair sweep, core/reply_watch.py, or at the next start: `close_interrupted`).
+process's repair sweep, core/engine/watch.py, or at the next start: `close_interrupted`).
 Blank messages say nothing and are not stored; commands are not stored.
 
 Cancelling: one reply runs at a time per person, in its own task. /cancel (from any chat or linked
@@ -39,23 +39,23 @@ from dataclasses import replace
 import structlog
 from sqlalchemy.exc import InterfaceError, OperationalError
 
-from core.admission import Admission, NotAdmitted
-from core.chatsettings.admins import AdminCheck
 from core.chatsettings.command import SettingsCommand, SettingsListener
-from core.commands import CommandRouter
+from core.engine.admission import Admission, NotAdmitted
 from core.engine.checks import InputChecks, Turned, storable
+from core.engine.commands import CommandRouter
+from core.engine.lookup import NOTHING, PassageLookup
 from core.engine.notices import error_notice, notice
+from core.engine.output_guard import GuardedLadder
 from core.engine.records import ReplyRecords
 from core.engine.reply import ReplyTask
+from core.engine.watch import ReplyWatch
 from core.events import Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
-from core.guarded import GuardedLadder
+from core.language import Script
+from core.language.script import ScriptConverter
 from core.logging import bind_trace
-from core.lookup import NOTHING, LookupResult, PassageLookup
 from core.media.intake import MediaIntake
-from core.ports import ContextBuilder, Guard, Turn
-from core.quotes import dump_quotes, screen_quotes
-from core.reply_watch import ReplyWatch
-from core.script import Script, ScriptConverter
+from core.memory.quotes import dump_quotes, screen_quotes
+from core.ports import AdminCheck, ContextBuilder, Guard, LookupResult, Turn
 from core.shown_in import ShownIn
 from core.skills import SkillRegistry
 from core.storage.feedback import FeedbackOutcome
@@ -83,11 +83,11 @@ class ChatService(ReplyRecords):
         max_input_chars: the one input length limit (messages and command arguments); longer
             messages are stored (status "too_long") but not answered.
         reply_lease_s: a reply row not renewed for this long belongs to a dead process and is
-            repaired by `watch` (core/reply_watch.py; `watch.start()` runs it).
+            repaired by `watch` (core/engine/watch.py; `watch.start()` runs it).
         clock: monotonic clock for latency figures.
         settings: the /settings command (already on `router`): adapters register their admin check
             on it (`register_admin_check`), the scheduler its listener (`add_settings_listener`).
-        scripts: Simplified/Traditional conversion of answers (core/script.py); None: never converted.
+        scripts: Simplified/Traditional conversion of answers (core/language/script.py); None: never converted.
         lookup: retrieval-only passage look-ups (inline mode, /passage); None: none offered.
         media: reads photos and voice messages into questions (core/media); default: none read.
     """
@@ -186,7 +186,7 @@ class ChatService(ReplyRecords):
         return await self._storage.feedback.rate(platform, account, reaction, where=where, trace_id=trace_id)
 
     async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
-        """Up to `k` cited passages for `query`, from retrieval alone (core/lookup.py)."""
+        """Up to `k` cited passages for `query`, from retrieval alone (core/engine/lookup.py)."""
         if self._lookup is None:
             return LookupResult(hint=NOTHING)
         return await self._lookup.lookup(query, account=f"{platform}:{user_id}", k=k)

@@ -9,10 +9,9 @@ against the port and refuses to build a wrapper that misses one.
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
-from typing import Any
 
 from core.events import ReplyEvent
-from core.ports import Engine
+from core.ports import AdminCheck, Engine, LookupResult
 from core.shown_in import ShownIn
 from core.types import Incoming
 
@@ -50,8 +49,8 @@ class EngineWrapper(Engine):
     def take_interrupted(self, platform: str) -> list[ShownIn]:
         return self.inner.take_interrupted(platform)
 
-    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> Any:
+    async def look_up(self, platform: str, user_id: str, query: str, k: int = 10) -> LookupResult:
         return await self.inner.look_up(platform, user_id, query, k)
 
-    def register_admin_check(self, platform: str, check: Any) -> None:
+    def register_admin_check(self, platform: str, check: AdminCheck) -> None:
         self.inner.register_admin_check(platform, check)

@@ -14,9 +14,9 @@ from core.guards.normalize import strip_invisible
 from core.guards.output import OutputChecker
 from core.guards.second_opinion import SecondOpinion
 from core.guards.usage import UsageFigures, UsageStore
+from core.language.text import reply_language
 from core.llm.types import Usage
 from core.ports import CommandResult, InputVerdict, OutputVerdict, Refusal, Turn
-from core.text import reply_language
 from core.texts import limit_refusal, say
 
 log = structlog.get_logger(__name__)
@@ -207,7 +207,7 @@ class FuziGuard:
             log.exception("guard.usage_record_failed", person=turn.person_id)
 
     def register_commands(self, router: Any) -> None:
-        """Add /usage to the command router (core/commands.py)."""
+        """Add /usage to the command router (core/engine/commands.py)."""
         router.register(
             "usage",
             self.usage_command,

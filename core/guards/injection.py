@@ -27,7 +27,7 @@ from core.guards.proximity import PROXIMITY_RULES
 from core.guards.scope import SCOPE_RULES
 from core.guards.semantic import SemanticScreen
 from core.guards.windows import windows
-from core.text import has_cjk
+from core.language.text import has_cjk, threshold_language
 
 ALL_RULES: tuple[Rule, ...] = EN_RULES + ZH_RULES + PROXIMITY_RULES + PHRASING_RULES + SCOPE_RULES
 
@@ -124,7 +124,7 @@ class InjectionDetector:
         combined = self._semantic.combined(text, ngram)
         if combined is None:
             return None
-        if combined > self._semantic.threshold("zh" if has_cjk(v.compact) else "en"):
+        if combined > self._semantic.threshold(threshold_language(v.compact)):
             return Detection(True, "learned", "semantic", combined)
         return Detection(False, score=combined)
 

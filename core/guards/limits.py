@@ -3,7 +3,7 @@
 `RateLimiter` is the port; `InMemoryRateLimiter` is the single-process implementation (sliding
 windows kept as deques of timestamps: every timestamp is appended once and popped once, so each
 check is O(1) amortised). A shared backend implements the same port for many processes.
-One reply in flight per person is not a limit here: `core.admission.RunningReplies` owns that rule.
+One reply in flight per person is not a limit here: `core.engine.admission.RunningReplies` owns that rule.
 """
 
 from __future__ import annotations

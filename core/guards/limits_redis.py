@@ -7,7 +7,7 @@ windows are hit in order (group, person per minute, person per day; one round tr
 first that refuses ends it; windows hit before it keep that count. So a message refused by the
 person's minute window costs the group one count, and one refused by the day window costs the minute
 window one: the price of two round trips per admitted message instead of four (test, then hit). One
-reply in flight per person is not counted here: see `core.replies_redis.RedisRunningReplies`.
+reply in flight per person is not counted here: see `core.engine.running_redis.RedisRunningReplies`.
 
 Redis unreachable: requests are admitted (fail open: a chat bot that stops answering because its
 rate-limit cache is down is worse than a few requests over quota), logged as `limits_redis_down`,

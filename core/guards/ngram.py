@@ -21,9 +21,11 @@ from collections import Counter
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
+from typing import get_args
 
 from core.guards.normalize import Views, views
-from core.text import has_cjk
+from core.language import Language
+from core.language.text import threshold_language
 
 BUNDLED = Path(__file__).with_name("ngram_model.json")
 _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern
@@ -78,7 +80,7 @@ class NgramClassifier:
         self._intercept = float(model["intercept"])
         self.threshold = float(model["threshold"])
         per_language = model.get("thresholds") or {}
-        self.thresholds = {lang: float(per_language.get(lang, self.threshold)) for lang in ("zh", "en")}
+        self.thresholds = {lang: float(per_language.get(lang, self.threshold)) for lang in get_args(Language)}
 
     @classmethod
     def load(cls, path: Path = BUNDLED) -> NgramClassifier:
@@ -102,7 +104,7 @@ class NgramClassifier:
 
     def threshold_for(self, v: Views) -> float:
         """The threshold of the message's language: "zh" when it has Chinese characters, else "en"."""
-        return self.thresholds["zh" if has_cjk(v.compact) else "en"]
+        return self.thresholds[threshold_language(v.compact)]
 
     def flags(self, v: Views) -> bool:
         """True when the probability is above the threshold of the text's language."""

@@ -14,10 +14,12 @@ import json
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
+from typing import get_args
 
 import numpy as np
 
 from core.guards.windows import windows
+from core.language import Language
 
 SEMANTIC_BUNDLED = Path(__file__).with_name("semantic_model.json")
 # Longer messages are left to the n-gram detector: the engine costs ~1 ms per token on one core
@@ -59,7 +61,7 @@ class SemanticClassifier:
         try:
             self.weights = np.asarray(model["weights"], dtype=np.float64)
             self.intercept = float(model["intercept"])
-            self.thresholds = {lang: float(model["thresholds"][lang]) for lang in ("zh", "en")}
+            self.thresholds = {lang: float(model["thresholds"][lang]) for lang in get_args(Language)}
             self.dim = int(model["dim"])
             self.embedder = str(model["embedder"])
         except (KeyError, TypeError, ValueError) as exc:
@@ -109,7 +111,7 @@ class SemanticScreen:
 
     def __init__(self, probability: UnitFn, thresholds: Mapping[str, float]) -> None:
         self._probability = probability
-        self.thresholds = {lang: float(thresholds[lang]) for lang in ("zh", "en")}
+        self.thresholds = {lang: float(thresholds[lang]) for lang in get_args(Language)}
 
     @classmethod
     def regression(cls, model: SemanticClassifier, embed: EmbedFn) -> SemanticScreen:
@@ -133,5 +135,5 @@ class SemanticScreen:
         semantic = self.score(text)
         return None if semantic is None else (ngram_score + semantic) / 2
 
-    def threshold(self, language: str) -> float:
+    def threshold(self, language: Language) -> float:
         return self.thresholds[language]

@@ -21,13 +21,13 @@ import structlog
 
 from core.events import FinalReply, Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
 from core.guards.limits import RateLimiter
+from core.language.text import reply_language
 from core.logging import bind_trace
 from core.media.compose import heard_line, photo_question
 from core.media.errors import ImageRejected
 from core.media.ocr import PageReader
 from core.media.stt import Transcriber, TranscriptionFailed
 from core.media.texts import media_line
-from core.text import reply_language
 from core.texts import limit_refusal, say
 from core.types import Incoming, Media
 

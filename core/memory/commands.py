@@ -67,7 +67,7 @@ class MemoryCommands:
         self.link_ttl_s = link_ttl_s
 
     def register(self, router) -> None:
-        """Register every memory command on ``router`` (a core.commands.CommandRouter)."""
+        """Register every memory command on ``router`` (a core.engine.commands.CommandRouter)."""
         for name, zh, en in SPECS:
             # /remember's fact goes through the fact screen where it is stored (FactStore.add)
             screens = name == "remember" and self._facts.screened

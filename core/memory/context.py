@@ -26,7 +26,7 @@ def speaker_of(turn: Turn) -> str:
 
 def window_messages(lines: list[Line], *, is_group: bool) -> list[Message]:
     """Stored lines as chat messages; user lines are data blocks, with speakers in groups, after the
-    `<quoted>` blocks of what they quoted (as the question was asked: core/quotes.py)."""
+    `<quoted>` blocks of what they quoted (as the question was asked: core/memory/quotes.py)."""
     while lines and lines[0].role != "user":  # never start with a reply whose question is gone
         lines = lines[1:]
     out: list[Message] = []

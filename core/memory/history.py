@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from sqlalchemy import Engine, delete
 from sqlmodel import Session, col, func, select
 
-from core.quotes import load_quotes
+from core.memory.quotes import load_quotes
 from core.storage.models import Message
 from core.storage.rows import affected, row_id
 from core.types import Quote

@@ -9,8 +9,9 @@ from __future__ import annotations
 import hashlib
 import json
 import re
-from dataclasses import dataclass, field
 from pathlib import Path
+
+from core.types import Passage
 
 CORPORA = ("lunyu", "shijing")
 _ID_RE = re.compile(r"^(?:lunyu:(\d{1,2})\.(\d{1,3})|shijing:(\d{1,3}))$")
@@ -18,32 +19,6 @@ _ID_RE = re.compile(r"^(?:lunyu:(\d{1,2})\.(\d{1,3})|shijing:(\d{1,3}))$")
 
 class CorpusError(Exception):
     """The corpus files are missing or do not have the expected shape."""
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One retrievable unit with everything a result needs (no second lookup).
-
-    Attributes:
-        id: `lunyu:3.22` or `shijing:1`.
-        ref: human citation, e.g. 《论语·八佾》第22章 or 《诗经·国风·周南·关雎》.
-        corpus: "lunyu" or "shijing".
-        title: chapter name (论语, e.g. 八佾) or poem title (诗经).
-        text: the whole paragraph, or the poem's stanzas joined by newlines.
-        meta: chapter/paragraph numbers (论语) or number/chapter/section (诗经).
-    """
-
-    id: str
-    ref: str
-    corpus: str
-    title: str
-    text: str
-    meta: dict = field(default_factory=dict, compare=False, hash=False)
-
-    @property
-    def content_hash(self) -> str:
-        """sha256 of what gets embedded; an unchanged hash means no re-embedding."""
-        return hashlib.sha256(embedding_text(self).encode("utf-8")).hexdigest()
 
 
 def embedding_text(passage: Passage) -> str:
@@ -56,6 +31,11 @@ def embedding_text(passage: Passage) -> str:
     if passage.corpus == "shijing":
         return f"{passage.title}\n{passage.text}"
     return passage.text
+
+
+def content_hash(passage: Passage) -> str:
+    """sha256 of what gets embedded; an unchanged hash means no re-embedding."""
+    return hashlib.sha256(embedding_text(passage).encode("utf-8")).hexdigest()
 
 
 def group_of(p: Passage) -> tuple:

@@ -13,8 +13,8 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass, field
 
+from core.language.text import cjk_count, has_cjk, squash
 from core.retrieval.documents import sort_key
-from core.text import cjk_count, has_cjk, squash
 
 RRF_K = 60
 MIN_QUOTE_CHARS = 4  # a quote: the containing passages rank first

@@ -35,13 +35,13 @@ from pathlib import Path
 
 import numpy as np
 
+from core.language.text import cjk_count
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
 from core.retrieval.glossary import PHRASES
 from core.retrieval.keyword import KeywordIndex, bm25_index, okapi_scores, strip_question_words
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.translate import wants_translation
-from core.text import cjk_count
 
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 STANZA_DIR = "stanzas"  # the stanza renderings, a folder of GLOSS_DIR

@@ -11,7 +11,7 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from core.retrieval.documents import Passage, embedding_text
+from core.retrieval.documents import Passage, content_hash, embedding_text
 from core.retrieval.embedder import Embedder
 from core.retrieval.store import PassageStore
 
@@ -55,7 +55,7 @@ def build_index(
         store.check_compatible(embedder.model_name, embedder.dim)
     stored = store.hashes()
     wanted = {p.id for p in passages}
-    todo = [p for p in passages if stored.get(p.id) != p.content_hash]
+    todo = [p for p in passages if stored.get(p.id) != content_hash(p)]
     gone = sorted(set(stored) - wanted)
     store.delete(gone)
     embed = getattr(embedder, "embed_passages_sync", None)
@@ -92,7 +92,7 @@ def _index_sentences(
         table.create(embedder.model_name, embedder.dim)
     stored = table.hashes()
     split = {p.id: split_sentences(p) for p in passages}
-    todo = [p for p in passages if split[p.id] and stored.get(p.id) != p.content_hash]
+    todo = [p for p in passages if split[p.id] and stored.get(p.id) != content_hash(p)]
     table.delete(sorted(set(stored) - {p.id for p in passages if split[p.id]}))
     for start in range(0, len(todo), batch):
         chunk = todo[start : start + batch]

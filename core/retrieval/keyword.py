@@ -28,8 +28,8 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from core.language.text import CJK, has_cjk
 from core.retrieval.documents import Passage, embedding_text
-from core.text import CJK, has_cjk
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # a debug line per index built, whatever the app's level
 

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from core.text import squash, squashed_runs
+from core.language.text import squash, squashed_runs
 
 MIN_LINE_CHARS = 6
 

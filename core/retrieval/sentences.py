@@ -13,10 +13,10 @@ import re
 import numpy as np
 import pyarrow as pa
 
-from core.retrieval.documents import Passage
+from core.language.text import cjk_count
+from core.retrieval.documents import Passage, content_hash
 from core.retrieval.errors import IndexMismatchError
 from core.retrieval.lance_table import Connection, LanceTable, corpus_filter, id_filter, vector_schema
-from core.text import cjk_count
 
 _SENTENCE = re.compile(r"[^。！？；\n]+[。！？；]?")
 MIN_CHARS = 4
@@ -68,7 +68,7 @@ class SentenceStore(LanceTable):
         if vectors.shape != (len(ids), dim):
             raise IndexMismatchError(f"sentence vectors have shape {vectors.shape}, expected {(len(ids), dim)}")
         corpus = {p.id: p.corpus for p in passages}
-        hashes = {p.id: p.content_hash for p in passages}
+        hashes = {p.id: content_hash(p) for p in passages}
         table.add(
             pa.table(
                 {

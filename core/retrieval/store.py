@@ -15,7 +15,7 @@ import pyarrow as pa
 import structlog
 
 from core.retrieval import table_state
-from core.retrieval.documents import Passage
+from core.retrieval.documents import Passage, content_hash
 from core.retrieval.errors import IndexMismatchError, IndexMissingError
 from core.retrieval.lance_table import Connection, LanceTable, corpus_filter, id_filter, vector_schema
 from core.retrieval.sentences import SentenceStore
@@ -191,7 +191,7 @@ class PassageStore(LanceTable):
                 "title": [p.title for p in passages],
                 "text": [p.text for p in passages],
                 "meta": [json.dumps(p.meta, ensure_ascii=False) for p in passages],
-                "content_hash": [p.content_hash for p in passages],
+                "content_hash": [content_hash(p) for p in passages],
                 "vector": pa.FixedSizeListArray.from_arrays(pa.array(vectors.ravel()), dim),
             },
             schema=table.schema,

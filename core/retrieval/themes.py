@@ -22,8 +22,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
+from core.language.text import cjk_count, has_cjk, squash, to_simplified
 from core.retrieval.keyword import is_modern_question
-from core.text import cjk_count, has_cjk, squash, to_simplified
 
 SURVEY_ZH = (
     "哪些",

@@ -26,10 +26,10 @@ from contextvars import ContextVar
 
 import structlog
 
+from core.language.text import has_cjk
 from core.llm.types import LLM
 from core.retrieval.fusion import query_language
 from core.retrieval.keyword import is_modern_question
-from core.text import has_cjk
 
 log = structlog.get_logger(__name__)
 

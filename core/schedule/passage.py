@@ -16,10 +16,10 @@ from datetime import date
 import structlog
 
 from core.llm.types import LLM
-from core.retrieval.documents import Passage
 from core.schedule.ports import ChatSchedule
 from core.schedule.store import RotationRepo
 from core.skills import SkillRegistry
+from core.types import Passage
 
 log = structlog.get_logger(__name__)
 

@@ -25,13 +25,13 @@ import structlog
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
+from core.language import Script
 from core.storage.base import _Repo
 from core.storage.conflict import begin_write, retry_on_conflict
 from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
 
 log = structlog.get_logger(__name__)
 
-Script = Literal["simplified", "traditional"]
 SettingField = Literal["skill", "script", "daily", "digest"]
 SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest")
 

@@ -55,7 +55,7 @@ class Message(SQLModel, table=True):
         level: fallback level of an assistant reply (0 agent, 1 plain LLM, 2 retrieval-only).
         status: "ok" for normal messages; for user messages that got no answer the reason
             ("too_long", "injection", "busy", "rate_limited" …); for replies "cancelled" or "blocked".
-        quoted: the messages a question quoted, screened and clipped (core/quotes.py), as JSON
+        quoted: the messages a question quoted, screened and clipped (core/memory/quotes.py), as JSON
             ``[{"text","author","from_bot","depth","source"}]``; None when it quoted nothing.
     """
 

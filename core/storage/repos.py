@@ -262,7 +262,7 @@ class MessageRepo(_Repo):
     ) -> int:
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
 
-        `quoted`: the screened quotes of a question as JSON (core/quotes.py `dump_quotes`), in the same row.
+        `quoted`: the screened quotes of a question as JSON (core/memory/quotes.py `dump_quotes`), in the same row.
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.

@@ -13,7 +13,7 @@ from core.guards.evaluation import Example
 from core.guards.ngram import char_grams, word_grams
 from core.guards.normalize import views
 from core.guards.windows import windows
-from core.text import has_cjk
+from core.language.text import has_cjk
 
 # Target false-positive rate per language, on benign messages the classifier has not seen (issue 24:
 # ≤ 0.5 % on benign Chinese, ≤ 1 % on English).

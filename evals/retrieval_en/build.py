@@ -20,8 +20,8 @@ import json
 import os
 from pathlib import Path
 
+from core.language.text import to_simplified
 from core.retrieval.documents import load_corpus
-from core.text import to_simplified
 
 HERE = Path(__file__).resolve().parent
 

@@ -10,9 +10,9 @@ import json
 import os
 from pathlib import Path
 
+from core.language.text import has_cjk
 from core.retrieval.documents import load_corpus
 from core.retrieval.themes import ThemeIndex
-from core.text import has_cjk
 from evals.topics.questions import DEV, HELDOUT
 
 HERE = Path(__file__).resolve().parent

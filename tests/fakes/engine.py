@@ -21,8 +21,8 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.engine.lookup import NOTHING, LookupResult
 from core.events import FinalReply, Notice, ReplyEvent
-from core.lookup import NOTHING, LookupResult
 from core.shown_in import ShownIn
 from core.types import Incoming
 

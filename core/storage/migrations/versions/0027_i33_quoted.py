@@ -1,7 +1,7 @@
 """The messages a question quoted are kept with it: `message.quoted` (JSON, nullable).
 
 A follow-up ("那他说得对吗？") needs what the question before it quoted: the window and the
-summary read it from here (core/quotes.py `dump_quotes` / `load_quotes`). Rows written before this
+summary read it from here (core/memory/quotes.py `dump_quotes` / `load_quotes`). Rows written before this
 revision quoted nothing as far as the store knows (NULL).
 
 Revision ID: 0027_i33_quoted

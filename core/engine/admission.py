@@ -18,9 +18,9 @@ from typing import Any, Literal
 
 import structlog
 
+from core.language.text import reply_language
 from core.ports import Guard, Turn
 from core.storage.status import MessageStatus
-from core.text import reply_language
 from core.texts import say
 
 log = structlog.get_logger(__name__)

@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
-from core.admission import RunningReplies
+from core.engine.admission import RunningReplies
 from core.ports import CommandHandler, CommandResult, Turn
 from core.skills import SkillRegistry
 from core.storage.repos import ChatRepo

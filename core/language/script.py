@@ -17,18 +17,15 @@ written. Every preview is then the start of what the final — converted whole �
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
 from dataclasses import replace
-from typing import Literal
 
 import structlog
 
 from core.events import Citation, FinalReply, ReplyEvent, TextDelta, TextReset
-from core.ports import PassageSearch, SearchHit, SearchHits
+from core.language import Script
 
 log = structlog.get_logger(__name__)
 
-Script = Literal["simplified", "traditional"]
 _HAN = re.compile(r"[\u3400-\u9fff]")
 _BOUNDARY = re.compile(r"[\s，。！？；：、,.!?;:…—（）()「」『』“”‘’《》〈〉【】\[\]]")
 """Where a phrase ends: OpenCC's phrases are runs of Han characters, never across these."""
@@ -154,27 +151,3 @@ def _phrase_end(text: str, start: int = 0) -> int:
 def _differing(a: str, b: str) -> int:
     """How many Han characters differ between `a` and its conversion `b` (same length, or compared by position)."""
     return sum(1 for x, y in zip(a, b) if x != y and _HAN.match(x))
-
-
-class SimplifiedQueries:
-    """A passage search that first converts the query to Simplified: the corpus is Simplified, so a
-    reader's Traditional question (學而時習之) must find the same passages as 学而时习之.
-
-    Quotes and ids go to the inner search as they are (the quote finder sets the script aside itself).
-    """
-
-    def __init__(self, inner: PassageSearch, scripts: ScriptConverter):
-        self._inner = inner
-        self._scripts = scripts
-
-    async def search(self, query: str, *, k: int = 5, corpus: str = "all") -> SearchHits:
-        return await self._inner.search(self._scripts.simplified(query), k=k, corpus=corpus)
-
-    async def find_quote(self, text: str, *, k: int = 5) -> tuple[Sequence[SearchHit], bool]:
-        return await self._inner.find_quote(text, k=k)
-
-    async def get(self, passage_id: str) -> SearchHit | None:
-        return await self._inner.get(passage_id)
-
-    async def neighbours(self, passage_id: str, n: int = 1) -> Sequence[SearchHit]:
-        return await self._inner.neighbours(passage_id, n)

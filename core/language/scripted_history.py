@@ -14,7 +14,8 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any, Protocol
 
-from core.script import Script, ScriptConverter
+from core.language import Script
+from core.language.script import ScriptConverter
 
 
 class _Settings(Protocol):

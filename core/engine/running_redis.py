@@ -23,7 +23,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from core.admission import Busy, RunningReplies
+from core.engine.admission import Busy, RunningReplies
 from core.failopen import FailOpen
 
 log = structlog.get_logger(__name__)

@@ -22,17 +22,18 @@ from typing import Protocol
 import structlog
 
 from core.agent.types import AgentEvent, AgentResult
-from core.citations import CitationBook, Passage
+from core.citations import CitationBook
 from core.events import Citation, TextDelta, TextReset, ToolStep
+from core.language import Language
 from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import LLMTimeout, LLMUnavailable
 from core.llm.types import LLM, Message, StreamDelta, StreamDone, Usage
 from core.ports import PassageSearch
 from core.skills import Skill, reply_language
-from core.text import Language
 from core.texts import say
 from core.tools.tool import ToolContext
 from core.tools.toolset import Toolset
+from core.types import Passage
 
 log = structlog.get_logger(__name__)
 
@@ -342,7 +343,9 @@ class FallbackLadder:
             log.exception("l2_search_failed", corpus=corpus)
             return [], False
         topic = bool(getattr(response, "topic", None))
-        hits = [Passage(hit.id, hit.ref or hit.id, hit.text) for hit in response.results]
+        hits = [
+            Passage(id=hit.id, ref=hit.ref or hit.id, corpus="", title="", text=hit.text) for hit in response.results
+        ]
         return hits[: L2_TOPIC_K if topic else self._l2_k], topic
 
 

@@ -12,14 +12,13 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from typing import Literal
+
+from core.language import Language
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]")
 """One Han ideograph (any block)."""
 
 _LATIN_WORD = re.compile(r"[A-Za-z]+(?:'[a-z]+)?")
-
-Language = Literal["zh", "en"]
 
 
 def has_cjk(text: str) -> bool:
@@ -40,6 +39,17 @@ def reply_language(text: str) -> Language:
     """
     words = len(_LATIN_WORD.findall(text))
     return "en" if words and words * 2 > cjk_count(text) else "zh"
+
+
+def threshold_language(text: str) -> Language:
+    """The language whose threshold the injection screen applies: "zh" when `text` has any Han
+    ideograph, else "en".
+
+    Not `reply_language`: the screen's per-language thresholds were calibrated on messages split this
+    way (core/guards/ngram.py, semantic.py), and a mixed message with one Chinese word is screened as
+    Chinese, where it may well be answered in English.
+    """
+    return "zh" if has_cjk(text) else "en"
 
 
 def to_simplified(text: str) -> str:

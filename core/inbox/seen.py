@@ -1,7 +1,7 @@
 """ "Have we seen this id before?" — so an update delivered twice (Telegram retries a webhook that was
 not acknowledged in time; N replicas may each get a copy) is handled once.
 
-`InMemorySeen` is for one process; `core.seen_redis.RedisSeen` shares the answer between processes
+`InMemorySeen` is for one process; `core.inbox.seen_redis.RedisSeen` shares the answer between processes
 (a module of its own, so that the embedded default never imports redis-py).
 """
 

@@ -15,8 +15,8 @@ from typing import Literal
 
 import structlog
 
+from core.engine.ladder import Answer, FallbackLadder, LadderRequest, LevelStart
 from core.events import ReplyEvent, TextDelta, TextReset
-from core.fallback import Answer, FallbackLadder, LadderRequest, LevelStart
 from core.llm.types import Usage
 from core.ports import Guard, OutputVerdict
 from core.skills import reply_language

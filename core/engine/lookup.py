@@ -10,7 +10,7 @@ their own limit (`LOOKUP_LIMITS`, e.g. inline queries fired at 10/s while typing
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import replace
 
 import structlog
 from limits import parse_many
@@ -18,10 +18,11 @@ from limits.aio.storage import MemoryStorage, Storage
 from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.failopen import FailOpen
-from core.ports import PassageSearch
+from core.language.script import ScriptConverter
+from core.ports import LookupResult, PassageSearch
 from core.retrieval.documents import is_passage_id
 from core.retrieval.translate import offline
-from core.script import ScriptConverter
+from core.types import Passage
 
 log = structlog.get_logger(__name__)
 
@@ -32,24 +33,6 @@ HINT = "输入想查的字句，如「学而」「关雎」。Type words to look
 SLOW_DOWN = "查得太快了，稍候片刻再查。Too many look-ups; wait a moment."
 NOTHING = "典籍中未检得相近的章句。Nothing close in the texts."
 _WORDS = re.compile(r"\w")
-
-
-@dataclass(frozen=True)
-class Passage:
-    """One passage to show: `id` (lunyu:1.1), `ref` (《论语·学而》第1章), `text`."""
-
-    id: str
-    ref: str
-    text: str
-
-
-@dataclass(frozen=True)
-class LookupResult:
-    """Passages, best first; or none with a one-line `hint` (empty query, limited, nothing found)."""
-
-    passages: tuple[Passage, ...] = ()
-    hint: str | None = None
-    limited: bool = False
 
 
 class PassageLookup:
@@ -98,14 +81,14 @@ class PassageLookup:
     async def _searched(self, query: str, k: int) -> list[Passage]:
         with offline():  # retrieval alone: no LLM call per keystroke of an inline query
             hits = await self._search.search(self._scripts.simplified(query), k=k)
-        return [Passage(h.id, h.ref, h.text) for h in hits.results[:k]]
+        return [Passage(id=h.id, ref=h.ref, corpus="", title="", text=h.text) for h in hits.results[:k]]
 
     async def _by_id(self, query: str) -> list[Passage]:
         """An exact passage id (Discord autocomplete hands back the chosen id)."""
         if not is_passage_id(query):
             return []
         found = await self._search.get(query)
-        return [Passage(found.id, found.ref, found.text)] if found is not None else []
+        return [Passage(id=found.id, ref=found.ref, corpus="", title="", text=found.text)] if found is not None else []
 
     def _traditional(self, p: Passage) -> Passage:
-        return Passage(p.id, self._scripts.traditional(p.ref), self._scripts.traditional(p.text))
+        return replace(p, ref=self._scripts.traditional(p.ref), text=self._scripts.traditional(p.text))
