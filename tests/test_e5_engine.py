@@ -24,6 +24,7 @@ needs_build = pytest.mark.skipif(
 
 
 @needs_build
+@pytest.mark.models
 async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
     monkeypatch.setattr(e5engine, "_built", {})
     monkeypatch.setattr(e5engine, "_building", {})
@@ -47,6 +48,7 @@ async def test_fuzi_engine_agrees_with_the_wheels_engine(tmp_path, monkeypatch):
 
 
 @needs_build
+@pytest.mark.models
 def test_an_index_build_waits_for_the_engine_build_the_start_began(tmp_path, monkeypatch):
     monkeypatch.setattr(e5engine, "_built", {})
     monkeypatch.setattr(e5engine, "_building", {})

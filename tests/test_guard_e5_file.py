@@ -59,6 +59,7 @@ def test_a_window_is_bos_the_prefixed_pieces_and_eos_capped_at_the_head(tok: Tok
     assert tok.content("𪚥") == [tok.content(" ")[0], tok.unk]  # the metaspace, then an unknown character
 
 
+@pytest.mark.models
 def test_the_encoder_rebuilt_in_torch_gives_the_engines_query_vectors(tok: Tokenizer) -> None:
     """e5_torch.E5 (the dequantized file the fine-tuning scripts train), fed the tokenizer's ids,
     gives the engine's vectors to a cosine of 0.999 (the engine quantizes activations to int8) —
