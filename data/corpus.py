@@ -12,6 +12,7 @@ check stays the same. The corpus is never committed to the repository.
 from __future__ import annotations
 
 import hashlib
+import os
 import shutil
 import subprocess
 import tarfile
@@ -160,7 +161,9 @@ def _copy_member(tar: tarfile.TarFile, member: tarfile.TarInfo, target: Path) ->
     source = tar.extractfile(member)
     if source is None:
         raise CorpusFetchError(f"{member.name} in the tarball is not a file. {HELP}")
-    partial = target.with_suffix(target.suffix + ".part")
+    # One partial file per process: two processes fetching at once (replicas starting together, test
+    # workers) each write their own and replace the target atomically, never into the other's.
+    partial = target.with_name(f"{target.name}.{os.getpid()}.part")
     with source, open(partial, "wb") as out:
         shutil.copyfileobj(source, out)
     partial.replace(target)

@@ -15,6 +15,7 @@ from core.llm.breaker_redis import SharedCircuitBreakerLLM
 from core.llm.budget import ReplyBudget, reply_budget
 from core.llm.errors import CircuitOpen, LLMUnavailable
 from core.llm.types import Completion
+from tests.fakes.clock import FakeClock
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 
 USER = [{"role": "user", "content": "何为君子？"}]
@@ -44,21 +45,32 @@ class SwitchableLLM:
 
 @pytest.fixture(params=["memory", "redis"])
 async def breakers(request, redis_client):
-    """Factory: breakers over one SwitchableLLM; Redis ones share state (as N processes would)."""
+    """(factory, llm, wait): breakers over one SwitchableLLM; Redis ones share state (as N processes
+    would). `wait(s)` lets `s` seconds pass on the breaker's clock: the in-process breaker's is a fake
+    one (moved once every runnable task has run), the Redis one's is the server's (a real sleep)."""
     llm = SwitchableLLM()
     made: list = []
+    clock = FakeClock()
+
+    async def wait(seconds: float) -> None:
+        if request.param == "memory":
+            for _ in range(10):
+                await asyncio.sleep(0)
+            clock.advance(seconds)
+        else:
+            await asyncio.sleep(seconds)
 
     def factory():
         if request.param == "memory":
             if not made:
-                made.append(CircuitBreakerLLM(llm, failures=3, reset_s=RESET_S))
+                made.append(CircuitBreakerLLM(llm, failures=3, reset_s=RESET_S, clock=clock))
             return made[0]
         url, prefix = request.getfixturevalue("redis_prefix")
         breaker = SharedCircuitBreakerLLM(llm, redis_client(url), prefix=prefix, failures=3, reset_s=RESET_S)
         made.append(breaker)
         return breaker
 
-    yield factory, llm
+    yield factory, llm, wait
     for breaker in made:
         if isinstance(breaker, SharedCircuitBreakerLLM):
             await breaker.aclose()
@@ -75,7 +87,7 @@ async def outcome(breaker) -> str:
 
 
 async def test_failures_from_all_processes_open_it_for_all(breakers):
-    factory, llm = breakers
+    factory, llm, wait = breakers
     a, b = factory(), factory()
     llm.down = True
     assert [await outcome(x) for x in (a, b, a)] == ["failed"] * 3
@@ -85,12 +97,12 @@ async def test_failures_from_all_processes_open_it_for_all(breakers):
 
 
 async def test_one_probe_across_processes_then_closed(breakers):
-    factory, llm = breakers
+    factory, llm, wait = breakers
     a, b = factory(), factory()
     llm.down = True
     for x in (a, b, a):
         await outcome(x)
-    await asyncio.sleep(RESET_S + 0.1)
+    await wait(RESET_S + 0.1)
     llm.down, calls = False, llm.calls
     llm.gate.clear()  # the probe stays in flight
     probe = asyncio.create_task(outcome(a))
@@ -102,12 +114,12 @@ async def test_one_probe_across_processes_then_closed(breakers):
 
 
 async def test_a_failed_probe_opens_it_again(breakers):
-    factory, llm = breakers
+    factory, llm, wait = breakers
     a, b = factory(), factory()
     llm.down = True
     for x in (a, b, a):
         await outcome(x)
-    await asyncio.sleep(RESET_S + 0.1)
+    await wait(RESET_S + 0.1)
     assert await outcome(b) == "failed"  # the probe
     assert await outcome(a) == "open"
 
@@ -127,15 +139,15 @@ async def test_redis_down_falls_back_to_a_local_breaker(redis_client):
 
 
 async def test_a_lost_probe_opens_it_again_everywhere(breakers):
-    factory, llm = breakers
+    factory, llm, wait = breakers
     a, b = factory(), factory()
     llm.down = True
     for x in (a, b, a):
         await outcome(x)
-    await asyncio.sleep(RESET_S + 0.1)
+    await wait(RESET_S + 0.1)
     llm.gate.clear()  # the probe never comes back
     probe = asyncio.create_task(outcome(a))
-    await asyncio.sleep(RESET_S + 0.1)
+    await wait(RESET_S + 0.1)
     with pytest.raises(CircuitOpen, match="lost"):
         await b.complete(USER)
     assert await outcome(a) == "open"  # open again for another reset period, not half-open

@@ -9,8 +9,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_process import child_env, spawn_fuzi
+
+pytestmark = pytest.mark.processes
 
 
 async def run_chat(tmp_path: Path, lines: list[str], *args: str, **env: str) -> tuple[int, str, str]:

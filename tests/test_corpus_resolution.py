@@ -67,6 +67,7 @@ def _clone(dest: Path) -> Path:
 
 
 @NEEDS_NPM
+@pytest.mark.processes
 def test_fresh_clone_without_shared_fetches_the_corpus_for_its_tests(tmp_path, corpus_dir):
     clone = _clone(tmp_path / "fuzi")
     assert not (clone.parent / "shared").exists()

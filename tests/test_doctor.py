@@ -9,10 +9,14 @@ import socket
 import sys
 from pathlib import Path
 
+import pytest
+
 from tests.fakes.discord_server import fake_discord  # noqa: F401
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.telegram_api import BOT_USERNAME, FakeTelegram
 from tests.helpers_process import free_port
+
+pytestmark = pytest.mark.processes
 
 ROOT = Path(__file__).resolve().parents[1]
 TG_TOKEN = "7012345678:AAH" + "x" * 32

@@ -20,6 +20,8 @@ from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import postgres_url  # noqa: F401
 from tests.helpers_replicas import OwnRedis, Replica, TcpProxy, release_index, replica_env, stop_all
 
+pytestmark = pytest.mark.processes
+
 ANSWER = "学而时习之，不亦说乎？有朋自远方来，不亦乐乎？"
 BUSY, ERROR, INTERRUPTED = say("BUSY", "zh")[:8], say("ERROR", "zh", trace="x")[:6], say("INTERRUPTED", "zh")[:8]
 

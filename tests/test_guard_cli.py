@@ -70,6 +70,7 @@ def test_the_report_is_alone_on_stdout_and_log_lines_go_to_stderr(
 # The whole dev set through the shipped detector: ~40 s with Fuzi's engine build, ~160 s with the
 # wheel's engine on a CPU without AVX-512 VNNI (2026-12-05, AMD EPYC, 2 cores).
 @pytest.mark.timeout(600)
+@pytest.mark.models
 def test_shipped_dev_set_meets_the_goal(capsys: pytest.CaptureFixture[str]) -> None:
     dev = Path(__file__).resolve().parents[1] / "evals" / "guard" / "dev.jsonl"
     assert main(["guard-eval", str(dev), "--json"]) == 0

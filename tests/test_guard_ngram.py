@@ -42,6 +42,7 @@ def test_bundled_model_flags_attacks_no_rule_names_and_passes_look_alikes() -> N
         assert model.probability(benign) < model.threshold
 
 
+@pytest.mark.models
 def test_scorer_reproduces_scikit_learn(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     pytest.importorskip("sklearn")
     from core.guards.evaluation import load_examples
@@ -82,6 +83,7 @@ def test_classifier_only_hits_get_a_rephrase_refusal() -> None:
     assert ruled.reason == "injection" and "Kong Qiu" in ruled.refusal
 
 
+@pytest.mark.models
 def test_the_default_training_reproduces_the_bundled_model(tmp_path: Path) -> None:
     """`python -m evals guard-train` with no files trains on the dev sets (less the rows the bundled model was
     not trained on) and writes the bundled model: the model in the tree is the one its recipe makes.

@@ -20,6 +20,8 @@ PAGE = "子贡曰：“夫子之文章，可得而闻也；夫子之言性与天
 
 
 @pytest.mark.skipif(not fonts_available() and os.environ.get("CI") != "true", reason="fonts-noto-cjk missing")
+@pytest.mark.processes
+@pytest.mark.ocr
 async def test_chat_image_answers_with_the_passage(tmp_path):
     page = tmp_path / "page.jpg"
     page.write_bytes(render_page(PAGE, Look("sans", 40, -1.5, 0.7, 60)))

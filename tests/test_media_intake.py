@@ -87,6 +87,7 @@ def photo_of(text: str, **look) -> bytes:
         ("shijing:113", {"font": "serif", "angle": 3.0, "blur": 1.1}),
     ],
 )
+@pytest.mark.ocr
 async def test_a_photo_of_a_page_finds_its_passage_with_the_citation(engine, pid, look):
     storage, service = engine
     media, _ = bytes_media(photo_of(passage(pid), **look))
@@ -97,6 +98,7 @@ async def test_a_photo_of_a_page_finds_its_passage_with_the_citation(engine, pid
     assert PAGE_MARK in rows[0].text and "这是哪一篇" in rows[0].text  # no caption: the default question
 
 
+@pytest.mark.ocr
 async def test_the_caption_is_the_question(engine):
     storage, service = engine
     media, _ = bytes_media(photo_of(LUNYU_5_13))
@@ -136,6 +138,7 @@ def animated_gif() -> bytes:
         (lambda: b"\x1f\x8b tgs", "sticker", "sticker"),
     ],
 )
+@pytest.mark.ocr
 async def test_bad_uploads_get_one_line_and_leave_no_temp_file(engine, monkeypatch, tmp_path, make, kind, problem):
     scratch = tmp_path / "tmp"
     scratch.mkdir()
@@ -149,6 +152,7 @@ async def test_bad_uploads_get_one_line_and_leave_no_temp_file(engine, monkeypat
     assert list(scratch.iterdir()) == []
 
 
+@pytest.mark.ocr
 async def test_a_50_megapixel_photo_is_read_at_a_reduced_scale(engine):
     _, service = engine
     page = Image.open(io.BytesIO(photo_of(passage("lunyu:2.1"), size=44)))
@@ -158,6 +162,7 @@ async def test_a_50_megapixel_photo_is_read_at_a_reduced_scale(engine):
     assert final_of(await collect(service, incoming("", media=(media,)))).citations[0].id == "lunyu:2.1"
 
 
+@pytest.mark.ocr
 async def test_declared_sizes_are_refused_before_download(engine):
     _, service = engine
     media, fetched = bytes_media(b"x", size=25 * 1024 * 1024)
@@ -168,6 +173,7 @@ async def test_declared_sizes_are_refused_before_download(engine):
     assert notice.extra["media"] == "voice_off" and fetched == []  # no endpoint configured here
 
 
+@pytest.mark.ocr
 async def test_the_media_quota_counts_per_person(engine):
     _, service = engine
     results = []
@@ -251,6 +257,7 @@ async def test_what_was_heard_leads_the_streamed_text_again_after_a_reset():
     assert shown == ["🎙️「学而」\n\n", "子曰", "|", "🎙️「学而」\n\n", "学而", "🎙️「学而」\n\n学而时习之"]
 
 
+@pytest.mark.ocr
 async def test_with_vision_the_photo_goes_to_the_model_beside_its_text(tmp_path, rapid, fake_llm):
     from core.llm.client import OpenAIChatClient
     from core.media.vision import VisionContext

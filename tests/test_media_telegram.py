@@ -19,9 +19,12 @@ from tests.helpers_engine import CorpusRetriever, make_service, sqlite_storage
 from tests.helpers_telegram import running_bot
 from tests.media_images import Look, fonts_available, render_page
 
-pytestmark = pytest.mark.skipif(
-    not fonts_available() and os.environ.get("CI") != "true", reason="fonts-noto-cjk missing (scripts/setup-media)"
-)
+pytestmark = [
+    pytest.mark.ocr,
+    pytest.mark.skipif(
+        not fonts_available() and os.environ.get("CI") != "true", reason="fonts-noto-cjk missing (scripts/setup-media)"
+    ),
+]
 
 PAGE = "子贡曰：“夫子之文章，可得而闻也；夫子之言性与天道，不可得而闻也。”"
 REF = "公冶长"  # 《论语·公冶长》第13章

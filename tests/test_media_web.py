@@ -13,9 +13,12 @@ from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_web import build_retriever, sse, web_app
 from tests.media_images import Look, fonts_available, render_page
 
-pytestmark = pytest.mark.skipif(
-    not fonts_available() and os.environ.get("CI") != "true", reason="fonts-noto-cjk missing (scripts/setup-media)"
-)
+pytestmark = [
+    pytest.mark.ocr,
+    pytest.mark.skipif(
+        not fonts_available() and os.environ.get("CI") != "true", reason="fonts-noto-cjk missing (scripts/setup-media)"
+    ),
+]
 
 PAGE = "子贡曰：“夫子之文章，可得而闻也；夫子之言性与天道，不可得而闻也。”"
 

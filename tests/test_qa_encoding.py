@@ -8,6 +8,8 @@ import sqlite3
 import sys
 from pathlib import Path
 
+import pytest
+
 from core.events import FinalReply
 from core.types import Incoming
 from tests.helpers_engine import CorpusRetriever, collect, final_of, make_service, sqlite_storage
@@ -28,6 +30,7 @@ async def test_nul_and_lone_surrogates_are_stored_as_replacement_characters(tmp_
     assert user.speaker == "al\ufffdice"
 
 
+@pytest.mark.processes
 async def test_piped_chat_survives_invalid_utf8_on_a_strict_stdin(tmp_path):
     home = tmp_path / "home"
     env = child_env(home, PYTHONIOENCODING="utf-8:strict")

@@ -106,6 +106,7 @@ asyncio.run(main())
 """
 
 
+@pytest.mark.processes
 async def test_a_killed_process_frees_the_person_within_the_lease(redis_prefix, redis_client):
     url, prefix = redis_prefix
     holder = subprocess.Popen(

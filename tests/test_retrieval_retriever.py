@@ -169,6 +169,7 @@ async def test_empty_keyword_index_over_a_full_table_fails_loudly(small):
         await HybridRetriever(PassageStore(path), embedder).search("alpha")
 
 
+@pytest.mark.processes
 def test_keyword_index_is_rebuilt_in_a_new_process(small):
     path, _ = small
     script = (

@@ -49,6 +49,7 @@ async def test_a_started_retriever_saves_the_state_and_the_next_start_reads_it_w
         assert await results(again, query) == await results(first, query)
 
 
+@pytest.mark.processes
 def test_a_child_process_start_imports_no_lancedb(index, tmp_path):
     script = (
         "import asyncio, sys\n"

@@ -3,8 +3,6 @@ the scripted fake server on loopback, behind the circuit breaker the app uses.""
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
 
 from core.engine.lookup import PassageLookup
@@ -16,6 +14,7 @@ from core.retrieval.indexer import build_index
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore
 from core.retrieval.translate import QueryTranslator, clean, wants_translation
+from tests.fakes.clock import FakeClock
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
 
@@ -108,12 +107,13 @@ async def test_no_translation_while_the_breaker_waits_for_its_probe(fake_llm):  
     client = OpenAIChatClient(
         base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5, retry=RetryPolicy(attempts=1)
     )
-    breaker = CircuitBreakerLLM(client, failures=1, reset_s=0.05)
+    clock = FakeClock()
+    breaker = CircuitBreakerLLM(client, failures=1, reset_s=0.05, clock=clock)
     try:
         translator = QueryTranslator(breaker)
         fake_llm.error(500)
         assert await translator.translate("Who was Guan Zhong?") == ""  # the failure opens the breaker
-        await asyncio.sleep(0.1)
+        clock.advance(0.1)
         assert breaker.state == "half_open"
         fake_llm.reply_text("管仲之器小哉")
         assert await translator.translate("Who was Guan Zhong?") == ""  # never the probe: a cut one re-opens it

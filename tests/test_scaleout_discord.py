@@ -20,6 +20,8 @@ from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
 from tests.helpers_replicas import FuziProcess, fuzi_env, release_index, stop_all
 
+pytestmark = pytest.mark.processes
+
 
 @pytest_asyncio.fixture
 async def discord2():

@@ -4,8 +4,12 @@ FUZI_REDIS_URL, end to end)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
 from tests.test_cli_chat import run_chat
+
+pytestmark = pytest.mark.processes
 
 
 async def test_facts_and_limits_carry_over_between_processes(tmp_path, postgres_url, redis_prefix):

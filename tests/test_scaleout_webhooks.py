@@ -17,6 +17,8 @@ from tests.fakes.telegram_api import FakeTelegram
 from tests.helpers_db import postgres_url, redis_prefix  # noqa: F401
 from tests.helpers_replicas import Replica, release_index, replica_env, stop_all
 
+pytestmark = pytest.mark.processes
+
 
 @pytest.mark.timeout(400)
 async def test_two_webhook_replicas_share_memory_limits_and_update_ids(

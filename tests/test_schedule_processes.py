@@ -21,6 +21,8 @@ from tests.fakes.telegram_api import TOKEN, FakeTelegram
 from tests.helpers_db import postgres_url  # noqa: F401
 from tests.helpers_replicas import FuziProcess, fuzi_env, release_index, stop_all
 
+pytestmark = pytest.mark.processes
+
 CAUGHT_UP, MISSED, GONE, LIVE = -1001, -1002, -1003, -1004
 
 

@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from bot.settings import DEPRECATED, RETIRED, SettingsError, deprecated_in_use, doc, load_settings
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -64,6 +66,7 @@ def test_malformed_value_names_the_variable(monkeypatch):
         raise AssertionError("a malformed timeout was accepted")
 
 
+@pytest.mark.processes
 def test_cli_prints_one_line_and_no_traceback(tmp_path):
     env = {**os.environ, "FUZI_HOME": str(tmp_path), "FUZI_AGENT_MAX_ROUNDS": "-3"}
     proc = subprocess.run(
@@ -93,6 +96,7 @@ def test_a_retired_setting_still_set_gets_one_line_naming_its_constant(tmp_path)
     assert "TYPING_REFRESH_S = 4.5" in lines[1]
 
 
+@pytest.mark.processes
 def test_a_deprecated_setting_does_not_stop_the_cli(tmp_path):
     env = {**os.environ, "FUZI_GUARD_MAX_IN_FLIGHT": "3", "FUZI_HOME": str(tmp_path)}
     result = subprocess.run(

@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from datetime import time
 
+import pytest
+
 from core.storage import Storage, open_database
 from core.storage.chat_settings import ChatSettingsRepo, Daily
 from tests.fakes.clock import FakeClock
@@ -61,6 +63,7 @@ async def test_two_admins_changing_at_once_both_logged_last_one_wins(postgres_ur
         two.dispose()
 
 
+@pytest.mark.processes
 async def test_a_change_made_by_another_process_is_seen_here(postgres_url):  # noqa: F811
     import subprocess
     import sys

@@ -39,6 +39,7 @@ async def start_bot(tmp_path: Path, tg: FakeTelegram, **extra: str) -> asyncio.s
     return await spawn_fuzi("run", "telegram", cwd=tmp_path, env=env)
 
 
+@pytest.mark.processes
 async def test_a_rejected_token_is_one_line_without_the_token(tmp_path, tg):
     tg.fail("getMe", status=401)
     proc = await start_bot(tmp_path, tg)
@@ -61,6 +62,7 @@ async def readyz(port: int) -> tuple[int, dict]:
         return 0, {}
 
 
+@pytest.mark.processes
 async def test_bot_api_down_at_start_is_retried_and_the_bot_runs(tmp_path, tg):
     tg.fail("getMe", status=502, times=2)
     port = free_port()

@@ -16,6 +16,8 @@ from tests.helpers_db import postgres_url  # noqa: F401
 from tests.helpers_process import free_port
 from tests.helpers_replicas import Replica, TcpProxy, replica_env
 
+pytestmark = pytest.mark.processes
+
 
 @pytest.mark.timeout(300)
 async def test_database_and_redis_down_at_start_one_line_each_then_it_starts(tmp_path, tg, fake_llm, postgres_url):  # noqa: F811

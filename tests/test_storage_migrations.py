@@ -87,6 +87,7 @@ def counts(engine) -> dict[str, int]:
         return {t: conn.execute(text(f"SELECT count(*) FROM {t}")).scalar_one() for t in sorted(TABLES)}
 
 
+@pytest.mark.processes
 def test_a_start_at_the_newest_revision_does_not_import_alembic(database_url):
     """The usual start reads the newest revision from the version files and the stored one in one
     query; Alembic is imported only when there is something to do."""
@@ -152,6 +153,7 @@ print("RESULT", r.before, r.after, flush=True)
 """
 
 
+@pytest.mark.processes
 def test_processes_starting_together_migrate_once(database_url, tmp_path):
     import time
 
@@ -185,6 +187,7 @@ def test_processes_starting_together_migrate_once(database_url, tmp_path):
         engine.dispose()
 
 
+@pytest.mark.processes
 def test_cli_db_current_and_upgrade(tmp_path):
     env = os.environ | {
         "FUZI_HOME": str(tmp_path),

@@ -22,6 +22,8 @@ import pytest
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_web import build_retriever, web_app
 
+pytestmark = pytest.mark.browser
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 DRIVER = shutil.which("chromedriver")

@@ -10,11 +10,14 @@ import sys
 from pathlib import Path
 
 import httpx
+import pytest
 
 from adapters.web.auth import JwtAuth
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_process import child_env, free_port, spawn_fuzi
 from tests.helpers_web import sse
+
+pytestmark = pytest.mark.processes
 
 SECRET = "cli-secret-0123456789abcdef0123456789"
 

@@ -125,6 +125,7 @@ async def test_token_lifetime_and_revocation(tmp_path, fake_llm, retriever):
     assert after.status_code == 200 and other.status_code == 200
 
 
+@pytest.mark.processes
 async def test_token_cli_refuses_long_ttl_and_revokes_in_the_database(tmp_path):
     code, out, err = await fuzi(
         tmp_path, "token", "create", "--user", "ann", "--ttl", "100000w", FUZI_WEB_JWT_SECRET=SECRET
