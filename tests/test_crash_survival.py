@@ -71,6 +71,7 @@ def log_of(path: Path) -> AssertionError:
     return AssertionError(path.read_text(encoding="utf-8", errors="replace")[-4000:])
 
 
+@pytest.mark.timeout(360)  # two process starts; each wait below fails first, with the process's log
 async def test_kill_9_mid_reply_then_restart_closes_the_frozen_message_and_answers_anew(tmp_path, tg, fake_llm):
     fake_llm.push(Reply(text=SLOW, chunk=3, chunk_delay=0.3))  # ~20 s of streaming: killed long before
     first = await start(tmp_path, tg, fake_llm, tmp_path / "first.err")
@@ -88,7 +89,7 @@ async def test_kill_9_mid_reply_then_restart_closes_the_frozen_message_and_answe
     log = tmp_path / "second.err"
     second = await start(tmp_path, tg, fake_llm, log)
     try:
-        await tg.wait_for(lambda: tg.messages_in(CHAT)[0].text == say("INTERRUPTED", None), timeout=40)
+        await tg.wait_for(lambda: tg.messages_in(CHAT)[0].text == say("INTERRUPTED", None), timeout=90)
         await tg.wait_for(lambda: any(ANSWER in m.text for m in tg.messages_in(CHAT)[1:]), timeout=40)
         answered = len(tg.messages_in(CHAT))
         tg.private_text(CHAT, "那温故而知新呢？")
@@ -119,6 +120,7 @@ async def test_kill_9_mid_reply_then_restart_closes_the_frozen_message_and_answe
     storage.engine.dispose()
 
 
+@pytest.mark.timeout(360)
 async def test_kill_9_after_acknowledging_updates_answers_everyone_after_a_restart(tmp_path, tg, fake_llm):
     people = [101, 102, 103, 104, 105]
     fake_llm.set_default(lambda body: Hang(None))  # the model never answers the first process
