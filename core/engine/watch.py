@@ -21,14 +21,13 @@ outage) is not taken for dead the moment the database returns.
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 
 import structlog
 
+from core.periodic import Periodic
 from core.storage.replies import Interrupted, ReplyRepo
 
 log = structlog.get_logger(__name__)
@@ -60,7 +59,7 @@ class ReplyWatch:
         self.platforms: set[str] = set()  # the sweep claims only replies this process can correct
         self._unconfirmed: dict[str, str] = {}
         self._healthy_since: float | None = clock()
-        self._task: asyncio.Task | None = None
+        self._periodic = Periodic("fuzi-reply-watch", lambda: self.lease_s / 3, self.tick)
 
     def begin(self, trace_id: str) -> None:
         self.live.add(trace_id)
@@ -79,20 +78,10 @@ class ReplyWatch:
             self._unconfirmed[trace_id] = status  # keeps its heartbeat: nobody closes a delivered reply
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="fuzi-reply-watch")
+        self._periodic.start()
 
     async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.lease_s / 3)
-            await self.tick()
+        await self._periodic.aclose()
 
     async def tick(self) -> list[Interrupted]:
         """One round: deferred confirmations, heartbeats, then (storage healthy for a lease) the sweep."""

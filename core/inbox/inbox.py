@@ -22,8 +22,6 @@ lease / 3) has expired by then, so the replayed question is answered, not refuse
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import os
 import socket
 import uuid
@@ -35,6 +33,7 @@ from typing import Any
 import structlog
 
 from core.inbox.store import EntryStatus, InboxEntry, InboxStore
+from core.periodic import Periodic
 
 log = structlog.get_logger(__name__)
 
@@ -95,7 +94,7 @@ class Inbox:
         self._adopting: set[str] = set()  # exclusive: platforms whose first sweep takes every orphan
         self._unclosed: dict[tuple[str, str], EntryStatus] = {}
         self._purged_at: datetime | None = None
-        self._task: asyncio.Task | None = None
+        self._periodic = Periodic("fuzi-inbox", lambda: self.lease_s / 3, self.tick)
 
     @property
     def stale_after_s(self) -> float:
@@ -128,20 +127,10 @@ class Inbox:
         self._handlers.pop(platform, None)
 
     def start(self) -> None:
-        if self._task is None:
-            self._task = asyncio.create_task(self._loop(), name="fuzi-inbox")
+        self._periodic.start()
 
     async def aclose(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
-            self._task = None
-
-    async def _loop(self) -> None:
-        while True:
-            await asyncio.sleep(self.lease_s / 3)
-            await self.tick()
+        await self._periodic.aclose()
 
     async def tick(self) -> int:
         """One round (module docstring, step 3); returns how many orphans were handed over."""
