@@ -29,49 +29,18 @@ from tests.fakes.openai_server import FakeOpenAI, fake_llm  # noqa: F401
 from tests.fakes.stt_server import FakeTranscriber
 from tests.helpers_discord import running_bot
 from tests.helpers_engine import make_service, sqlite_storage
+from tests.helpers_reactions import ANSWER, PAGE, fuzi, stt, verdicts  # noqa: F401
+from tests.helpers_reactions import rateable as shown_answer
 from tests.helpers_schedule import DictSettings, FakeClock, tiny_passages, utc
-from tests.media_images import SlowReader, blank_photo
+from tests.media_images import blank_photo
 
-PAGE = "子贡曰：夫子之文章，可得而闻也；夫子之言性与天道，不可得而闻也。"
-ANSWER = "此言夫子之教：文章可闻，性与天道则罕言之。"
 # three paragraphs of about 1,400 characters: three Discord messages of at most 2,000
 LONG = "\n\n".join(f"第{n}段：" + "学而时习之，不亦说乎？" * 125 for n in range(1, 4))
 
 
-@pytest_asyncio.fixture
-async def stt():
-    async with FakeTranscriber() as fake:
-        yield fake
-
-
-@pytest_asyncio.fixture
-async def fuzi(tmp_path, fake_llm: FakeOpenAI, stt: FakeTranscriber):
-    storage = sqlite_storage(tmp_path)
-    llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5)
-    intake = MediaIntake(PageReader(SlowReader(PAGE)), OpenAITranscriber(stt.base_url, "k", "whisper-1"))
-    return storage, make_service(storage, llm=llm, media=intake)
-
-
 async def rateable(storage: Storage, message: dict) -> str:
-    """The trace of the answer `message` shows, once its reply ended (fails after a few seconds)."""
-    where = ShownIn("discord", message["channel_id"], int(message["id"]))
-    for _ in range(100):
-        if trace := await storage.feedback.reply_at(where):
-            return trace
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{where} never maps to an answer")
-
-
-async def verdicts(storage: Storage, count: int) -> list[tuple[str, str, str]]:
-    """(account, verdict, trace) of the stored verdicts, oldest first, once there are `count`."""
-    found: list[tuple[str, str, str]] = []
-    for _ in range(100):
-        entries = await storage.feedback.since(datetime.now(UTC) - timedelta(hours=1))
-        found = [(e.account, e.verdict, e.trace_id) for e in reversed(entries)]
-        if len(found) >= count:
-            break
-        await asyncio.sleep(0.05)
-    return found
+    """The trace of the answer the Discord `message` shows, once its reply ended."""
+    return await shown_answer(storage, ShownIn("discord", message["channel_id"], int(message["id"])))
 
 
 async def answer_in(fake: FakeDiscord, channel: str, text: str) -> dict:

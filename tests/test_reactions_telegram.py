@@ -32,38 +32,14 @@ from tests.fakes.stt_server import FakeTranscriber
 from tests.fakes.telegram_api import BOT_USERNAME, TOKEN, FakeTelegram
 from tests.fakes.telegram_media import photo, reaction, voice
 from tests.helpers_engine import make_service, sqlite_storage
+from tests.helpers_reactions import ANSWER, PAGE, fuzi, rateable, stt, verdicts  # noqa: F401
 from tests.helpers_schedule import DictSettings, FakeClock, tiny_passages, utc
 from tests.helpers_telegram import running_bot
-from tests.media_images import SlowReader, blank_photo
+from tests.media_images import blank_photo
 
-PAGE = "子贡曰：夫子之文章，可得而闻也；夫子之言性与天道，不可得而闻也。"
-ANSWER = "此言夫子之教：文章可闻，性与天道则罕言之。"
 GROUP = -100555
 # three paragraphs of about 2,750 characters: three Telegram messages of at most 4,096
 LONG = "\n\n".join(f"第{n}段：" + "学而时习之，不亦说乎？" * 250 for n in range(1, 4))
-
-
-@pytest_asyncio.fixture
-async def stt():
-    async with FakeTranscriber() as fake:
-        yield fake
-
-
-@pytest_asyncio.fixture
-async def fuzi(tmp_path, fake_llm: FakeOpenAI, stt: FakeTranscriber):
-    storage = sqlite_storage(tmp_path)
-    llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5)
-    intake = MediaIntake(PageReader(SlowReader(PAGE)), OpenAITranscriber(stt.base_url, "k", "whisper-1"))
-    return storage, make_service(storage, llm=llm, media=intake)
-
-
-async def rateable(storage: Storage, where: ShownIn) -> str:
-    """The trace of the answer shown in `where`, once its reply ended (fails after a few seconds)."""
-    for _ in range(100):
-        if trace := await storage.feedback.reply_at(where):
-            return trace
-        await asyncio.sleep(0.05)
-    raise AssertionError(f"{where} never maps to an answer")
 
 
 async def answered(tg: FakeTelegram, storage: Storage, chat: int, text: str) -> int:
@@ -73,18 +49,6 @@ async def answered(tg: FakeTelegram, storage: Storage, chat: int, text: str) -> 
     (message_id,) = [m.message_id for m in tg.messages_in(chat) if text in m.text]
     await rateable(storage, ShownIn("telegram", str(chat), message_id))
     return message_id
-
-
-async def verdicts(storage: Storage, count: int) -> list[tuple[str, str, str]]:
-    """(account, verdict, trace) of the stored verdicts, oldest first, once there are `count`."""
-    found: list[tuple[str, str, str]] = []
-    for _ in range(100):
-        entries = await storage.feedback.since(datetime.now(UTC) - timedelta(hours=1))
-        found = [(e.account, e.verdict, e.trace_id) for e in reversed(entries)]
-        if len(found) >= count:
-            break
-        await asyncio.sleep(0.05)
-    return found
 
 
 async def test_the_answer_to_a_dm_photo(tg, fuzi, fake_llm):
