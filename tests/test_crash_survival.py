@@ -67,6 +67,17 @@ def noted_shown(tmp_path: Path) -> bool:
     return bool(row and row[0] and not row[0].endswith(":"))
 
 
+async def replied(tmp_path: Path, timeout: float = 30.0) -> None:
+    """Wait until an answer is stored as delivered (its reply has ended and freed the person)."""
+    query = "SELECT count(*) FROM message WHERE role = 'assistant' AND status = 'ok'"
+    for _ in range(int(timeout / 0.2)):
+        with contextlib.closing(sqlite3.connect(tmp_path / "home" / "fuzi.sqlite3", timeout=5)) as db:
+            if db.execute(query).fetchone()[0]:
+                return
+        await asyncio.sleep(0.2)
+    raise TimeoutError
+
+
 def log_of(path: Path) -> AssertionError:
     return AssertionError(path.read_text(encoding="utf-8", errors="replace")[-4000:])
 
@@ -91,6 +102,7 @@ async def test_kill_9_mid_reply_then_restart_closes_the_frozen_message_and_answe
     try:
         await tg.wait_for(lambda: tg.messages_in(CHAT)[0].text == say("INTERRUPTED", None), timeout=90)
         await tg.wait_for(lambda: any(ANSWER in m.text for m in tg.messages_in(CHAT)[1:]), timeout=40)
+        await replied(tmp_path)  # the replayed reply is over: the next question is not "busy"
         answered = len(tg.messages_in(CHAT))
         tg.private_text(CHAT, "那温故而知新呢？")
         await tg.wait_for(lambda: len(tg.messages_in(CHAT)) > answered, timeout=30)
