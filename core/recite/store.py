@@ -168,11 +168,12 @@ class ReciteStore(_Repo):
             card = s.exec(select(ReciteCard).where(ReciteCard.id == card_id, ReciteCard.person_id == person_id)).first()
             if card is None:
                 return None
-            after = review(card.state, rating, now)
+            before, reviews = card.state, card.reviews  # read before the UPDATE syncs the loaded card
+            after = review(before, rating, now)
             moved = s.execute(
                 update(ReciteCard)
-                .where(col(ReciteCard.id) == card_id, col(ReciteCard.reviews) == card.reviews)
-                .values(state=after.state, due=after.due, reviews=card.reviews + 1)
+                .where(col(ReciteCard.id) == card_id, col(ReciteCard.reviews) == reviews)
+                .values(state=after.state, due=after.due, reviews=reviews + 1)
             )
             if not getattr(moved, "rowcount", 0):
                 s.rollback()
@@ -183,12 +184,12 @@ class ReciteStore(_Repo):
                 rating=rating,
                 correct=correct,
                 reviewed_at=now,
-                before=card.state,
+                before=before,
                 due=after.due,
             )
             s.add(row)
             s.commit()
-            card.state, card.due, card.reviews = after.state, after.due, card.reviews + 1
+            card.state, card.due, card.reviews = after.state, after.due, reviews + 1
             return row, card
 
         return await self._run(run)
