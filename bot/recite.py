@@ -13,7 +13,7 @@ from core.engine.service import ChatService
 from core.memory.setup import Memory
 from core.ports import PassageSearch
 from core.recite.commands import ReciteCommands
-from core.recite.deck import Recitation
+from core.recite.deck import Recitation, utcnow
 from core.recite.reminders import ReciteReminders
 from core.recite.store import ReciteStore, merge_person
 from core.schedule.ports import Posters
@@ -34,7 +34,7 @@ def build_recitation(
 ) -> Recitation:
     """The deck over the shared database, hooked into the engine, its router and memory (`now`: a
     test's clock)."""
-    deck = Recitation(ReciteStore(storage.engine), passages, **({"now": now} if now else {}))
+    deck = Recitation(ReciteStore(storage.engine), passages, now=now or utcnow)
     ReciteCommands(deck, search).register(router)
     service.set_answers(deck)
     memory.commands.add_person_data(deck)
