@@ -7,6 +7,9 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from contextlib import asynccontextmanager
 from datetime import datetime
+from pathlib import Path
+
+import structlog
 
 from core.engine.commands import CommandRouter
 from core.engine.service import ChatService
@@ -16,10 +19,23 @@ from core.recite.commands import ReciteCommands
 from core.recite.deck import Recitation, utcnow
 from core.recite.reminders import ReciteReminders
 from core.recite.store import ReciteStore, merge_person
+from core.retrieval.documents import CorpusError, load_corpus
 from core.schedule.ports import Posters
 from core.schedule.store import ClaimRepo
 from core.storage import Storage
 from core.types import Passage
+
+log = structlog.get_logger(__name__)
+
+
+def recite_passages(corpus: Path) -> list[Passage]:
+    """The passages cards are made of; none (and a log line) when the corpus cannot be read: the rest of
+    Fuzi still starts, `/recite` then says the deck is empty."""
+    try:
+        return load_corpus(corpus)
+    except CorpusError as exc:
+        log.error("recite_no_corpus", error=str(exc)[:200])
+        return []
 
 
 def build_recitation(

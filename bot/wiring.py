@@ -27,7 +27,7 @@ from bot.first_start import IndexBuild, keyword_first
 from bot.guard import build_guard
 from bot.llm import build_llm
 from bot.media import build_media
-from bot.recite import build_recitation
+from bot.recite import build_recitation, recite_passages
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
@@ -50,7 +50,6 @@ from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.recite.deck import Recitation
-from core.retrieval.documents import load_corpus
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.simplified import SimplifiedQueries
 from core.retrieval.store import IndexMismatchError, IndexMissingError
@@ -234,7 +233,12 @@ async def open_runtime(
         register_memory(memory, router=router, toolset=tools)
         guard.register_commands(router)
         recite = build_recitation(
-            storage, load_corpus(settings.corpus_path), router=router, service=service, memory=memory, search=retriever
+            storage,
+            recite_passages(settings.corpus_path),
+            router=router,
+            service=service,
+            memory=memory,
+            search=retriever,
         )
         yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox, recite)
 

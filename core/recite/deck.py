@@ -97,9 +97,10 @@ class Recitation:
         lead: list[str] = []
         if await self.store.count(person) == 0:
             added = await self.store.add(person, self.starter_ids(), now)
-            books = "、".join(dict.fromkeys(BOOKS.get(pid.split(":")[0], pid) for pid in added))
-            lead.append(say("RECITE_STARTED", None, n=len(added), books=books))
-            log.info("recite_starter_deck", person=person, cards=len(added))
+            if added:  # none when another replica seeded it at the same moment (or no book is loaded)
+                books = "、".join(dict.fromkeys(BOOKS.get(pid.split(":")[0], pid) for pid in added))
+                lead.append(say("RECITE_STARTED", None, n=len(added), books=books))
+                log.info("recite_starter_deck", person=person, cards=len(added))
         due, next_at = await self.store.next_due(person, now)
         card = next((c for c in due if c.passage_id in self.passages), None)
         if card is None:
