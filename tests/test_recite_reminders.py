@@ -56,8 +56,12 @@ async def test_two_replicas_send_one_dm_and_none_on_a_day_without_due_cards(data
     assert nothing is not None and nothing.status == "skipped"  # no card due: no DM
     clock.advance(minutes=30)  # later the same day: nothing more
     assert await asyncio.gather(replica(database_url, clock, poster).scan(), a.scan()) == [0, 0]
-    clock.advance(days=1)  # the next day: one more
+    await store.open("telegram:501", 1, 1, "学而时习之", "学而", clock.at + timedelta(minutes=30), clock.at)
+    clock.advance(days=1)  # the next day: one more, and the card opened yesterday is gone
     assert sum(await asyncio.gather(a.scan(), b.scan())) == 1 and len(poster.sent) == 2
+    clock.advance(hours=1)
+    await a.scan()
+    assert await store.take_open("telegram:501", 1) is None
 
 
 async def test_late_reminders_are_skipped_other_platforms_left_and_a_blocked_dm_switches_off(database_url):  # noqa: F811

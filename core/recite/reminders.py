@@ -29,6 +29,8 @@ from core.texts import say
 log = structlog.get_logger(__name__)
 
 KIND = "recite"
+OPEN_KEPT = timedelta(days=1)
+"""An open card expired this long ago is deleted by the loop (an answer that late is only told it expired)."""
 
 
 def claim_key(person_id: int) -> str:
@@ -75,6 +77,7 @@ class ReciteReminders:
     async def scan(self) -> int:
         """Send every reminder due now that this process wins; returns how many it sent."""
         now, sent = self._now(), 0
+        await self._store.purge_open(now - OPEN_KEPT)
         platforms = self._posters.platforms()
         for reminder in await self._store.reminders():
             if reminder.chat_key.split(":", 1)[0] not in platforms:

@@ -154,6 +154,16 @@ class ReciteStore(_Repo):
 
         await self._run(run)
 
+    async def purge_open(self, before: datetime) -> int:
+        """Delete open cards that expired before `before` (never answered, never replaced)."""
+
+        def run(s: Session) -> int:
+            gone = s.execute(delete(ReciteOpen).where(col(ReciteOpen.expires_at) < before))
+            s.commit()
+            return int(getattr(gone, "rowcount", 0))
+
+        return await self._run(run)
+
     # ---------------------------------------------------------------- reviews
     async def card(self, person_id: int, card_id: int) -> ReciteCard | None:
         query = select(ReciteCard).where(ReciteCard.id == card_id, ReciteCard.person_id == person_id)
