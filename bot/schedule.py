@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from bot.recite import running_reminders
 from bot.settings import Settings
 from core.language.script import ScriptConverter
 from core.llm.types import LLM
@@ -83,7 +84,8 @@ async def running_scheduler(settings: Settings, runtime: Runtime, posters: Poste
     stop = asyncio.Event()
     task = asyncio.create_task(build_scheduler(settings, runtime, posters).run(stop))
     try:
-        yield
+        async with running_reminders(runtime.recite, runtime.storage, posters):  # /recite remind: the same claims
+            yield
     finally:
         stop.set()
         await asyncio.wait({task}, timeout=35)

@@ -27,6 +27,7 @@ from bot.first_start import IndexBuild, keyword_first
 from bot.guard import build_guard
 from bot.llm import build_llm
 from bot.media import build_media
+from bot.recite import build_recitation, recite_passages
 from bot.retrieval_factory import build_embedder, build_retriever
 from bot.schedule import build_digest
 from bot.settings import Settings
@@ -48,6 +49,7 @@ from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
+from core.recite.deck import Recitation
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.simplified import SimplifiedQueries
 from core.retrieval.store import IndexMismatchError, IndexMissingError
@@ -135,6 +137,7 @@ class Runtime:
     scripts: ScriptConverter | None = None  # Traditional conversion, shared with scheduled posts
     digest: Digest | None = None  # the opt-in group digest (docs/schedule.md): its store and commentary
     inbox: Inbox | None = None  # every platform update kept until answered (core/inbox); the bots use it
+    recite: Recitation | None = None  # /recite: decks, answers, reminders (core/recite)
 
 
 @asynccontextmanager
@@ -229,7 +232,15 @@ async def open_runtime(
         stack.push_async_callback(inbox.aclose)
         register_memory(memory, router=router, toolset=tools)
         guard.register_commands(router)
-        yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox)
+        recite = build_recitation(
+            storage,
+            recite_passages(settings.corpus_path),
+            router=router,
+            service=service,
+            memory=memory,
+            search=retriever,
+        )
+        yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox, recite)
 
 
 async def _open_retriever(

@@ -31,7 +31,7 @@ from adapters.common.lifecycle import ReplyLifecycle, close_interrupted
 from adapters.common.sink import StreamStats
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.common.stream import StreamingReply
-from adapters.discord.buttons import SkillButton
+from adapters.discord.buttons import CommandButton, SkillButton
 from adapters.discord.commands import build_commands
 from adapters.discord.endpoints import discord_endpoints
 from adapters.discord.intake import inbox_handlers, message_key, message_payload
@@ -125,7 +125,7 @@ class FuziDiscordClient(discord.Client):
             self.tree.add_command(command, guild=guild)
         self.tree.add_command(build_settings_group(run, list(skills)), guild=guild)
         self.tree.add_command(build_passage_command(answers.passage, answers.complete_passage), guild=guild)
-        self.add_dynamic_items(SkillButton)
+        self.add_dynamic_items(SkillButton, CommandButton)
         if not self.settings.syncs_commands:  # the process running shard 0 syncs for everyone
             log.info("discord_commands_sync_skipped", shards=self.settings.shards)
             return

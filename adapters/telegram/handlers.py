@@ -27,7 +27,7 @@ from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_re
 from adapters.telegram.routing import Route, incoming_for, route, strip_mention
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
-from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
+from adapters.telegram.sink import COMMAND_CALLBACK_PREFIX, SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
 from core.inbox.seen import Seen
 from core.logging import bind_trace
@@ -132,9 +132,15 @@ class TelegramHandlers:
         except TelegramError as exc:
             log.info("callback_not_answered", error=type(exc).__name__)
         message = query.message if isinstance(query.message, Message) else None
-        if not data.startswith(SKILL_CALLBACK_PREFIX) or message is None:
+        if message is None:
             return
-        r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
+        if data.startswith(COMMAND_CALLBACK_PREFIX):  # "do:recite rate 12 hard": the command, as the presser
+            command, _, args = data[len(COMMAND_CALLBACK_PREFIX) :].partition(" ")
+            r = Route("command", args, command)
+        elif data.startswith(SKILL_CALLBACK_PREFIX):
+            r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
+        else:
+            return
         incoming = incoming_for(message, r, user=query.from_user)
         await self._answer(context, message, incoming, quote=False)
 
