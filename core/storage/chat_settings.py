@@ -32,8 +32,8 @@ from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
 
 log = structlog.get_logger(__name__)
 
-SettingField = Literal["skill", "script", "daily", "digest"]
-SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest")
+SettingField = Literal["skill", "script", "daily", "digest", "quiz"]
+SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest", "quiz")
 
 DEFAULT_ZONE = "Asia/Shanghai"
 """The zone of a daily passage set without one (`/settings daily 08:00`), when the chat has none yet."""
@@ -64,6 +64,7 @@ class ChatSettings:
         script: "simplified" / "traditional"; None ("auto"): answer in the script the person writes.
         daily: time and zone of the daily passage; None: off.
         digest: the opt-in daily digest of a group's conversation.
+        quiz: time and zone of the group's daily quiz (core/quiz); None: off.
         updated_at: when script/daily/digest last changed (None: never).
     """
 
@@ -74,6 +75,7 @@ class ChatSettings:
     daily: Daily | None = None
     digest: bool = False
     updated_at: datetime | None = None
+    quiz: Daily | None = None
 
     def shown(self, name: SettingField) -> str:
         """The value of one setting as the command and the change log write it."""
@@ -83,11 +85,13 @@ class ChatSettings:
             return self.script or "auto"
         if name == "daily":
             return str(self.daily) if self.daily else "off"
+        if name == "quiz":
+            return str(self.quiz) if self.quiz else "off"
         return "on" if self.digest else "off"
 
 
 SettingValue = str | Daily | bool | None
-"""skill: a name; script: a Script or None (auto); daily: a Daily or None (off); digest: a bool."""
+"""skill: a name; script: a Script or None (auto); daily, quiz: a Daily or None (off); digest: a bool."""
 
 
 @dataclass(frozen=True)
@@ -110,6 +114,10 @@ def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> 
     if row is not None and row.daily_time:
         hh, mm = row.daily_time.split(":")
         daily = Daily(clock_time(int(hh), int(mm)), row.daily_zone or DEFAULT_ZONE)
+    quiz = None
+    if row is not None and row.quiz_time:
+        hh, mm = row.quiz_time.split(":")
+        quiz = Daily(clock_time(int(hh), int(mm)), row.quiz_zone or DEFAULT_ZONE)
     script = row.script if row is not None and row.script in ("simplified", "traditional") else None
     return ChatSettings(
         chat_key=chat_key,
@@ -119,6 +127,7 @@ def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> 
         daily=daily,
         digest=bool(row and row.digest),
         updated_at=row.updated_at if row else None,
+        quiz=quiz,
     )
 
 
@@ -235,6 +244,10 @@ class ChatSettingsRepo(_Repo):
         """Every chat with the digest on, uncached."""
         return await self._select(col(ChatSettingsRow.digest).is_(True))
 
+    async def with_quiz(self) -> list[ChatSettings]:
+        """Every chat with a daily quiz set (for the scheduler), uncached."""
+        return await self._select(col(ChatSettingsRow.quiz_time).is_not(None))
+
     async def _select(self, where) -> list[ChatSettings]:
         query = select(ChatSettingsRow, Chat).join(Chat, col(Chat.key) == col(ChatSettingsRow.chat_key), isouter=True)
         query = query.where(where).order_by(col(ChatSettingsRow.chat_key))
@@ -291,5 +304,9 @@ def _apply(chat: Chat, row: ChatSettingsRow, field: SettingField, value: Setting
         row.daily_zone = daily.zone if daily else None
     elif field == "digest":
         row.digest = bool(value)
+    elif field == "quiz":
+        quiz = value if isinstance(value, Daily) else None
+        row.quiz_time = f"{quiz.at:%H:%M}" if quiz else None
+        row.quiz_zone = quiz.zone if quiz else None
     else:
         raise ValueError(f"unknown setting {field!r}")

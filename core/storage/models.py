@@ -142,6 +142,7 @@ class ChatSettingsRow(SQLModel, table=True):
         daily_time: local "HH:MM" of the daily passage; None: no daily passage.
         daily_zone: IANA zone of `daily_time` (set together with it).
         digest: the opt-in daily commentary on a group's conversation.
+        quiz_time / quiz_zone: local "HH:MM" and IANA zone of the daily group quiz; None: none.
     """
 
     __tablename__ = "chat_settings"
@@ -152,6 +153,8 @@ class ChatSettingsRow(SQLModel, table=True):
     daily_zone: str | None = Field(default=None, max_length=64)
     digest: bool = False
     updated_at: datetime = Field(default_factory=utcnow)
+    quiz_time: str | None = Field(default=None, max_length=5)
+    quiz_zone: str | None = Field(default=None, max_length=64)
 
 
 class ChatSettingChange(SQLModel, table=True):
