@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import unicodedata
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -65,6 +66,12 @@ class MemoryCommands:
         self._history, self._linker = history, linker
         self.window_rounds = window_rounds
         self.link_ttl_s = link_ttl_s
+        self._erasers: list[Callable[[list[str]], Awaitable[int]]] = []
+
+    def also_forget(self, eraser: Callable[[list[str]], Awaitable[int]]) -> None:
+        """`/forget all` also calls `eraser(accounts)` (e.g. the person's quiz scores); it returns how
+        many rows it deleted. A failing eraser is logged and the others still run."""
+        self._erasers.append(eraser)
 
     def register(self, router) -> None:
         """Register every memory command on ``router`` (a core.engine.commands.CommandRouter)."""
@@ -129,6 +136,11 @@ class MemoryCommands:
         accounts = await self._linker.accounts(turn.person_id)
         n_messages, chats = await asyncio.to_thread(self._history.forget_accounts, accounts)
         await asyncio.to_thread(self._chats.clear_summaries, chats)
+        for erase in self._erasers:
+            try:
+                await erase(accounts)
+            except Exception:
+                log.exception("forget_all_part_failed", person=turn.person_id)
         log.info("forget_all", person=turn.person_id, facts=n_facts, profile=had_profile, messages=n_messages)
         if turn.incoming.is_group:  # counts would hint at private memories
             return CommandResult("已全部忘记你的记忆、画像与聊天记录。Everything forgotten.")

@@ -59,7 +59,7 @@ class QuizCommands:
         chat_key = turn.incoming.chat_key
         all_time = args.strip().lower() in ("all", "全部", "总")
         zone = await self._quizzes.zone(chat_key)
-        local_now = datetime.now(zone)
+        local_now = self._quizzes.now().astimezone(zone)
         today = local_now.date()
         monday = datetime.combine(today - timedelta(days=today.weekday()), datetime.min.time(), tzinfo=zone)
         scores = await self._quizzes.repo.scores(chat_key, None if all_time else monday, BOARD_SIZE)

@@ -119,6 +119,18 @@ class QuizService:
         log.info("quiz_posted", chat=chat_key, quiz=row.id, kind=row.kind, passage=row.passage_id, origin=origin)
         return Started("posted", row)
 
+    async def post_daily(self, chat_key: str) -> tuple[str, str]:
+        """The scheduled quiz (`core.schedule.ports.DailyQuiz`): one already open means none today."""
+        started = await self.start(chat_key, origin="daily")
+        if started.status == "posted":
+            return "sent", f"quiz {started.row.id if started.row else ''}"
+        if started.status in ("open", "no_quiz"):
+            return "skipped", started.status
+        return ("gone" if started.status == "gone" else "failed"), (started.detail or started.status)[:200]
+
+    def now(self) -> datetime:
+        return self._now()
+
     async def _post(self, poster: QuizPoster, chat_id: str, chat_key: str, row: QuizRow) -> PostedQuiz:
         try:
             return await poster.post_quiz(chat_id, await self.shown(row))

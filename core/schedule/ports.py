@@ -29,6 +29,7 @@ class ChatSchedule:
         digest: the group digest is on.
         is_group: a group, supergroup, guild channel or thread.
         daily_since: when the daily time was last set; occurrences before it are not due.
+        quiz_at / quiz_zone / quiz_since: the group's daily quiz (core/quiz), like the daily passage.
     """
 
     chat_key: str
@@ -39,6 +40,9 @@ class ChatSchedule:
     digest: bool = False
     is_group: bool = False
     daily_since: datetime | None = None
+    quiz_at: time | None = None
+    quiz_zone: str = "Asia/Shanghai"
+    quiz_since: datetime | None = None
 
     @property
     def platform(self) -> str:
@@ -53,7 +57,7 @@ class ScheduleSettings(Protocol):
     """The scheduler's view of per-chat settings."""
 
     async def scheduled(self) -> list[ChatSchedule]:
-        """Every chat with a daily passage or the digest on."""
+        """Every chat with a daily passage, the digest on, or a daily quiz."""
         ...
 
     async def digest_on(self, chat_key: str) -> bool:
@@ -61,7 +65,7 @@ class ScheduleSettings(Protocol):
         ...
 
     async def daily_off(self, chat_key: str, reason: str) -> None:
-        """Switch the chat's daily passage (and digest) off: the bot was removed or blocked there."""
+        """Switch the chat's daily passage (digest, quiz) off: the bot was removed or blocked there."""
         ...
 
 
@@ -103,3 +107,11 @@ class Posters:
 
     def platforms(self) -> set[str]:
         return set(self._by_platform)
+
+
+class DailyQuiz(Protocol):
+    """Posts a group's daily quiz (core/quiz implements it; the schedule only claims the day)."""
+
+    async def post_daily(self, chat_key: str) -> tuple[str, str]:
+        """(claim status: "sent", "skipped", "gone" or "failed"; a short detail)."""
+        ...
