@@ -8,6 +8,7 @@ import asyncio
 import random
 import time
 from datetime import date, timedelta
+from datetime import time as time_
 
 import pytest
 
@@ -154,3 +155,63 @@ async def test_the_leaderboard_answers_within_a_second_over_many_answers(storage
         (notice,) = notices(events)
         assert len(notice.extra["scores"]) == 10
         assert elapsed <= 1.0, f"/leaderboard {args} took {elapsed:.2f} s over {len(rows)} answers"
+
+
+async def test_the_daily_quiz_is_claimed_once_by_two_schedulers(storage):
+    """Two schedulers (two processes' loops) on one database see the quiz due at once: one posts it;
+    the next day it is due again; a quiz still open at that time means no quiz that day."""
+    from core.schedule.passage import DailyPassage
+    from core.schedule.scheduler import Scheduler
+    from core.schedule.settings_view import SettingsView
+    from core.schedule.store import ClaimRepo, RotationRepo
+    from core.skills import SkillRegistry
+    from core.storage.chat_settings import Daily
+    from tests.helpers_schedule import FakeClock, tiny_passages, utc
+
+    chat = "telegram:-7"
+    await storage.settings.change(
+        chat, "quiz", Daily(time_(8, 0), "Asia/Shanghai"), account="telegram:1", platform="telegram", is_group=True
+    )
+    from sqlalchemy import text
+
+    with storage.engine.begin() as conn:
+        conn.execute(text("UPDATE chat_setting_change SET created_at = :t"), {"t": utc(2026, 11, 30)})
+    clock = FakeClock(utc(2026, 12, 2, 0, 0, 30))  # 08:00:30 in Shanghai
+    poster = RecordingQuizPoster()
+    schedulers = []
+    for _ in range(2):
+        posters = Posters()
+        posters.register("telegram", poster)  # type: ignore[arg-type]
+        quizzes = quiz_service(storage, posters, now=clock.now)
+        view = SettingsView(storage.settings, storage.engine)
+        daily = DailyPassage(tiny_passages(), RotationRepo(storage.engine), SkillRegistry(), None)
+        schedulers.append(
+            (
+                Scheduler(
+                    view,
+                    ClaimRepo(storage.engine),
+                    daily,
+                    posters,
+                    quiz=quizzes,
+                    now=clock.now,
+                    monotonic=clock.monotonic,
+                ),
+                quizzes,
+            )
+        )
+    tasks = [t for s, _ in schedulers for t in await s.scan()]
+    await asyncio.gather(*tasks)
+    assert [c for c, _ in poster.posted] == ["-7"]
+    claims = await ClaimRepo(storage.engine).all(chat)
+    assert [(c.kind, c.status) for c in claims] == [("quiz", "sent")]
+
+    clock.advance(timedelta(days=1))  # the quiz of yesterday is still "open" in the table: it ran out
+    await asyncio.gather(*[t for s, _ in schedulers for t in await s.scan()])
+    assert len(poster.posted) == 2
+
+    clock.advance(timedelta(days=1, seconds=-60))  # 07:59:30 the day after: open quiz of a minute ago
+    await schedulers[0][1].start(chat)
+    clock.advance(timedelta(seconds=60))
+    await asyncio.gather(*[t for s, _ in schedulers for t in await s.scan()])
+    statuses = [(c.local_date.isoformat(), c.status, c.detail) for c in await ClaimRepo(storage.engine).all(chat)]
+    assert statuses[-1] == ("2026-12-04", "skipped", "open")
