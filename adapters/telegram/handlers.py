@@ -24,6 +24,7 @@ from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply
 from adapters.telegram.inline import answer_inline
 from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
+from adapters.telegram.quiz import record_poll_answer
 from adapters.telegram.routing import Route, incoming_for, route, strip_mention
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
@@ -32,6 +33,7 @@ from core.events import Notice, ReplyEvent
 from core.inbox.seen import Seen
 from core.logging import bind_trace
 from core.ports import Engine
+from core.quiz.ports import QuizAnswers
 from core.shown_in import ShownIn
 from core.texts import say
 from core.types import Incoming
@@ -70,6 +72,7 @@ class TelegramHandlers:
         self.engine, self.settings, self.recorder = engine, settings, recorder
         self.budgets = budgets or BudgetRegistry()
         self.albums = AlbumGate(seen)  # an album (media group) is answered once
+        self.quizzes: QuizAnswers | None = None  # quiz poll answers go there (core/quiz)
         self.streaming = 0  # replies streaming now
 
     # ------------------------------------------------------------------ updates
@@ -118,6 +121,13 @@ class TelegramHandlers:
         """A reaction on a message: feedback when the message is one of Fuzi's answers."""
         if update.message_reaction is not None:
             await record_reaction(self.engine, update.message_reaction)
+
+    async def on_poll_answer(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """An answer to one of Fuzi's quiz polls: scored once by the core (adapters/telegram/quiz.py)."""
+        if update.poll_answer is None or self.quizzes is None:
+            return
+        outcome = await record_poll_answer(self.quizzes, update.poll_answer)
+        log.info("telegram_poll_answer", outcome=outcome)
 
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import unicodedata
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -65,7 +66,8 @@ class MemoryCommands:
         self._history, self._linker = history, linker
         self.window_rounds = window_rounds
         self.link_ttl_s = link_ttl_s
-        self._parts: list[PersonData] = []
+        self._parts: list[PersonData] = []  # keyed by person: the recitation deck
+        self._erasers: list[Callable[[list[str]], Awaitable[int]]] = []  # keyed by accounts: quiz scores
 
     def add_person_data(self, part: PersonData) -> None:
         """Another part's per-person data (the recitation deck): `/forget all` deletes it too and
@@ -75,6 +77,11 @@ class MemoryCommands:
     async def _parts_lines(self, person_id: int) -> list[str]:
         found = [await part.describe_person(person_id) for part in self._parts]
         return [line for line in found if line]
+
+    def also_forget(self, eraser: Callable[[list[str]], Awaitable[int]]) -> None:
+        """`/forget all` also calls `eraser(accounts)` (e.g. the person's quiz scores); it returns how
+        many rows it deleted. A failing eraser is logged and the others still run."""
+        self._erasers.append(eraser)
 
     def register(self, router) -> None:
         """Register every memory command on ``router`` (a core.engine.commands.CommandRouter)."""
@@ -144,6 +151,11 @@ class MemoryCommands:
         others = 0
         for part in self._parts:  # the recitation deck and its reminder
             others += await part.forget_person(turn.person_id)
+        for erase in self._erasers:
+            try:
+                await erase(accounts)
+            except Exception:
+                log.exception("forget_all_part_failed", person=turn.person_id)
         log.info("forget_all", person=turn.person_id, facts=n_facts, profile=had_profile, messages=n_messages)
         if turn.incoming.is_group:  # counts would hint at private memories
             return CommandResult("已全部忘记你的记忆、画像与聊天记录。Everything forgotten.")

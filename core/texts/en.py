@@ -84,3 +84,20 @@ INTERRUPTED = "This answer was interrupted (the service restarted); Fuzi will an
 LOST = "Fuzi failed before answering this message, and it is too long ago now; please ask again."
 
 AGENT_NO_WORDS = "I have turned this over and over, yet today the words will not come. Ask me again in other words."
+
+# group quizzes (core/quiz)
+QUIZ_POSTED = "Quiz posted: {minutes} minutes to answer; /leaderboard shows the scores."
+QUIZ_OPEN = "The last quiz is still open ({when} left); a new one after it closes."
+QUIZ_GROUPS_ONLY = "Quizzes are for groups; to practise alone, use /recite."
+QUIZ_NO_PLATFORM = "No quiz here: quizzes run in Telegram and Discord groups."
+QUIZ_FAILED = "The quiz could not be posted; try again shortly."
+QUIZ_RIGHT = "Right! The answer: {answer}"
+QUIZ_WRONG = "Not quite. The answer: {answer}"
+QUIZ_ALREADY = "You answered this quiz already; each person counts once."
+QUIZ_CLOSED = "This quiz has closed."
+QUIZ_UNKNOWN = "This quiz is no longer known."
+QUIZ_RESULT = "Closed: {answered} answered, {right} right ({names})."
+BOARD_WEEK = "This week's quiz scores"
+BOARD_ALL = "All-time quiz scores"
+BOARD_EMPTY = "Nobody has answered a quiz yet. Send /quiz to start one."
+BOARD_LINE = "{rank}. {who} · {right}/{answered} right · {streak}-day streak"

@@ -73,3 +73,20 @@ INTERRUPTED = "这一答中途被打断了（服务重启），夫子随后重�
 LOST = "夫子这边出了故障，你的这条消息没能得到回答，如今已隔太久，请再问一次。"
 
 AGENT_NO_WORDS = "吾思之再三，今日未能成言。请换个问法再问我。"
+
+# group quizzes (core/quiz)
+QUIZ_POSTED = "题已出，{minutes} 分钟内作答；/leaderboard 看排名。"
+QUIZ_OPEN = "上一题尚未结束（还有 {when}），答完再出新题。"
+QUIZ_GROUPS_ONLY = "小测只在群里办；一人独练，请用 /recite。"
+QUIZ_NO_PLATFORM = "此处不能出题：小测在 Telegram 与 Discord 的群里办。"
+QUIZ_FAILED = "题没能发出去，请稍后再试。"
+QUIZ_RIGHT = "答对了！正解：{answer}"
+QUIZ_WRONG = "可惜答错了。正解：{answer}"
+QUIZ_ALREADY = "此题你已作答，每人只计一次。"
+QUIZ_CLOSED = "此题已结束。"
+QUIZ_UNKNOWN = "找不到这道题了。"
+QUIZ_RESULT = "本题已结束：{answered} 人作答，{right} 人答对（{names}）。"
+BOARD_WEEK = "本周小测排行"
+BOARD_ALL = "小测总排行"
+BOARD_EMPTY = "还没有人答过题。发 /quiz 出一题吧。"
+BOARD_LINE = "{rank}. {who} · 答对 {right}/{answered} · 连续 {streak} 天"
