@@ -52,6 +52,7 @@ from core.engine.watch import ReplyWatch
 from core.events import Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
 from core.language import Script
 from core.language.script import ScriptConverter
+from core.llm.choice import ModelChoice
 from core.logging import bind_trace
 from core.media.intake import MediaIntake
 from core.memory.quotes import dump_quotes, screen_quotes
@@ -90,6 +91,8 @@ class ChatService(ReplyRecords):
         scripts: Simplified/Traditional conversion of answers (core/language/script.py); None: never converted.
         lookup: retrieval-only passage look-ups (inline mode, /passage); None: none offered.
         media: reads photos and voice messages into questions (core/media); default: none read.
+        models: the default model and those a chat may pick (core/llm/choice.py); each reply's calls
+            go to its chat's model. None: every call to the client's own model.
     """
 
     def __init__(
@@ -110,8 +113,10 @@ class ChatService(ReplyRecords):
         scripts: ScriptConverter | None = None,
         lookup: PassageLookup | None = None,
         media: MediaIntake | None = None,
+        models: ModelChoice | None = None,
     ):
         self._storage = storage
+        self.models = models
         self.settings = settings
         self._scripts = scripts
         self._lookup = lookup
@@ -223,7 +228,8 @@ class ChatService(ReplyRecords):
                 await self._store_user(turn, "ok", quoted=dump_quotes(quoted))  # kept for the follow-ups
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
                 shown = self._scripts.reply(self._reply_script(incoming, chat.script)) if self._scripts else None
-                async with aclosing(self._reply.stream(cleaned, skill)) as events:
+                model = self.models.pick(chat.model) if self.models is not None else None
+                async with aclosing(self._reply.stream(cleaned, skill, model)) as events:
                     async for event in events:
                         for out in shown.events(event) if shown else (event,):
                             yield out

@@ -142,6 +142,7 @@ class ChatSettingsRow(SQLModel, table=True):
         daily_time: local "HH:MM" of the daily passage; None: no daily passage.
         daily_zone: IANA zone of `daily_time` (set together with it).
         digest: the opt-in daily commentary on a group's conversation.
+        model: the model this chat's LLM calls use (one of FUZI_LLM_MODELS); None: FUZI_LLM_MODEL.
     """
 
     __tablename__ = "chat_settings"
@@ -151,6 +152,7 @@ class ChatSettingsRow(SQLModel, table=True):
     daily_time: str | None = Field(default=None, max_length=5)
     daily_zone: str | None = Field(default=None, max_length=64)
     digest: bool = False
+    model: str | None = Field(default=None, max_length=100)  # the chat's LLM (FUZI_LLM_MODELS); None: default
     updated_at: datetime = Field(default_factory=utcnow)
 
 
@@ -189,6 +191,38 @@ class ReplyFeedback(SQLModel, table=True):
     verdict: str = Field(max_length=8)
     emoji: str = Field(default="", max_length=32)
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ReplyStats(SQLModel, table=True):
+    """What one answer cost and how it went, written with its text (`ReplyRepo.finish`, 0028_operators):
+    the figures of the operator console (core/storage/operators.py).
+
+    Attributes:
+        trace_id: the reply's trace (its assistant row and question share it).
+        platform / chat_key / person_id: where and for whom.
+        level: 0 agent, 1 plain LLM (degraded), 2 the texts alone.
+        model: the model the reply's LLM calls used (None: no model answered, level 2).
+        prompt_tokens / completion_tokens: summed over the reply's model calls.
+        first_visible_ms: from the reply's start to its first text shown (None: nothing streamed).
+        final_ms: from the reply's start to its final text.
+        cited: how many passages the answer cites (0: no passage found).
+    """
+
+    __tablename__ = "reply_stats"
+    __table_args__ = (Index("ix_reply_stats_created_at", "created_at"),)
+
+    trace_id: str = Field(primary_key=True, max_length=64)
+    platform: str = Field(max_length=32)
+    chat_key: str = Field(max_length=200)
+    person_id: int | None = Field(default=None, index=True)
+    level: int
+    model: str | None = Field(default=None, max_length=100)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    first_visible_ms: int | None = None
+    final_ms: int = 0
+    cited: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class InboxRow(SQLModel, table=True):
