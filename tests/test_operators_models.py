@@ -15,6 +15,7 @@ from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
 from core.storage.chat_settings import MODELS_ACCOUNT
 from core.storage.models import ReplyStats
+from tests.fakes.discord_server import fake_discord  # noqa: F401
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_engine import collect, final_of, incoming, make_service, notices, sqlite_storage
 
@@ -109,7 +110,7 @@ async def test_a_model_dropped_from_the_list_sends_its_chats_back_with_one_log_l
     assert (await storage.settings.fresh("console:b")).model == "big-model"
     [change, *_] = await storage.settings.history("console:a")
     assert (change.old_value, change.new_value, change.account) == ("small-model", "default", MODELS_ACCOUNT)
-    service.models = ModelChoice("base-model", ("big-model",))  # what a replica with the new list does
+    service.models_choice = ModelChoice("base-model", ("big-model",))  # what a replica with the new list does
     fake_llm.stream_text("可。")
     await collect(service, incoming("问", chat="a"))
     assert fake_llm.requests[-1]["model"] == "base-model"
@@ -145,3 +146,79 @@ async def test_usage_shows_the_day_s_tokens_per_model(tmp_path, fake_llm):
     text, extra = await say(service, incoming("", command="usage"))
     assert extra["models"] == {"small-model": {"prompt_tokens": 11, "completion_tokens": 2}}
     assert "small-model" in text
+
+
+async def test_telegram_group_admin_picks_the_group_s_model_alone(tmp_path, fake_llm, tg):
+    from tests.fakes.telegram_api import BOT_USERNAME
+    from tests.helpers_telegram import running_bot
+
+    client = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="base-model", timeout_s=5)
+    storage = sqlite_storage(tmp_path)
+    service = make_service(storage, llm=client, models=MODELS)
+    group, other, ann, bo = -100777, -100888, 31, 55
+    tg.members[(group, ann)] = "administrator"
+    async with running_bot(tg, service):
+        tg.group_text(group, "/settings model big-model", user_id=bo)
+        await tg.wait_for(lambda: tg.messages_in(group))
+        assert "Only group admins" in tg.messages_in(group)[-1].text
+        tg.group_text(group, "/settings model gpt 4o", user_id=ann)
+        await tg.wait_for(lambda: len(tg.messages_in(group)) == 2)
+        refusal = tg.messages_in(group)[-1].text
+        assert "\n" not in refusal and "base-model, big-model, small-model" in refusal
+        tg.group_text(group, "/settings", user_id=ann)
+        await tg.wait_for(lambda: len(tg.messages_in(group)) == 3)
+        menu = tg.messages_in(group)[-1]
+        buttons = {b["callback_data"] for row in menu.reply_markup["inline_keyboard"] for b in row}
+        assert {"set:model base-model", "set:model big-model", "set:model small-model"} <= buttons
+        tg.callback(group, menu.message_id, "set:model big-model", user_id=ann)
+        await tg.wait_for(lambda: "big-model" in tg.messages[(group, menu.message_id)].text)
+        fake_llm.reply_text("学而时习之。").reply_text("温故而知新。")
+        tg.group_text(group, f"@{BOT_USERNAME} 何为学？", user_id=bo)
+        await tg.wait_for(lambda: any(m.text == "学而时习之。" for m in tg.messages_in(group)), timeout=20)
+        tg.group_text(other, f"@{BOT_USERNAME} 何为师？", user_id=bo + 1)
+        await tg.wait_for(lambda: any(m.text == "温故而知新。" for m in tg.messages_in(other)), timeout=20)
+    assert [r["model"] for r in fake_llm.requests] == ["big-model", "base-model"]
+    assert (await storage.settings.fresh(f"telegram:{group}")).model == "big-model"
+    assert (await storage.settings.fresh(f"telegram:{other}")).model is None
+
+
+async def test_the_console_picks_a_model(tmp_path, fake_llm):
+    """`fuzi chat`'s terminal: its person owns the chat, so /settings model works there as anywhere."""
+    import io
+
+    from adapters.console import ConsoleAdapter, ConsoleIdentity
+
+    client = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="base-model", timeout_s=5)
+    storage = sqlite_storage(tmp_path)
+    out = io.StringIO()
+    adapter = ConsoleAdapter(
+        make_service(storage, llm=client, models=MODELS), ConsoleIdentity("u1", "dm-u1"), out, interactive=False
+    )
+    await adapter.say("/settings model small-model")
+    await adapter.say("/settings model 大模型")
+    fake_llm.reply_text("可。")
+    await adapter.say("何为学？")
+    await adapter.say("/settings")
+    written = out.getvalue()
+    assert "small-model" in written and "Not a model name" in written and "模型 model: small-model" in written
+    assert fake_llm.requests[-1]["model"] == "small-model"
+
+
+async def test_discord_settings_model_offers_the_list_as_choices(tmp_path, fake_llm, fake_discord):
+    from tests.helpers_discord import running_bot as discord_bot
+
+    client = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="base-model", timeout_s=5)
+    storage = sqlite_storage(tmp_path)
+    service = make_service(storage, llm=client, models=MODELS)
+    chat = f"discord:{fake_discord.channel['id']}"
+    admin = str((1 << 4) | (1 << 11))  # Manage Channels, Send Messages
+    async with discord_bot(fake_discord, service):
+        picked = await fake_discord.slash("settings", {"value": "small-model"}, subcommand="model", permissions=admin)
+        await fake_discord.wait_until(
+            lambda: "small-model" in (fake_discord.original(picked["token"]) or {}).get("content", "")
+        )
+    synced = fake_discord.calls("PUT", r"/commands$")[-1].body
+    group = next(c for c in synced if c["name"] == "settings")
+    model = next(o for o in group["options"] if o["name"] == "model")
+    assert [c["value"] for c in model["options"][0]["choices"]] == ["base-model", "big-model", "small-model"]
+    assert (await storage.settings.fresh(chat)).model == "small-model"

@@ -116,7 +116,7 @@ class ChatService(ReplyRecords):
         models: ModelChoice | None = None,
     ):
         self._storage = storage
-        self.models = models
+        self.models_choice = models
         self.settings = settings
         self._scripts = scripts
         self._lookup = lookup
@@ -200,6 +200,10 @@ class ChatService(ReplyRecords):
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
         return self._router.commands()
 
+    def models(self) -> list[str]:
+        """The models a chat may pick (the default first), for /settings model choices; empty: no choice."""
+        return list(self.models_choice.names) if self.models_choice and self.models_choice.choosable else []
+
     def skills(self) -> list[tuple[str, str]]:
         """(name, display) of every skill, for /skill choices and buttons."""
         return self._skills.choices()
@@ -228,7 +232,7 @@ class ChatService(ReplyRecords):
                 await self._store_user(turn, "ok", quoted=dump_quotes(quoted))  # kept for the follow-ups
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
                 shown = self._scripts.reply(self._reply_script(incoming, chat.script)) if self._scripts else None
-                model = self.models.pick(chat.model) if self.models is not None else None
+                model = self.models_choice.pick(chat.model) if self.models_choice is not None else None
                 async with aclosing(self._reply.stream(cleaned, skill, model)) as events:
                     async for event in events:
                         for out in shown.events(event) if shown else (event,):
