@@ -36,11 +36,11 @@ function html(tag, cls, text) {
   return node;
 }
 
-function legend(names) {
+function legend(names, classes = []) {
   const box = html("div", "legend");
   names.forEach((name, i) => {
     const item = html("span");
-    item.append(html("i", "s" + i), document.createTextNode(name));
+    item.append(html("i", "s" + (classes[i] ?? i)), document.createTextNode(name));
     box.append(item);
   });
   return box;
@@ -70,7 +70,7 @@ function bars(target, labels, series) {
     series.forEach((s, k) => {
       const h = (s.values[i] / top) * inner;
       if (h > 0) {
-        const rect = el("rect", { x: left + i * step + (step - width) / 2, y: y - h, width, height: h, class: "s" + k });
+        const rect = el("rect", { x: left + i * step + (step - width) / 2, y: y - h, width, height: h, class: "s" + (s.cls ?? k) });
         rect.append(el("title", {}, `${label} ${s.name}: ${s.values[i]}`));
         svg.append(rect);
       }
@@ -80,7 +80,7 @@ function bars(target, labels, series) {
     if (i % every === 0) svg.append(el("text", { x: left + i * step, y: H - 6 }, label.slice(5)));
   });
   box.append(svg);
-  if (series.length > 1) box.append(legend(series.map((s) => s.name)));
+  if (series.length > 1) box.append(legend(series.map((s) => s.name), series.map((s, k) => s.cls ?? k)));
 }
 
 // Horizontal bars: rows = [{label, parts: [numbers]}], names = the parts' names.
@@ -138,15 +138,15 @@ function draw(stats) {
   hbars("chart-tokens", Object.entries(stats.tokens).map(([model, t]) => ({ label: model, parts: [t.prompt, t.completion] })),
     ["prompt", "completion"]);
   bars("chart-feedback", days, [
-    { name: `👍 ${stats.feedback.up}`, values: stats.per_day.map((d) => d.up) },
-    { name: `👎 ${stats.feedback.down}`, values: stats.per_day.map((d) => d.down) },
+    { name: `👍 up ${stats.feedback.up}`, values: stats.per_day.map((d) => d.up), cls: 0 },
+    { name: `👎 down ${stats.feedback.down}`, values: stats.per_day.map((d) => d.down), cls: 2 },
   ]);
 }
 
 function feedbackItem(item) {
   const li = html("li");
   li.dataset.verdict = item.verdict;
-  li.append(html("div", "meta", `${item.verdict === "up" ? "👍" : "👎"} ${item.platform} · ${item.time.slice(0, 16).replace("T", " ")} · ${item.chat}`));
+  li.append(html("div", "meta", `${item.verdict === "up" ? "👍 up" : "👎 down"} · ${item.platform} · ${item.time.slice(0, 16).replace("T", " ")} · ${item.chat}`));
   li.append(html("div", "q", item.question || "（定时推送 scheduled post）"));
   li.append(html("div", "a", item.answer));
   if (item.passages.length) li.append(html("div", "refs", item.passages.map((p) => p.ref || p.id).join(" · ")));
