@@ -28,8 +28,12 @@ PAGE_MAX = 500
 CSV_PAGE = 500
 _BEARER = HTTPBearer(auto_error=False, bearerFormat="JWT", description="`fuzi token create --user NAME --admin`")
 _BEARER_DEP = Security(_BEARER)  # declares the scheme in the OpenAPI document; the header is read below
-_FORBIDDEN = {403: {"model": ErrorOut, "description": "forbidden: signed in, but not an operator (no --admin)"}}
-_CSV = {200: {"content": {"text/csv": {}}, "description": "JSON, or with format=csv the whole list as CSV"}}
+_FORBIDDEN: dict[int | str, dict[str, Any]] = {
+    403: {"model": ErrorOut, "description": "forbidden: signed in, but not an operator (no --admin)"}
+}
+_CSV: dict[int | str, dict[str, Any]] = {
+    200: {"content": {"text/csv": {}}, "description": "JSON, or with format=csv the whole list as CSV"}
+}
 Format = Literal["json", "csv"]
 
 
@@ -140,7 +144,7 @@ def add_admin_routes(app: FastAPI, auth: Authenticator, data: Operators) -> None
     days_q = Query(30, ge=1, le=DAYS_MAX, description="the last N days, today included (1–365)")
     limit_q = Query(50, ge=1, le=PAGE_MAX)
     format_q = Query("json", description="csv: the whole list, streamed")
-    responses = {**errors(*API, 422), **_FORBIDDEN}
+    responses: dict[int | str, dict[str, Any]] = {**errors(*API, 422), **_FORBIDDEN}
 
     @app.get("/v1/admin/stats", response_model=StatsOut, tags=["admin"], responses=responses)
     async def stats(days: int = days_q, _op: str = who):
