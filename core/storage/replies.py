@@ -127,7 +127,7 @@ class ReplyRepo(_Repo):
             if citations:
                 footnotes.keep(s, chat_key, trace_id, citations)
             if stats is not None:
-                s.merge(stats)
+                _keep_stats(s, stats)
             s.commit()
             return kept
 
@@ -232,6 +232,16 @@ def _keep_part(s: Session, key: str, trace_id: str, part: int) -> None:
         return
     statement = upsert(ReplyPart).values(shown_in=key, trace_id=trace_id, part=part)
     s.execute(statement.on_conflict_do_update(index_elements=["shown_in"], set_={"trace_id": trace_id, "part": part}))
+
+
+def _keep_stats(s: Session, stats: ReplyStats) -> None:
+    """The answer's figures (`reply_stats`), one INSERT; a second finish of the same trace keeps the first."""
+    upsert = _UPSERTS.get(s.get_bind().dialect.name)
+    if upsert is None:
+        s.merge(stats)
+        return
+    values = {c.name: getattr(stats, c.name) for c in ReplyStats.__table__.columns}  # type: ignore[attr-defined]
+    s.execute(upsert(ReplyStats).values(values).on_conflict_do_nothing(index_elements=["trace_id"]))
 
 
 def _claim(s: Session, row_id: int | None) -> bool:
