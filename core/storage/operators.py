@@ -150,7 +150,7 @@ def _per_day(s: Session, start: datetime, days: int) -> list[dict[str, Any]]:
             if entry is not None:
                 entry[name(key)] += int(count)
 
-    on = func.date(Message.created_at)
+    on = _utc_day(s, Message.created_at)
     bump(
         s.exec(
             select(on, Message.role, func.count())
@@ -159,7 +159,7 @@ def _per_day(s: Session, start: datetime, days: int) -> list[dict[str, Any]]:
         ).all(),
         lambda _: "messages",
     )
-    on_reply = func.date(ReplyStats.created_at)
+    on_reply = _utc_day(s, ReplyStats.created_at)
     bump(
         s.exec(
             select(on_reply, ReplyStats.level, func.count())
@@ -168,7 +168,7 @@ def _per_day(s: Session, start: datetime, days: int) -> list[dict[str, Any]]:
         ).all(),
         lambda level: LEVELS.get(level, "texts_only"),
     )
-    on_verdict = func.date(ReplyFeedback.created_at)
+    on_verdict = _utc_day(s, ReplyFeedback.created_at)
     bump(
         s.exec(
             select(on_verdict, ReplyFeedback.verdict, func.count())
@@ -178,6 +178,13 @@ def _per_day(s: Session, start: datetime, days: int) -> list[dict[str, Any]]:
         lambda verdict: "up" if verdict == "up" else "down",
     )
     return list(series.values())
+
+
+def _utc_day(s: Session, column: Any) -> Any:
+    """The UTC calendar day of a stored moment, in SQL (PostgreSQL's date() follows the session's zone)."""
+    if s.get_bind().dialect.name == "postgresql":
+        return func.date(func.timezone("UTC", column))
+    return func.date(column)  # SQLite keeps the moment as UTC text
 
 
 def _day(value: object) -> str:
