@@ -64,6 +64,7 @@ class Message(SQLModel, table=True):
         Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
         Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
         Index("ix_message_shown_in", "shown_in"),  # a reaction on a platform message finds its reply (0024_i21c)
+        Index("ix_message_created_at", "created_at"),  # the operator console's window (0028_operators)
     )
 
     id: int | None = Field(default=None, primary_key=True)

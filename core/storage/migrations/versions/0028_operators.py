@@ -2,7 +2,8 @@
 
 `chat_settings.model` is the model a chat's LLM calls use (`/settings model NAME`, one of
 FUZI_LLM_MODELS; NULL: FUZI_LLM_MODEL). `reply_stats` holds one row per answer, written with its
-text: level, model, tokens, latency, passages cited (core/storage/operators.py reads them). Answers
+text: level, model, tokens, latency, passages cited (core/storage/operators.py reads them; with
+`ix_message_created_at`, the window of questions). Answers
 stored before this revision have no row: the console's figures start here.
 
 Revision ID: 0028_operators
@@ -41,9 +42,11 @@ def upgrade() -> None:
     )
     op.create_index("ix_reply_stats_created_at", "reply_stats", ["created_at"], unique=False)
     op.create_index("ix_reply_stats_person_id", "reply_stats", ["person_id"], unique=False)
+    op.create_index("ix_message_created_at", "message", ["created_at"], unique=False)
 
 
 def downgrade() -> None:
+    op.drop_index("ix_message_created_at", table_name="message")
     op.drop_index("ix_reply_stats_person_id", table_name="reply_stats")
     op.drop_index("ix_reply_stats_created_at", table_name="reply_stats")
     op.drop_table("reply_stats")
