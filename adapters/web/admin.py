@@ -169,7 +169,7 @@ def add_admin_routes(app: FastAPI, auth: Authenticator, data: Operators) -> None
         page = await data.chats(after, limit)
         return {"items": page.items, "next": page.next}
 
-    before_q = Query(None, ge=1, description="the `next` of the previous page")
+    before_q = Query(None, ge=1, le=2**63 - 1, description="the `next` of the previous page")
     list_responses = {**responses, **_CSV}
 
     @app.get("/v1/admin/feedback", response_model=FeedbackPage, tags=["admin"], responses=list_responses)
