@@ -160,3 +160,20 @@ async def test_figures_after_real_messages_agree_with_prometheus(tmp_path, fake_
     rows = list(csv.DictReader(io.StringIO(exported.text)))
     assert [r["verdict"] for r in rows] == ["down", "up"] and rows[1]["passages"] == "《论语·八佾》第22章"
     assert [r["question"] for r in csv.DictReader(io.StringIO(exported_too.text))] == ["夫子用过手机吗？"]
+
+
+async def test_a_web_person_picks_the_model_of_one_of_their_chats(tmp_path, fake_llm, retriever):
+    models = ModelChoice("fake-model", ("big-model",))
+    async with (
+        web_app(tmp_path, fake_llm, retriever, models=models) as (base, runtime, _),
+        httpx.AsyncClient(timeout=30) as client,
+    ):
+        picked = await chat_events(client, base, {"message": "/settings model big-model", "chat": "a"})
+        fake_llm.stream_text("子曰：可。").stream_text("子曰：善。")
+        await chat_events(client, base, {"message": "何为学？", "chat": "a"})
+        await chat_events(client, base, {"message": "何为学？", "chat": "b"})
+        chats = (await client.get(f"{base}/v1/admin/chats")).json()["items"]
+    assert picked[-1][0] == "notice" and picked[-1][1]["extra"]["model"] == "big-model"
+    asked = [r["model"] for r in fake_llm.requests if r.get("stream")]
+    assert asked == ["big-model", "fake-model"]
+    assert {c["chat"]: c["model"] for c in chats} == {"web:local/a": "big-model", "web:local/b": "default"}
