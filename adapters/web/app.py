@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
+from adapters.web.admin import Operators, add_admin_routes
 from adapters.web.auth import Authenticator
 from adapters.web.chats import (
     CHAT_PATTERN,
@@ -97,8 +98,10 @@ def create_app(
     metrics: FuziMetrics,
     config: WebConfig = WebConfig(),
     chats: ChatStore | None = None,
+    operators: Operators | None = None,
 ) -> FastAPI:
-    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent)."""
+    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent; without
+    ``operators`` the operator console, adapters/web/admin.py)."""
     app = FastAPI(
         title="Fuzi (夫子)",
         version="1",
@@ -112,6 +115,8 @@ def create_app(
         _chat_routes(app, h, ChatRoutes(chats))
     add_media_routes(app, h, _who(h))
     add_ops_routes(app, readiness, metrics)
+    if operators is not None:
+        add_admin_routes(app, auth, operators)
     _page(app)
     install_error_handlers(app)
     if config.cors_origins:
