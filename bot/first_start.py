@@ -108,7 +108,8 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         embedder = await asyncio.to_thread(build_embedder, settings)
         if built and not stale:
             return embedder
-        with plain.counted("building the passage index") as step:
+        label = "updating the passage index" if stale else "first start: building the passage index"
+        with plain.counted(label) as step:
             index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
         plain.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
         return embedder

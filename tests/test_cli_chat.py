@@ -71,7 +71,7 @@ async def test_no_key_says_so_once_and_answers_from_the_texts(tmp_path):
     assert out.count("未配置语言模型") == 1
     assert "《诗经·国风·邶风·击鼓》" in out and "《诗经·国风·周南·关雎》" in out
     # first start, stderr not a terminal: the index build reports in plain lines, no bar escapes
-    assert "first start: building the passage index: 817/817 passages" in err and "\x1b[" not in err
+    assert "first start: building the passage index: 1132/1132 passages" in err and "\x1b[" not in err
     assert "added the sentence vectors" in err  # the index `fuzi index` builds, not a lesser one
 
 
@@ -86,6 +86,27 @@ async def test_an_index_without_sentence_vectors_gets_them_once_in_the_backgroun
     assert "first start" not in err and "added the sentence vectors" in err and sentence_table.is_dir()
     code, out, err = await run_chat(tmp_path, ["巧言令色"])
     assert code == 0 and "sentence vectors" not in err, err
+
+
+async def test_books_added_to_the_corpus_folder_join_the_index_at_the_next_start(tmp_path):
+    """A folder with only the two old files answers from them and names the missing books in one line;
+    once the other three are there, the next start brings the index up to them in the background."""
+    from tests.helpers_corpus import corpus_dir
+
+    two = tmp_path / "two-books"
+    two.mkdir()
+    for name in ("lunyu.json", "shijing.json"):
+        shutil.copy(corpus_dir() / name, two / name)
+    code, out, err = await run_chat(tmp_path, ["孟子说民为贵是什么意思？"], FUZI_CORPUS_DIR=str(two))
+    assert code == 0, err
+    assert "《孟子》、《大学》、《中庸》 not in the corpus folder" in err
+    assert "《孟子》不在其中" in out and "《孟子·尽心下》" not in out
+    code, out, err = await run_chat(tmp_path, ["巧言令色"])  # all five files
+    assert code == 0 and "巧言令色，鲜矣仁" in out, err
+    assert "the corpus has 1132 passages, the index 817: updating it in the background" in err
+    assert "updating the passage index" in err and "indexed 1132 passages" in err
+    code, out, err = await run_chat(tmp_path, ["孟子说民为贵是什么意思？"])
+    assert code == 0 and "《孟子·尽心下》第14章" in out and "updating" not in err, err
 
 
 async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lancedb(tmp_path):
