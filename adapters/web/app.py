@@ -48,6 +48,7 @@ from adapters.web.handlers import (
 )
 from adapters.web.hardening import Hardening, IpLimiter
 from adapters.web.media import IMAGE_PATH, MAX_IMAGE_BYTES, add_media_routes
+from adapters.web.reading import ReadingRoom, add_reading_routes
 from adapters.web.sites import networks
 from adapters.web.sse import MEDIA_TYPE
 from core.ports import Engine
@@ -97,8 +98,10 @@ def create_app(
     metrics: FuziMetrics,
     config: WebConfig = WebConfig(),
     chats: ChatStore | None = None,
+    reading: ReadingRoom | None = None,
 ) -> FastAPI:
-    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent)."""
+    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent, without
+    ``reading`` the reading room)."""
     app = FastAPI(
         title="Fuzi (夫子)",
         version="1",
@@ -111,6 +114,8 @@ def create_app(
     if chats is not None:
         _chat_routes(app, h, ChatRoutes(chats))
     add_media_routes(app, h, _who(h))
+    if reading is not None:
+        add_reading_routes(app, reading, _BEARER_DEP)
     add_ops_routes(app, readiness, metrics)
     _page(app)
     install_error_handlers(app)
@@ -118,7 +123,7 @@ def create_app(
         app.add_middleware(
             CORSMiddleware,
             allow_origins=config.cors_origins,
-            allow_methods=["GET", "POST", "PATCH", "DELETE"],
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
             expose_headers=["X-Trace-Id"],
         )
