@@ -60,7 +60,9 @@ class FakeTime:
 
 
 @contextlib.asynccontextmanager
-async def running_bot(fake, engine, *, recorder=None, seen=None, limiter="priority", requests_per_s=None, **overrides):
+async def running_bot(
+    fake, engine, *, recorder=None, seen=None, limiter="priority", requests_per_s=None, reading=None, **overrides
+):
     """Start the real PTB application against ``fake`` (a FakeTelegram); stop it afterwards."""
     from adapters.telegram.app import build_application, start, stop
     from adapters.telegram.settings import TelegramSettings
@@ -79,7 +81,7 @@ async def running_bot(fake, engine, *, recorder=None, seen=None, limiter="priori
     values.update(overrides)
     settings = TelegramSettings(**values)
     rate = {} if requests_per_s is None else {"requests_per_s": requests_per_s}
-    app = build_application(settings, engine, recorder=recorder, seen=seen, limiter=limiter, **rate)
+    app = build_application(settings, engine, recorder=recorder, seen=seen, limiter=limiter, reading=reading, **rate)
     await start(app, settings)
     try:
         yield app

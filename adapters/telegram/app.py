@@ -40,6 +40,7 @@ from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.intake import PLATFORM, InboxProcessor, InboxQueue, inbox_handlers
 from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
+from adapters.telegram.reading import READ_COMMAND, READ_SUMMARY, ReadingRoomLink, set_menu_button
 from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from adapters.telegram.webhook import install as install_strict_webhook
 from core.inbox import Inbox, MemoryInboxStore
@@ -67,6 +68,7 @@ def build_application(
     pace: SharedPace | None = None,
     limiter: Literal["priority", "aio"] = "priority",
     requests_per_s: float = MAX_REQUESTS_PER_S,
+    reading: ReadingRoomLink | None = None,
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -82,16 +84,19 @@ def build_application(
         pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
         limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
         requests_per_s: its rate (Telegram allows about 30 a second; tests use a tight one).
+        reading: the reading room (FUZI_WEB_PUBLIC_URL): `/read`, the menu button; None: not open here.
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
     bot_limiter = global_limiter(limiter, pace, requests_per_s)
     seen = seen or InMemorySeen()
     inbox = inbox or Inbox(MemoryInboxStore())
-    handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
+    handlers = TelegramHandlers(engine, settings, budgets, recorder, seen, reading=reading)
 
     async def post_init(app: Application) -> None:
-        await register_commands(app, engine)
+        await register_commands(app, engine, reading=reading is not None)
+        if reading is not None:
+            await set_menu_button(app.bot, reading)
 
     app = (
         Application.builder()
@@ -134,13 +139,15 @@ def _file_url(api_base_url: str) -> str:
     return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
 
 
-async def register_commands(app: Application, engine: Engine) -> None:
+async def register_commands(app: Application, engine: Engine, *, reading: bool = False) -> None:
     """``setMyCommands`` with Chinese descriptions by default and for ``zh``, English for ``en``.
 
     Names Telegram would reject (not 1–32 of ``a-z0-9_``) are left out; a failure is logged and the
     bot runs on (the menu is a convenience, commands work without it).
     """
     commands = [(n, zh, en) for n, zh, en in engine.commands() if _COMMAND_NAME.fullmatch(n)]
+    if reading:  # the adapter's own command (adapters/telegram/reading.py)
+        commands.append((READ_COMMAND, *READ_SUMMARY))
     zh = [BotCommand(name, (summary_zh or summary_en or name)[:256]) for name, summary_zh, summary_en in commands]
     en = [BotCommand(name, (summary_en or summary_zh or name)[:256]) for name, summary_zh, summary_en in commands]
     try:
@@ -245,6 +252,7 @@ async def run_telegram(
     budgets: BudgetRegistry | None = None,
     status: PlatformStatus | None = None,
     posters: Posters | None = None,
+    reading: ReadingRoomLink | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot.
 
@@ -253,7 +261,9 @@ async def run_telegram(
     runs; every REPAIR_EVERY_S their frozen messages here are corrected. Updates another process took
     and never answered are answered here (or, too old, the person is told): ``inbox``'s hand-over.
     """
-    app = build_application(settings, engine, budgets=budgets, recorder=recorder, seen=seen, inbox=inbox, pace=pace)
+    app = build_application(
+        settings, engine, budgets=budgets, recorder=recorder, seen=seen, inbox=inbox, pace=pace, reading=reading
+    )
     await start(app, settings, status)
     app.bot_data["inbox"].register(PLATFORM, inbox_handlers(app))
     if posters is not None:
