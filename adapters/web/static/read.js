@@ -55,6 +55,7 @@ function show(title, nodes, { back = false } = {}) {
   $("back").hidden = !back;
   tg.backButton(back, () => go("#/"));
   $("view").replaceChildren(...nodes);
+  delete $("view").dataset.chapter;
 }
 
 async function bookList() {
@@ -103,6 +104,7 @@ async function chapterView(bookId, n, focusId) {
     n < chapter.chapters ? el("button", { type: "button", id: "next", onclick: () => go(`#/${bookId}/${n + 1}`) }, `${tr("下一章", "下一章")} ›`) : el("span"));
   const list = el("ol", { class: "passages", "aria-label": chapter.title }, ...chapter.passages.map(passageItem));
   show(`${book ? book.title : bookId}·${chapter.title}`, [el("h2", { class: "offscreen" }, chapter.title), list, pager], { back: true });
+  $("view").dataset.chapter = `${bookId}/${n}`;
   say(`${chapter.title}：${chapter.passages.length} ${tr("章", "章")}`);
   const target = focusId && document.getElementById(`p-${focusId}`);
   if (target) { target.classList.add("here"); target.scrollIntoView({ block: "start" }); target.focus({ preventScroll: true }); }
