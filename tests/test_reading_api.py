@@ -45,6 +45,7 @@ async def test_books_chapters_scripts_and_glosses_in_local_mode(tmp_path, fake_l
                 await client.get("/v1/books/lunyu/chapters/1", params={"gloss": "true", "script": "traditional"})
             ).json()
             poems = (await client.get("/v1/books/shijing/chapters/1")).json()
+            shelf_hant = (await client.get("/v1/books", params={"script": "traditional"})).json()["books"]
             no_book = await client.get("/v1/books/laozi/chapters/1")
             no_chapter = await client.get("/v1/books/lunyu/chapters/99")
             zero = await client.get("/v1/books/lunyu/chapters/0")
@@ -61,6 +62,7 @@ async def test_books_chapters_scripts_and_glosses_in_local_mode(tmp_path, fake_l
     assert traditional["title"] == "學而" and first["text"].startswith("子曰：“學而時習之")
     assert first["ref"] == "《論語·學而》第1章" and first["gloss_en"] == glossed["passages"][0]["gloss_en"]
     assert first["gloss_zh"] != glossed["passages"][0]["gloss_zh"]  # converted too
+    assert shelf_hant[0]["title"] == "論語" and shelf_hant[0]["chapters"][0]["title"] == "學而"
     assert poems["title"] == "国风·周南" and poems["passages"][0]["ref"].endswith("关雎》")
     assert no_book.status_code == 404 and "lunyu, shijing" in no_book.json()["detail"]
     assert no_chapter.status_code == 404 and "chapters 1–20" in no_chapter.json()["detail"]

@@ -168,8 +168,8 @@ class ReadingRoom:
         return await self.people.resolve("web", web_user, web_user)
 
     # ------------------------------------------------------------------ books
-    def books(self) -> BooksOut:
-        return BooksOut(books=[_book_out(b) for b in self.shelf.books])
+    def books(self, script: Script = "simplified") -> BooksOut:
+        return BooksOut(books=[_book_out(b, self._converter(script)) for b in self.shelf.books])
 
     def _chapter(self, book_id: str, n: int, script: Script, gloss: bool) -> ChapterOut:
         book = self._book(book_id)
@@ -251,9 +251,9 @@ def _refuse(status: int, reason: str) -> NoReturn:
     raise HTTPException(status, reason, headers={"WWW-Authenticate": "tma"} if status == 401 else None)
 
 
-def _book_out(book: Book) -> BookOut:
-    chapters = [ChapterIn(n=c.n, title=c.title, passages=len(c.ids)) for c in book.chapters]
-    return BookOut(id=book.id, title=book.name, english=book.english, chapters=chapters)
+def _book_out(book: Book, convert: Callable[[str], str]) -> BookOut:
+    chapters = [ChapterIn(n=c.n, title=convert(c.title), passages=len(c.ids)) for c in book.chapters]
+    return BookOut(id=book.id, title=convert(book.name), english=book.english, chapters=chapters)
 
 
 def add_reading_routes(app: FastAPI, room: ReadingRoom, bearer: object) -> None:
@@ -267,10 +267,10 @@ def add_reading_routes(app: FastAPI, room: ReadingRoom, bearer: object) -> None:
     book_id = Path(pattern=r"^[a-z]{1,32}$", examples=["lunyu"])
     tags: list[str | Enum] = ["reading"]
 
-    @app.get("/v1/books", response_model=BooksOut, tags=tags, responses=errors(*API))
-    async def books(_p: int = person):
+    @app.get("/v1/books", response_model=BooksOut, tags=tags, responses=errors(*API, 422))
+    async def books(script: Script = _SCRIPT_QUERY, _p: int = person):
         """The books on the shelf, their chapters and how many passages each holds."""
-        return room.books()
+        return room.books(script)
 
     @app.get("/v1/books/{book}/chapters/{n}", response_model=ChapterOut, tags=tags, responses=errors(*API, 404, 422))
     async def chapter(

@@ -61,7 +61,7 @@ function show(title, nodes, { back = false } = {}) {
 async function bookList() {
   state.chapter = null;
   stopWatching();
-  if (!state.books.length) state.books = (await api("/v1/books")).books;
+  if (!state.books.length) state.books = (await api(`/v1/books?script=${state.script}`)).books;
   const nodes = [];
   const where = await api("/v1/me/position");
   if (where.passage_id) {
@@ -96,7 +96,7 @@ function passageItem(p) {
 async function chapterView(bookId, n, focusId) {
   const query = `?script=${state.script}&gloss=${state.gloss}`;
   const [chapter] = await Promise.all([api(`/v1/books/${encodeURIComponent(bookId)}/chapters/${n}${query}`), loadMarks()]);
-  if (!state.books.length) state.books = (await api("/v1/books")).books;
+  if (!state.books.length) state.books = (await api(`/v1/books?script=${state.script}`)).books;
   const book = state.books.find((b) => b.id === bookId);
   state.chapter = chapter;
   const pager = el("nav", { class: "pager", "aria-label": tr("翻章", "翻章") },
@@ -193,7 +193,7 @@ async function deepLink() {
   const wanted = new URLSearchParams(location.search).get("p") || tg.startParam.replace("-", ":").replaceAll("_", ".");
   if (!/^[a-z]+:[0-9.]+$/.test(wanted) || location.hash.length > 2) return false;
   const [book, rest] = wanted.split(":");
-  if (!state.books.length) state.books = (await api("/v1/books")).books;
+  if (!state.books.length) state.books = (await api(`/v1/books?script=${state.script}`)).books;
   const chapters = state.books.find((b) => b.id === book)?.chapters || [];
   let n = rest.includes(".") ? Number(rest.split(".")[0]) : 0;
   for (let i = 0, seen = 0; !n && i < chapters.length; seen += chapters[i].passages, i += 1) {
@@ -208,7 +208,7 @@ async function start() {
   tg.ready();
   setScript(state.script);
   $("gloss").setAttribute("aria-pressed", String(state.gloss));
-  $("script").addEventListener("click", () => { setScript(hant() ? "simplified" : "traditional"); reopen(); });
+  $("script").addEventListener("click", () => { setScript(hant() ? "simplified" : "traditional"); state.books = []; reopen(); });
   $("gloss").addEventListener("click", () => {
     state.gloss = !state.gloss;
     localStorage.setItem("fuzi.read.gloss", state.gloss ? "1" : "0");
