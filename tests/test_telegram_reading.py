@@ -9,6 +9,7 @@ import json
 from adapters.telegram.reading import NOT_OPEN, ReadingRoomLink
 from bot.commands.run import reading_link
 from bot.settings import Settings
+from core.events import Citation, FinalReply
 from tests.fakes.engine import ScriptedEngine
 from tests.fakes.telegram_api import BOT_USERNAME
 from tests.helpers_telegram import running_bot
@@ -56,3 +57,25 @@ def test_the_link_follows_the_public_url():
     link = reading_link(Settings(web={"public_url": "https://fuzi.example/"}))
     assert link is not None and link.url == "https://fuzi.example/read"
     assert link.passage("lunyu:1.3") == "https://fuzi.example/read?p=lunyu%3A1.3"
+
+
+async def test_footnotes_link_to_the_passage_in_the_reading_room(tg):
+    citations = (
+        Citation(1, "lunyu:3.22", "《论语·八佾》第22章"),
+        Citation(2, "https://example.org/guanzhong", "管仲传"),  # a web page: no reading-room link
+    )
+    final = FinalReply("管仲之器小哉[1]，事见[2]。", citations=citations)
+    async with running_bot(tg, ScriptedEngine(default=[final]), reading=LINK):
+        tg.private_text(7, "夫子如何评价管仲？")
+        await tg.wait_for(lambda: any("管仲传" in m.text for m in tg.messages_in(7)))
+        sent = [m for m in tg.messages_in(7) if "管仲传" in m.text][-1]
+    assert f'<a href="https://t.me/{BOT_USERNAME}?startapp=lunyu-3_22">《论语·八佾》第22章</a>' in sent.source
+    assert "[2] 管仲传" in sent.text and "example.org" not in sent.source
+
+
+async def test_footnotes_stay_plain_without_a_public_url(tg):
+    final = FinalReply("管仲之器小哉[1]。", citations=(Citation(1, "lunyu:3.22", "《论语·八佾》第22章"),))
+    async with running_bot(tg, ScriptedEngine(default=[final])):
+        tg.private_text(8, "夫子如何评价管仲？")
+        await tg.wait_for(lambda: any("第22章" in m.text for m in tg.messages_in(8)))
+    assert all("<a " not in m.source for m in tg.messages_in(8))

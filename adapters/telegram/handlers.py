@@ -207,6 +207,7 @@ class TelegramHandlers:
             on_shown=life.shown,
             on_part=life.part,
             clock=budget.clock,
+            footnote_link=self.reading.citation_link(context.bot.username) if self.reading else None,
             sleep=budget.sleep,
         )
         self.streaming += 1

@@ -4,12 +4,15 @@ With FUZI_WEB_PUBLIC_URL set, the reading room (`fuzi serve`'s page `/read`) is 
 `/read` in a private chat answers with a `web_app` button (Telegram opens the page inside the chat,
 signed in as the person: adapters/web/tma.py); in a group, where `web_app` buttons are not allowed,
 with a link that opens the bot's main Mini App (`https://t.me/<bot>?startapp`, registered with
-@BotFather; docs/telegram.md); the bot's menu button opens it too (`setChatMenuButton`). Without
-the setting `/read` says that the reading room is not open here.
+@BotFather; docs/telegram.md); the bot's menu button opens it too (`setChatMenuButton`), and the
+footnotes of answers link to their passage there. Without the setting `/read` says that the reading
+room is not open here and footnotes stay plain.
 """
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from urllib.parse import quote
 
@@ -21,6 +24,7 @@ from telegram.error import TelegramError
 log = structlog.get_logger(__name__)
 
 READ_COMMAND = "read"
+_PASSAGE = re.compile(r"^[a-z]{1,16}:\d{1,4}(?:\.\d{1,4})?$")
 READ_SUMMARY = ("阅读经典：逐章读书，书签与续读", "Read the classics chapter by chapter")
 BUTTON = "📖 读书"
 MENU_TEXT = "读书"
@@ -39,8 +43,23 @@ class ReadingRoomLink:
         return self.public_url.rstrip("/") + "/read"
 
     def passage(self, passage_id: str) -> str:
-        """The reading room opened at one passage (its chapter, the passage in view)."""
+        """The reading room opened at one passage (its chapter, the passage in view), on the web."""
         return f"{self.url}?p={quote(passage_id, safe='')}"
+
+    def citation_link(self, bot_username: str | None) -> Callable[[str], str | None]:
+        """Where a footnote in an answer points: the bot's main Mini App opened at the passage
+        (``startapp=lunyu-3_22``: signed in, inside Telegram), or the web address without a bot
+        name; a citation that is no passage of the books (a web page) gets no link."""
+
+        def link(passage_id: str) -> str | None:
+            if not _PASSAGE.match(passage_id):
+                return None
+            if bot_username:
+                start = passage_id.replace(":", "-").replace(".", "_")
+                return f"https://t.me/{bot_username}?startapp={start}"
+            return self.passage(passage_id)
+
+        return link
 
 
 async def answer_read(bot: Bot, message: Message, link: ReadingRoomLink | None) -> None:

@@ -16,7 +16,7 @@ function launchParams() {
     const params = {
       initData: hash.get("tgWebAppData"),
       theme: hash.get("tgWebAppThemeParams") || "{}",
-      startParam: query.get("tgWebAppStartParam") || hash.get("tgWebAppStartParam") || "",
+      startParam: query.get("tgWebAppStartParam") || new URLSearchParams(hash.get("tgWebAppData")).get("start_param") || "",
     };
     sessionStorage.setItem(KEY, JSON.stringify(params));
     history.replaceState(null, "", location.pathname + location.search);  // keep the data out of the address
