@@ -8,7 +8,7 @@ Tables of migration 0028_reading.
 from __future__ import annotations
 
 from collections.abc import Callable
-from datetime import datetime
+from datetime import UTC, datetime
 from typing import TypeVar
 
 from sqlalchemy import delete
@@ -104,3 +104,26 @@ def _again_on_conflict(s: Session, write: Callable[[Session], T], attempts: int 
             if attempt == attempts:
                 raise
     raise AssertionError("unreachable")
+
+
+def merge_reading(s: Session, *, source: int, target: int) -> None:
+    """Account linking (core/memory/linking.py): ``source``'s bookmarks join ``target``'s, and the more
+    recent of the two positions is kept; part of the caller's transaction (no commit)."""
+    theirs = set(s.exec(select(Bookmark.passage_id).where(Bookmark.person_id == target)))
+    for mark in list(s.exec(select(Bookmark).where(Bookmark.person_id == source))):
+        if mark.passage_id not in theirs:
+            s.add(Bookmark(person_id=target, passage_id=mark.passage_id, created_at=mark.created_at))
+        s.delete(mark)
+    old, mine = s.get(ReadingPosition, source), s.get(ReadingPosition, target)
+    if old is not None:
+        if mine is None:
+            s.add(ReadingPosition(person_id=target, passage_id=old.passage_id, updated_at=old.updated_at))
+        elif _aware(old.updated_at) > _aware(mine.updated_at):
+            mine.passage_id, mine.updated_at = old.passage_id, old.updated_at
+            s.add(mine)
+        s.delete(old)
+
+
+def _aware(moment: datetime) -> datetime:
+    """SQLite hands datetimes back without their zone (they were written in UTC)."""
+    return moment if moment.tzinfo is not None else moment.replace(tzinfo=UTC)
