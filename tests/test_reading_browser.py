@@ -74,6 +74,13 @@ def wait_for(driver, seconds: float = 30):
     return WebDriverWait(driver, seconds, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,))
 
 
+RECORD_EVENTS = """
+window.sent = [];
+window.TelegramWebviewProxy = {postEvent: (type, data) => window.sent.push([type, JSON.parse(data || '{}')])};
+"""
+"""Stands in for a mobile Telegram client's event channel: records what the page posts."""
+
+
 def telegram_url(base: str, raw: str) -> str:
     """What a Telegram client opens: the Mini App URL with the launch parameters in the fragment."""
     params = {"tgWebAppData": raw, "tgWebAppVersion": "8.0", "tgWebAppPlatform": "android"}
@@ -95,11 +102,18 @@ def read_in_telegram(base: str, raw: str, shot: Path) -> dict:
     try:
         wait = wait_for(driver)
         driver.set_window_size(390, 844)  # a phone
+        driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_EVENTS})
         driver.get(telegram_url(base, raw))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ol.chapters button"))
         seen["address"] = driver.current_url  # the init data is kept out of the address bar
         seen["background"] = driver.execute_script("return getComputedStyle(document.body).backgroundColor")
         seen["resume_first"] = bool(driver.find_elements(By.ID, "resume"))
+        driver.find_element(By.CSS_SELECTOR, "ol.chapters button[aria-label^='论语 学而']").click()
+        wait.until(lambda d: len(passages(d)) == 16)
+        passages(driver)[0].find_element(By.CSS_SELECTOR, "button.ask").click()  # 问夫子: back to the chat
+        driver.execute_script("window.Telegram.WebView.receiveEvent('back_button_pressed', {})")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ol.chapters button"))
+        seen["events"] = driver.execute_script("return window.sent")
         driver.find_element(By.CSS_SELECTOR, "ol.chapters button[aria-label^='论语 学而']").click()
         wait.until(lambda d: len(passages(d)) == 16)
         seen["heading"] = driver.find_element(By.ID, "heading").text
@@ -153,7 +167,10 @@ def chapter_timings(driver) -> list[float]:
     for (const book of books) for (const c of book.chapters) {
       const t0 = performance.now();
       location.hash = `#/${book.id}/${c.n}`;
-      while (document.getElementById('view').dataset.chapter !== `${book.id}/${c.n}`) await new Promise(r => setTimeout(r, 5));
+      for (let i = 0; document.getElementById('view').dataset.chapter !== `${book.id}/${c.n}`; i++) {
+        if (i > 2000) { done(['stuck', book.id, c.n, location.hash, document.getElementById('view').dataset.chapter || '', document.getElementById('status').textContent]); return; }
+        await new Promise(r => setTimeout(r, 5));
+      }
       times.push((performance.now() - t0) / 1000);
     }
     done(times);
@@ -166,7 +183,7 @@ def chapter_timings(driver) -> list[float]:
 async def test_read_in_telegram_bookmark_reload_and_resume(tmp_path, fake_llm, retriever):
     settings = Settings(
         corpus_dir=corpus_dir(),
-        web=WebSettings(jwt_secret=SecretStr("reading-browser-secret-0123456789abcdef")),
+        web=WebSettings(jwt_secret=SecretStr("reading-browser-secret-0123456789abcdef"), per_ip_per_minute=1000),
         telegram=TelegramSettings(bot_token=SecretStr(TOKEN)),
     )
     raw = init_data(777, int(time.time()))
@@ -182,6 +199,14 @@ async def test_read_in_telegram_bookmark_reload_and_resume(tmp_path, fake_llm, r
     print(
         f"chapter on screen: n={len(timings)} p50={statistics.median(timings):.3f}s p95={p95:.3f}s max={timings[-1]:.3f}s"
     )
+    events = seen["events"]
+    assert [e[0] for e in events[:2]] == ["web_app_ready", "web_app_expand"]
+    assert ["web_app_setup_back_button", {"is_visible": True}] in events
+    assert events[-1] == ["web_app_setup_back_button", {"is_visible": False}]  # BackButton pressed: the books
+    asked = [data for kind, data in events if kind == "web_app_switch_inline_query"]
+    assert asked == [
+        {"query": "子曰：“学而时习之，不亦说乎？有朋自远方来，不亦乐乎？人不知而不愠，不亦君子乎？”", "chat_types": []}
+    ]
     assert "tgWebAppData" not in seen["address"]
     assert seen["background"] == "rgb(23, 33, 43)"  # Telegram's themeParams.bg_color
     assert not seen["resume_first"]

@@ -10,7 +10,7 @@ const state = {
   token: localStorage.getItem("fuzi.token") || "",
   script: localStorage.getItem("fuzi.read.script") || "simplified",
   gloss: localStorage.getItem("fuzi.read.gloss") === "1",
-  books: [], marks: new Map(), chapter: null, saveTimer: 0, observer: null,
+  books: [], marks: new Map(), marksLoaded: false, chapter: null, saveTimer: 0, observer: null,
 };
 const RECITE = null;  // the hook for "背诵": a function (passage) → adds it to the recitation deck, once that API exists
 
@@ -95,7 +95,7 @@ function passageItem(p) {
 
 async function chapterView(bookId, n, focusId) {
   const query = `?script=${state.script}&gloss=${state.gloss}`;
-  const [chapter] = await Promise.all([api(`/v1/books/${encodeURIComponent(bookId)}/chapters/${n}${query}`), loadMarks()]);
+  const [chapter] = await Promise.all([api(`/v1/books/${encodeURIComponent(bookId)}/chapters/${n}${query}`), state.marksLoaded || loadMarks()]);
   if (!state.books.length) state.books = (await api(`/v1/books?script=${state.script}`)).books;
   const book = state.books.find((b) => b.id === bookId);
   state.chapter = chapter;
@@ -115,6 +115,7 @@ async function chapterView(bookId, n, focusId) {
 async function loadMarks() {
   const { bookmarks } = await api("/v1/me/bookmarks");
   state.marks = new Map(bookmarks.map((m) => [m.id, m]));
+  state.marksLoaded = true;  // this page keeps them in step from now on
   return bookmarks;
 }
 
