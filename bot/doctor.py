@@ -49,16 +49,20 @@ async def run_checks(settings: Settings, *, timeout_s: float = 5.0) -> list[Chec
 
 
 def check_corpus(settings: Settings) -> Check:
-    from data.corpus import CorpusFetchError, verify
+    from data.corpus import CorpusFetchError, verify_present
 
     where = settings.corpus_path
     if settings.corpus_dir is None and not any(where.glob("*.json")):
         return Check("corpus", "warn", f"not fetched yet into {where}: the first start (or `fuzi data fetch`) does it")
     try:
-        verify(where)
+        sums, missing = verify_present(where)
     except CorpusFetchError as exc:
         return Check("corpus", "fail", str(exc))
-    return Check("corpus", "ok", f"{where}: lunyu.json, shijing.json sha256 verified")
+    if missing:
+        return Check(
+            "corpus", "warn", f"{where}: {', '.join(sums)} verified; {', '.join(missing)} missing (`fuzi data fetch`)"
+        )
+    return Check("corpus", "ok", f"{where}: {', '.join(sums)} sha256 verified")
 
 
 def check_index(settings: Settings) -> Check:

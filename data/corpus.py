@@ -1,10 +1,13 @@
-"""The corpus: two files of the npm package `chinese-poetry@2.0.1` (MIT), checked by sha256.
+"""The corpus: one file per book (core/books: BOOKS) of the npm package `chinese-poetry@2.0.1`
+(MIT), each checked by sha256.
 
 `fetch` is the one resolver, used by the app (`fuzi data fetch`, first start) and by the tests
-(the session fixture in tests/conftest.py): `FUZI_CORPUS_DIR` when set (verified, never written to);
-else `$FUZI_HOME/corpus` (`var/corpus` by default) when it holds verified files; else it runs
-`npm pack chinese-poetry@2.0.1` (npm picks the registry; no address is written here), extracts the two
-files into `$FUZI_HOME/corpus` and verifies them. `FUZI_CORPUS_PACKAGE` replaces the package spec
+(the session fixture in tests/conftest.py): `FUZI_CORPUS_DIR` when set (verified, never written to;
+a folder holding only some books serves those, `missing` names the rest); else `$FUZI_HOME/corpus`
+(`var/corpus` by default) when it holds every file verified; else it runs `npm pack
+chinese-poetry@2.0.1` (npm picks the registry; no address is written here), extracts the files into
+`$FUZI_HOME/corpus` and verifies them. Offline, a home folder that holds some verified books serves
+those. A file whose sha256 differs is always refused. `FUZI_CORPUS_PACKAGE` replaces the package spec
 given to `npm pack` (e.g. a local .tgz file: a mirror, an offline machine, the clone test); the sha256
 check stays the same. The corpus is never committed to the repository.
 """
@@ -21,23 +24,16 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
+from core.books import BOOKS
+
 PACKAGE = "chinese-poetry@2.0.1"
-# file name -> (path inside the npm tarball, sha256)
-MANIFEST: dict[str, tuple[str, str]] = {
-    "lunyu.json": (
-        "package/dist/lunyu/lunyu.json",
-        "bc336a3839706377892719db44c48a09794a493190535a42bf1c7d4c4233e96c",
-    ),
-    "shijing.json": (
-        "package/dist/shijing/shijing.json",
-        "3c7ca54d59424542ada99adfcc85420287fbbd5c8a511e9baf705cb2b04051e7",
-    ),
-}
+# file name -> (path inside the npm tarball, sha256): one entry per book of core.books.BOOKS
+MANIFEST: dict[str, tuple[str, str]] = {b.file: (b.member, b.sha256) for b in BOOKS}
 LICENSE_MEMBER = "package/LICENSE"
 
 HELP = (
     f"To get the corpus either install Node.js with npm (so `npm pack {PACKAGE}` works) and run "
-    f"`fuzi data fetch` again, or copy lunyu.json and shijing.json of {PACKAGE} into a folder and set "
+    f"`fuzi data fetch` again, or copy {', '.join(MANIFEST)} of {PACKAGE} into a folder and set "
     "FUZI_CORPUS_DIR to it."
 )
 
@@ -49,8 +45,9 @@ class CorpusFetchError(Exception):
 @dataclass(frozen=True)
 class FetchReport:
     directory: Path
-    source: str  # "corpus-dir", "already-present" or "npm"
+    source: str  # "corpus-dir", "already-present", "npm" or "partial" (npm failed; some books present)
     files: dict[str, str]  # name -> sha256
+    missing: tuple[str, ...] = ()  # file names not in the folder
 
 
 def sha256_file(path: Path) -> str:
@@ -63,16 +60,28 @@ def sha256_file(path: Path) -> str:
 
 def verify(directory: Path) -> dict[str, str]:
     """sha256 of each corpus file in `directory`; raises CorpusFetchError on a missing or changed file."""
-    sums = {}
+    sums, missing = verify_present(directory)
+    if missing:
+        raise CorpusFetchError(f"{Path(directory) / missing[0]} is missing. {HELP}")
+    return sums
+
+
+def verify_present(directory: Path) -> tuple[dict[str, str], tuple[str, ...]]:
+    """(sha256 of each corpus file `directory` holds, the names it lacks); raises CorpusFetchError on a
+    changed file or when it holds none."""
+    sums, missing = {}, []
     for name, (_, expected) in MANIFEST.items():
         path = Path(directory) / name
         if not path.is_file():
-            raise CorpusFetchError(f"{path} is missing. {HELP}")
+            missing.append(name)
+            continue
         actual = sha256_file(path)
         if actual != expected:
             raise CorpusFetchError(f"{path} has sha256 {actual}, expected {expected} ({PACKAGE}). {HELP}")
         sums[name] = actual
-    return sums
+    if not sums:
+        raise CorpusFetchError(f"{Path(directory) / next(iter(MANIFEST))} is missing. {HELP}")
+    return sums, tuple(missing)
 
 
 def fetch(
@@ -95,19 +104,28 @@ def fetch(
     """
     package = _absolute_if_file(package or PACKAGE)
     if corpus_dir is not None:
-        return FetchReport(Path(corpus_dir), "corpus-dir", verify(corpus_dir))
+        return FetchReport(Path(corpus_dir), "corpus-dir", *verify_present(corpus_dir))
+    partial: tuple[dict[str, str], tuple[str, ...]] | None = None
     try:
-        return FetchReport(home_corpus, "already-present", verify(home_corpus))
+        partial = verify_present(home_corpus)
+        if not partial[1]:
+            return FetchReport(home_corpus, "already-present", partial[0])
     except CorpusFetchError:
-        pass
-    if shutil.which(npm) is None:
-        raise CorpusFetchError(f"npm was not found and {home_corpus} holds no verified corpus. {HELP}")
-    home_corpus.mkdir(parents=True, exist_ok=True)
-    with tempfile.TemporaryDirectory(prefix="fuzi-corpus-") as tmp:
-        if on_fetch is not None:
-            on_fetch(package)
-        tarball = _npm_pack(npm, package, Path(tmp), timeout_s)
-        _extract(tarball, home_corpus)
+        if any((home_corpus / name).is_file() for name in MANIFEST):
+            raise  # a changed file: refused, never replaced behind the reader's back
+    try:
+        if shutil.which(npm) is None:
+            raise CorpusFetchError(f"npm was not found and {home_corpus} holds no verified corpus. {HELP}")
+        home_corpus.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryDirectory(prefix="fuzi-corpus-") as tmp:
+            if on_fetch is not None:
+                on_fetch(package)
+            tarball = _npm_pack(npm, package, Path(tmp), timeout_s)
+            _extract(tarball, home_corpus)
+    except CorpusFetchError:
+        if partial is None:
+            raise
+        return FetchReport(home_corpus, "partial", *partial)  # offline: serve the books that are here
     return FetchReport(home_corpus, "npm", verify(home_corpus))
 
 

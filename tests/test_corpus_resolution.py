@@ -21,12 +21,13 @@ import pytest
 from data.corpus import MANIFEST, CorpusFetchError, fetch, verify
 
 ROOT = Path(__file__).resolve().parents[1]
+FIVE_FILES = {"lunyu.json", "shijing.json", "mengzi.json", "daxue.json", "zhongyong.json"}
 NEEDS_NPM = pytest.mark.skipif(shutil.which("npm") is None or shutil.which("git") is None, reason="needs npm and git")
 
 
 def test_session_fixture_gives_a_verified_corpus(corpus_dir):
     """Also the test the clone runs: the fixture resolved a folder whose files pass the sha256 check."""
-    assert set(verify(corpus_dir)) == {"lunyu.json", "shijing.json"}
+    assert set(verify(corpus_dir)) == set(MANIFEST) == FIVE_FILES
     print(f"corpus resolved to {corpus_dir}")
 
 
@@ -95,7 +96,7 @@ def test_fresh_clone_without_shared_fetches_the_corpus_for_its_tests(tmp_path, c
     assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
     fetched = clone / "var" / "corpus"
     assert f"corpus resolved to {fetched}" in proc.stdout
-    assert set(verify(fetched)) == {"lunyu.json", "shijing.json"}
+    assert set(verify(fetched)) == FIVE_FILES
     assert (fetched / "LICENSE.chinese-poetry").read_text() == "MIT"
 
 

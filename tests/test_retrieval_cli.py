@@ -33,9 +33,9 @@ def run(capsys, *argv, cli=main) -> tuple[int, str, str]:
 
 def test_index_search_eval(env, capsys):
     code, out, _ = run(capsys, "index")
-    assert code == 0 and "indexed 817 passages" in out and "817 embedded" in out and "keyword index 817" in out
+    assert code == 0 and "indexed 1132 passages" in out and "1132 embedded" in out and "keyword index 1132" in out
     code, out, _ = run(capsys, "index")
-    assert code == 0 and "0 embedded, 817 unchanged" in out
+    assert code == 0 and "0 embedded, 1132 unchanged" in out
     code, out, _ = run(capsys, "search", "管仲之器小哉", "--k", "3", "--json")
     results = json.loads(out)
     assert code == 0 and len(results) == 3
@@ -84,7 +84,7 @@ def test_model_change_is_refused_until_rebuild(env, capsys, monkeypatch):
     code, _, err = run(capsys, "index")
     assert code == 2 and "fuzi index --rebuild" in err
     code, out, _ = run(capsys, "index", "--rebuild")
-    assert code == 0 and "817 embedded" in out and "64 dims" in out
+    assert code == 0 and "1132 embedded" in out and "64 dims" in out
 
 
 def test_search_without_an_index_says_what_to_run(env, capsys):
@@ -94,7 +94,7 @@ def test_search_without_an_index_says_what_to_run(env, capsys):
 
 def test_data_fetch_verifies_the_corpus_dir(env, capsys, tmp_path, monkeypatch):
     code, out, _ = run(capsys, "data", "fetch")
-    assert code == 0 and out.count(" ok") == 2 and "corpus-dir" in out
+    assert code == 0 and out.count(" ok") == 5 and "corpus-dir" in out
     broken = tmp_path / "broken"
     broken.mkdir()
     (broken / "lunyu.json").write_bytes((corpus_dir() / "lunyu.json").read_bytes() + b" ")
@@ -124,7 +124,13 @@ def _fake_npm(folder: Path, *, fail: bool = False) -> str:
 def test_fetch_with_npm_pack_extracts_and_verifies(tmp_path):
     npm = _fake_npm(tmp_path)
     report = fetch(tmp_path / "home" / "corpus", None, npm=npm)
-    assert report.source == "npm" and set(report.files) == {"lunyu.json", "shijing.json"}
+    assert report.source == "npm" and set(report.files) == {
+        "lunyu.json",
+        "shijing.json",
+        "mengzi.json",
+        "daxue.json",
+        "zhongyong.json",
+    }
     assert verify(tmp_path / "home" / "corpus") == report.files
     assert (tmp_path / "home" / "corpus" / "LICENSE.chinese-poetry").read_text() == "MIT"
     assert fetch(tmp_path / "home" / "corpus", None, npm="no-such-npm").source == "already-present"
@@ -148,7 +154,7 @@ def test_bench_reports_every_stage(env, capsys):
     queries.write_text('{"query": "管仲", "gold": []}\n{"query": "What is ren?", "gold": []}\n', encoding="utf-8")
     code, out, _ = run(capsys, "bench", "--queries", str(queries), "--synthetic", "300", "--json", cli=lab)
     report = json.loads(out)
-    assert code == 0 and report["real"]["passages"] == 817 and report["synthetic"]["passages"] == 300
+    assert code == 0 and report["real"]["passages"] == 1132 and report["synthetic"]["passages"] == 300
     for part in ("real", "synthetic"):
         stages = report[part]["stages"]["all"]
         assert {"embed", "vector", "keyword", "fusion", "total"} <= set(stages) and stages["total"]["n"] == 2

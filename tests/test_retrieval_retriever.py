@@ -216,8 +216,10 @@ async def test_classics_tools(real_index):
     client = Toolset(classics_tools(await open_retriever(real_index)))
     names = [t["function"]["name"] for t in client.to_openai_tools()]
     assert names == ["search_classics", "find_quote", "get_passage"]
-    found = await client.call("search_classics", {"query": "管仲", "k": 3}, CTX)
+    found = await client.call("search_classics", {"query": "管仲", "k": 3, "corpus": "lunyu"}, CTX)
     assert found.ok and found.content["passages"][0]["id"] == "lunyu:3.22"
+    four = await client.call("search_classics", {"query": "管仲", "k": 3, "corpus": "sishu"}, CTX)
+    assert four.ok and {p["id"] for p in four.content["passages"]} >= {"mengzi:3.1"}  # 管仲、晏子之功
     quote = await client.call("find_quote", {"text": "执子之手！"}, CTX)
     assert quote.content["exact"] and [p["id"] for p in quote.content["passages"]] == ["shijing:31", "shijing:81"]
     traditional = await client.call("find_quote", {"text": "執子之手！"}, CTX)  # script set aside, as in quotes first

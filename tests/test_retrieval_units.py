@@ -21,8 +21,8 @@ def corpus():
 
 def test_ids_refs_and_order(corpus):
     by_id = {p.id: p for p in corpus}
-    assert len(corpus) == 817
-    assert sum(p.corpus == "lunyu" for p in corpus) == 512 and sum(p.corpus == "shijing" for p in corpus) == 305
+    counts = {b: sum(p.corpus == b for p in corpus) for b in ("lunyu", "shijing", "mengzi", "daxue", "zhongyong")}
+    assert counts == {"lunyu": 512, "shijing": 305, "mengzi": 260, "daxue": 16, "zhongyong": 39}
     assert corpus[0].id == "lunyu:1.1" and corpus[511].id == "lunyu:20.3" and corpus[512].id == "shijing:1"
     assert by_id["lunyu:3.22"].text.startswith("子曰：“管仲之器小哉")
     assert by_id["lunyu:3.22"].ref == "《论语·八佾》第22章"
@@ -31,7 +31,9 @@ def test_ids_refs_and_order(corpus):
     assert by_id["shijing:161"].ref == "《诗经·小雅·鹿鸣之什·鹿鸣》"
     assert [p.id for p in sorted(corpus, key=lambda p: sort_key(p.id))] == [p.id for p in corpus]
     assert is_passage_id("lunyu:3.22") and is_passage_id("shijing:305")
+    assert is_passage_id("mengzi:14.14") and is_passage_id("daxue:1") and is_passage_id("zhongyong:39")
     assert not is_passage_id("lunyu:3") and not is_passage_id("x'; drop table")
+    assert not is_passage_id("mengzi:14") and not is_passage_id("daxue:1.1") and not is_passage_id("xunzi:1")
 
 
 def test_missing_corpus_names_the_fix(tmp_path):

@@ -36,7 +36,12 @@ async def test_dm_person_owns_settings_and_show_lists_them(tmp_path):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage)
     text, extra = await say(service, incoming("", command="settings"))
-    assert extra["settings"] == {"skill": "default", "script": "auto", "daily": "off"}  # no digest in a DM
+    assert extra["settings"] == {
+        "skill": "default",
+        "script": "auto",
+        "daily": "off",
+        "books": "all",
+    }  # no digest in a DM
     assert extra["can_change"] is True and "daily" in text
     text, extra = await say(service, incoming("script traditional", command="settings"))
     assert extra["changed"] == "script" and extra["settings"]["script"] == "traditional"

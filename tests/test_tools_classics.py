@@ -64,7 +64,15 @@ def test_three_tools_that_say_when_not_to_use_them(passages):
     listed = [t["function"] for t in tools.to_openai_tools()]
     assert [f["name"] for f in listed] == ["search_classics", "find_quote", "get_passage"]
     assert all("Do not use" in f["description"] for f in listed)
-    assert listed[0]["parameters"]["properties"]["corpus"]["enum"] == ["all", "lunyu", "shijing"]
+    assert listed[0]["parameters"]["properties"]["corpus"]["enum"] == [
+        "all",
+        "lunyu",
+        "shijing",
+        "mengzi",
+        "daxue",
+        "zhongyong",
+        "sishu",
+    ]
     assert listed[1]["parameters"]["required"] == ["text"] and listed[2]["parameters"]["required"] == ["id"]
 
 
@@ -107,7 +115,7 @@ async def test_find_quote_and_get_passage(passages):
     ("tool", "args", "failure", "words"),
     [
         ("search_classics", {"query": "  "}, "failed", "empty"),
-        ("search_classics", {"query": "仁", "corpus": "mengzi"}, "bad_arguments", "corpus"),
+        ("search_classics", {"query": "仁", "corpus": "xunzi"}, "bad_arguments", "corpus"),
         ("search_classics", {"query": "仁", "k": 0}, "bad_arguments", "'k'"),
         ("find_quote", {"text": " "}, "failed", "empty"),
         ("get_passage", {"id": "lunyu:9.99"}, "failed", "no passage has the id 'lunyu:9.99'"),

@@ -1,6 +1,6 @@
 """Discord's `/settings` (a command group with choices, answered ephemerally) and `/passage` (autocomplete).
 
-`/settings show|skill|script|daily|digest` build the same words as the text command
+`/settings show|skill|script|daily|digest|books` build the same words as the text command
 (`skill poetry`, `daily 08:00 Asia/Taipei`, …) and hand them to the engine's /settings, so the
 parsing, the admin rule (Manage Server or Manage Channels, sent with every interaction) and the
 refusals are the engine's, one place for every platform.
@@ -60,6 +60,11 @@ def build_settings_group(run: CommandRunner, skills: Sequence[tuple[str, str]]) 
     @app_commands.choices(value=_choices(_SWITCH))
     async def digest(interaction: discord.Interaction, value: app_commands.Choice[str]) -> None:
         await run(interaction, SETTINGS, f"digest {value.value}")
+
+    @group.command(name="books", description="每日一章选自哪些书（管理员）· Books of the daily passage (admins)")
+    @app_commands.describe(books="all, sishu, or ids such as lunyu,mengzi")
+    async def books(interaction: discord.Interaction, books: str) -> None:
+        await run(interaction, SETTINGS, f"books {books}")
 
     return group
 

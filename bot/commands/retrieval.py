@@ -8,8 +8,9 @@ import asyncio
 import json
 import sys
 
+from core.books import SELECTIONS as CORPORA
+
 MODES = ("hybrid", "vector", "keyword")
-CORPORA = ("all", "lunyu", "shijing")
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -81,6 +82,8 @@ def _fetch(args: argparse.Namespace) -> int:
         return _fail(str(exc))
     for name, digest in report.files.items():
         print(f"{name}  sha256 {digest}  ok")
+    for name in report.missing:
+        print(f"{name}  missing (the books it holds are not searched until it is fetched)")
     print(f"corpus ready in {report.directory} ({report.source})")
     return 0
 
@@ -88,16 +91,19 @@ def _fetch(args: argparse.Namespace) -> int:
 def _index(args: argparse.Namespace) -> int:
     from bot.progress import Progress
     from bot.retrieval_factory import build_embedder, build_store
-    from core.retrieval.documents import CorpusError, load_corpus
+    from core.retrieval.documents import CorpusError, load_library
     from core.retrieval.indexer import build_index
     from core.retrieval.snapshot import load_or_build
     from core.retrieval.store import IndexMismatchError
 
     settings = _settings()
     try:
-        passages = load_corpus(settings.corpus_path)
+        library = load_library(settings.corpus_path)
     except CorpusError as exc:
         return _fail(str(exc))
+    if library.missing:
+        print(library.missing_line(), file=sys.stderr)
+    passages = library.passages
     store = build_store(settings)
     embedder = build_embedder(settings)
     try:

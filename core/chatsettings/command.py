@@ -5,6 +5,7 @@
     /settings script simplified|traditional|auto
     /settings daily HH:MM [Area/City] | off
     /settings digest on|off           groups only
+    /settings books all|lunyu,mengzi|sishu   the books the daily passage is drawn from
 
 Every refusal is one line (bilingual). A change is stored with who made it (core/storage/
 chat_settings.py) and announced to the `SettingsListener`s (the scheduler reacts to `digest off`
@@ -18,7 +19,7 @@ from typing import Any, Protocol
 import structlog
 
 from core.chatsettings.admins import ChatAdmins, Permission
-from core.chatsettings.values import BadValue, parse_daily, parse_script, parse_switch
+from core.chatsettings.values import BadValue, parse_books, parse_daily, parse_script, parse_switch
 from core.ports import CommandResult, Turn
 from core.skills import SkillRegistry
 from core.storage.chat_settings import (
@@ -36,13 +37,14 @@ log = structlog.get_logger(__name__)
 
 USAGE = (
     "用法 Usage: /settings · /settings skill <name> · /settings script simplified|traditional|auto · "
-    "/settings daily HH:MM [Area/City] | off · /settings digest on|off"
+    "/settings daily HH:MM [Area/City] | off · /settings digest on|off · /settings books all|lunyu,mengzi"
 )
 _LABELS: dict[SettingField, str] = {
     "skill": "问学方式 skill",
     "script": "字体 script",
     "daily": "每日一章 daily",
     "digest": "群聊评点 digest",
+    "books": "每日一章选自 books",
 }
 _REFUSED: dict[Permission, str] = {
     "not_admin": "只有群管理员可以改本群设置。Only group admins can change this chat's settings.",
@@ -139,6 +141,8 @@ class SettingsCommand:
             current = await self._repo.get(turn.incoming.chat_key)
             parsed = parse_daily(rest, current.daily.zone if current.daily else None)
             return Daily(*parsed) if parsed else None
+        if key == "books":
+            return parse_books(rest)
         return parse_switch(rest, "digest")
 
     async def _tell(self, change: SettingChange, incoming: Incoming) -> str | None:

@@ -19,6 +19,7 @@ import zoneinfo
 from datetime import time
 from functools import lru_cache
 
+from core.books import BOOKS, books_in
 from core.language import Script
 from core.storage.chat_settings import DEFAULT_ZONE
 
@@ -125,6 +126,24 @@ def parse_switch(text: str, what: str) -> bool:
 
 
 OFF_WORDS = frozenset({"off", "关", "關", "none", "stop"})
+
+
+def parse_books(text: str) -> tuple[str, ...] | None:
+    """`lunyu,mengzi` (ids or titles: 论语,孟子; commas, spaces or 、), `sishu`, or `all` (None: every
+    book) → the book ids in registry order; BadValue for a book Fuzi does not have."""
+    words = [w for w in re.split(r"[,，、\s]+", text.strip().lower()) if w]
+    if not words or words == ["all"] or words == ["全部"]:
+        return None
+    names = {b.id: b.id for b in BOOKS} | {b.name: b.id for b in BOOKS} | {"sishu": "sishu", "四书": "sishu"}
+    unknown = [w for w in words if w not in names]
+    choices = "、".join(f"{b.id}（{b.name}）" for b in BOOKS)
+    if unknown:
+        raise BadValue(
+            f"没有「{_short(unknown[0])}」这部书。可选：{choices}、sishu 或 all。 · Books: "
+            f"{', '.join(b.id for b in BOOKS)}, sishu or all."
+        )
+    chosen = {i for w in words for i in books_in(names[w])}
+    return None if len(chosen) == len(BOOKS) else tuple(b.id for b in BOOKS if b.id in chosen)
 
 
 def parse_daily(args: str, current_zone: str | None) -> tuple[time, str] | None:

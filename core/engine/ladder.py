@@ -22,6 +22,8 @@ from typing import Protocol
 import structlog
 
 from core.agent.types import AgentEvent, AgentResult
+from core.books import is_later
+from core.books.named import held_english, held_titles
 from core.citations import CitationBook
 from core.events import Citation, TextDelta, TextReset, ToolStep
 from core.language import Language
@@ -302,51 +304,70 @@ class FallbackLadder:
     async def _level2(self, request: LadderRequest) -> Answer:
         """The best passages for the question, each quoted with its [n], under a persona preface."""
         lang = reply_language(request.question)
-        passages, topic = await self._passages(request.question, request.skill.corpus)
+        passages, topic, unheld = await self._passages(request.question, request.skill.corpus)
         if not passages:
-            return Answer(say("L2_NOTHING", lang), (), 2)
+            return Answer(_and(unheld, say("L2_NOTHING", lang)), (), 2)
         book = CitationBook()
-        lines = [say("L2_TOPIC_PREFACE" if topic else "L2_PREFACE", lang), ""]
+        lines = [_and(unheld, say("L2_TOPIC_PREFACE" if topic else "L2_PREFACE", lang)), ""]
         for passage in passages:
             n = book.number(passage)
             # a topic survey names several fitting passages (reference and opening line), it does not
-            # quote one poem in full
-            lines.append(
-                f"{passage.ref}「{_opening(passage.text)}」[{n}]" if topic else f"「{_shorten(passage.text)}」[{n}]"
-            )
+            # quote one poem in full; a later book's words are introduced by their reference, never
+            # as the Master's own
+            if topic:
+                lines.append(f"{passage.ref}「{_opening(passage.text)}」[{n}]")
+            else:
+                later = is_later(passage.id)
+                lines.append(f"{passage.ref + '：' if later else ''}「{_shorten(passage.text)}」[{n}]")
         text, citations = book.finalize("\n".join(lines))
         return Answer(text, citations, 2)
 
-    async def _passages(self, question: str, corpus: str) -> tuple[list[Passage], bool]:
+    async def _passages(self, question: str, corpus: str) -> tuple[list[Passage], bool, str]:
         """The best passages overall; a skill that prefers one book gets that book's passages next.
 
         The overall best stays first so that a verbatim quote from the other book is never lost
         (the poetry skill asked 学而时习之 still cites the Analects first).
         """
         if self._retriever is None or not question.strip():
-            return [], False
-        best, topic = await self._search(question, "all")
+            return [], False, ""
+        best, topic, unheld = await self._search(question, "all")
         if topic:  # a topic survey: the theme's passages, best known first, several of them
-            return best, True  # _search cut a survey to L2_TOPIC_K
+            return best, True, unheld  # _search cut a survey to L2_TOPIC_K
         preferred = (await self._search(question, corpus))[0] if corpus != "all" and best else []
         merged = {p.id: p for p in [*best[:1], *preferred, *best[1:]]}
-        return list(merged.values())[: self._l2_k], False
+        return list(merged.values())[: self._l2_k], False, unheld
 
-    async def _search(self, question: str, corpus: str) -> tuple[list[Passage], bool]:
-        """(passages, whether the retriever answered a topic survey)."""
+    async def _search(self, question: str, corpus: str) -> tuple[list[Passage], bool, str]:
+        """(passages, whether the retriever answered a topic survey, the line saying which books
+        Fuzi reads when the question names one it does not)."""
         k = max(self._l2_k, L2_TOPIC_K)
         if self._retriever is None:
-            return [], False
+            return [], False, ""
         try:
             response = await self._retriever.search(question, k=k, corpus=corpus)
         except Exception:
             log.exception("l2_search_failed", corpus=corpus)
-            return [], False
+            return [], False, ""
         topic = bool(getattr(response, "topic", None))
         hits = [
             Passage(id=hit.id, ref=hit.ref or hit.id, corpus="", title="", text=hit.text) for hit in response.results
         ]
-        return hits[: L2_TOPIC_K if topic else self._l2_k], topic
+        return hits[: L2_TOPIC_K if topic else self._l2_k], topic, _not_held(question, response)
+
+
+def _not_held(question: str, response: object) -> str:
+    """BOOKS_NOT_HELD for a question naming books the index does not hold, else ""."""
+    unheld, held = getattr(response, "unheld", ()), getattr(response, "held", ())
+    if not unheld:
+        return ""
+    lang = reply_language(question)
+    if lang == "en":
+        return say("BOOKS_NOT_HELD", lang, held=held_english(held), named=" and ".join(unheld))
+    return say("BOOKS_NOT_HELD", lang, held=held_titles(held), named="".join(f"《{n}》" for n in unheld))
+
+
+def _and(first: str, then: str) -> str:
+    return f"{first}\n{then}" if first else then
 
 
 def _opening(text: str) -> str:

@@ -29,7 +29,7 @@ log = structlog.get_logger(__name__)
 LOOKUP_LIMITS = "20/10second;300/hour"
 """Per person: typing an inline query sends one per keystroke, so short bursts are allowed."""
 MAX_QUERY_CHARS = 100
-HINT = "输入想查的字句，如「学而」「关雎」。Type words to look up, e.g. 学而 or 关雎."
+HINT = "输入想查的字句，如「学而」「关雎」「民为贵」。Type words to look up, e.g. 学而, 关雎 or 民为贵."
 SLOW_DOWN = "查得太快了，稍候片刻再查。Too many look-ups; wait a moment."
 NOTHING = "典籍中未检得相近的章句。Nothing close in the texts."
 _WORDS = re.compile(r"\w")

@@ -14,6 +14,7 @@ import re
 import unicodedata
 
 from core.language import Language
+from core.language.variants import fold_variants
 
 CJK = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\U00020000-\U0003ffff]")
 """One Han ideograph (any block)."""
@@ -87,9 +88,10 @@ _RUN = re.compile(r"[^\W_]+")  # a run of letters and digits
 
 
 def squashed_runs(text: str) -> list[str]:
-    """The runs of letters and digits of `text` after NFKC, lower-casing and Traditional → Simplified:
-    what is left when punctuation, spaces, symbols, line breaks and script are set aside."""
-    return _RUN.findall(to_simplified(nfkc(text).lower()))
+    """The runs of letters and digits of `text` after NFKC, lower-casing, Traditional → Simplified and
+    variant folding (core/language/variants.py): what is left when punctuation, spaces, symbols, line
+    breaks, script and variant characters are set aside."""
+    return _RUN.findall(fold_variants(to_simplified(nfkc(text).lower())))
 
 
 def squash(text: str) -> str:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from core.books import books_in
+
 _BLAS = None
 
 
@@ -51,7 +53,7 @@ class FlatVectors:
         with _one_blas_thread():
             scores = self._matrix @ np.asarray(vector, dtype=np.float32)
         if corpus != "all":
-            scores = np.where(self._corpus == corpus, scores, -np.inf)
+            scores = np.where(np.isin(self._corpus, books_in(corpus)), scores, -np.inf)
         limit = min(limit, len(scores))
         if limit <= 0:
             return []

@@ -13,6 +13,7 @@ import re
 from collections.abc import Set
 from dataclasses import dataclass, field
 
+from core.books import is_later
 from core.language.text import cjk_count, has_cjk, squash
 from core.retrieval.documents import sort_key
 
@@ -126,7 +127,8 @@ def promote(fused: list[Fused], containing: list[str], aligned: Set[str] = froze
     """Put passages that contain the query verbatim first, keeping the fused order among them.
 
     Containing passages the routes did not recall are added (after recalled ones, in corpus order).
-    Passages in `aligned` (the quote covers whole clauses there) go before the other containing ones.
+    Passages in `aligned` (the quote covers whole clauses there) go before the other containing ones,
+    and within each group a source before a later book that quotes it (quotes.py).
     """
     if not containing:
         return fused
@@ -134,7 +136,7 @@ def promote(fused: list[Fused], containing: list[str], aligned: Set[str] = froze
     top = [Fused(f.id, f.score, f.routes, True) for f in fused if f.id in contain]
     seen = {f.id for f in top}
     top += [Fused(d, 0.0, {}, True) for d in sorted(contain - seen, key=sort_key)]
-    top.sort(key=lambda f: f.id not in aligned)  # stable: fused order within each group
+    top.sort(key=lambda f: (f.id not in aligned, is_later(f.id)))  # stable: fused order within each group
     return top + [f for f in fused if f.id not in contain]
 
 

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from core.books import books_in
 from core.language.text import cjk_count
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
@@ -276,7 +277,7 @@ class GlossIndex:
         if self._stanzas is not None and not (query_language(query) == "en" and is_question(query)):
             best = np.maximum(best, self._stanzas.scores(query))
         if corpus != "all":
-            best = np.where(self._corpus == corpus, best, 0.0)
+            best = np.where(np.isin(self._corpus, books_in(corpus)), best, 0.0)
         order = np.argsort(-best, kind="stable")[:limit]
         return [(self.ids[i], float(best[i])) for i in order if best[i] > 0]
 

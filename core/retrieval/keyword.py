@@ -28,6 +28,7 @@ from pathlib import Path
 import bm25s
 import numpy as np
 
+from core.books import books_in
 from core.language.text import CJK, has_cjk
 from core.retrieval.documents import Passage, embedding_text
 
@@ -105,7 +106,7 @@ class KeywordIndex:
         """Every document's BM25 score for `query`, in document order (0 for no shared token)."""
         scores = okapi_scores(self._bm25, tokenize(query, self.tokenizer), len(self.ids)).astype(np.float32)
         if corpus != "all":
-            scores[self._corpus != corpus] = 0.0
+            scores[~np.isin(self._corpus, books_in(corpus))] = 0.0
         return scores
 
     def search(self, query: str, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
@@ -185,10 +186,11 @@ class VerbatimIndex:
         found: list[str] = []
         if not key:
             return found
+        books = books_in(corpus)
         start = self._blob.find(key)
         while start != -1 and len(found) < limit:
             i = bisect.bisect_right(self._starts, start) - 1
-            if corpus == "all" or self._corpus[i] == corpus:
+            if corpus == "all" or self._corpus[i] in books:
                 found.append(self.ids[i])
             nxt = self._starts[i + 1] if i + 1 < len(self._starts) else len(self._blob)
             start = self._blob.find(key, nxt)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 import pyarrow as pa
 
-from core.retrieval.documents import CORPORA
+from core.books import books_in
 from core.retrieval.flat import FlatVectors
 from core.retrieval.table_state import TableState
 
@@ -41,12 +41,10 @@ def id_filter(column: str, ids: list[str]) -> str:
 
 
 def corpus_filter(corpus: str) -> str | None:
-    """The filter for one corpus, None for "all"; ValueError for an unknown one."""
+    """The filter for a selection (one book, `sishu`), None for "all"; ValueError for an unknown one."""
     if corpus == "all":
         return None
-    if corpus not in CORPORA:
-        raise ValueError(f"unknown corpus {corpus!r}")
-    return f"corpus = '{corpus}'"
+    return id_filter("corpus", list(books_in(corpus)))
 
 
 class Connection:

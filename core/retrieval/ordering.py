@@ -9,6 +9,8 @@ in the theme's order, for a survey question (core/retrieval/themes.py).
 
 from __future__ import annotations
 
+from core.books import books_in
+from core.language.text import squash
 from core.retrieval.fusion import Fused
 from core.retrieval.quotes import LineIndex, quotes_first
 from core.retrieval.snapshot import PassageTable
@@ -25,7 +27,8 @@ def rule_indexes(passages: PassageTable) -> tuple[LineIndex, ThemeIndex]:
 
 def lines_first(lines: LineIndex, passages: PassageTable, query: str, fused: list[Fused], corpus: str) -> list[Fused]:
     """Passages with a line the query contains first, whatever the routes scored (quotes.py)."""
-    quoted = {pid: n for pid, n in lines.quoted(query).items() if corpus == "all" or passages[pid].corpus == corpus}
+    books = books_in(corpus)
+    quoted = {pid: n for pid, n in lines.quoted(query).items() if passages[pid].corpus in books}
     if not quoted:
         return fused
     by_id = {f.id: f for f in fused}
@@ -49,7 +52,33 @@ def survey_first(fused: list[Fused], ranking: list[tuple[str, float]]) -> list[F
 
 
 def book_first(fused: list[Fused], book: str, passages: PassageTable) -> list[Fused]:
-    """The passages of `book` ("lunyu" / "shijing"; "all": no change) first, fused order kept."""
+    """The passages of `book` (a selection: "lunyu", "lunyu,mengzi" …; "all": no change) first, fused
+    order kept."""
     if book == "all":
         return fused
-    return sorted(fused, key=lambda f: passages[f.id].corpus != book)
+    books = books_in(book)
+    return sorted(fused, key=lambda f: passages[f.id].corpus not in books)
+
+
+LINKED_TOP = 5
+LINKED_RUN = 4
+
+
+def linked_sources(fused: list[Fused], passages: PassageTable, query: str) -> list[Fused]:
+    """A passage near the top that quotes a poem in words the query shares (four characters in a
+    row) brings that poem right after it: "孟子在哪里引用了经始灵台" finds 《孟子·梁惠王上》 and 灵台
+    (core/books/songs.py links them)."""
+    key = squash(query)
+    if len(key) < LINKED_RUN:
+        return fused
+    runs = {key[i : i + LINKED_RUN] for i in range(len(key) - LINKED_RUN + 1)}
+    out = list(fused)
+    for f in fused[:LINKED_TOP]:
+        for poem in passages[f.id].meta.get("songs", ()):
+            if poem in passages and poem not in {x.id for x in out[: LINKED_TOP + 1]}:
+                text = squash(passages[poem].text)
+                if any(run in text for run in runs):
+                    out = [x for x in out if x.id != poem]
+                    at = next(i for i, x in enumerate(out) if x.id == f.id) + 1
+                    out.insert(at, Fused(poem, f.score, {"linked": 1}, False))
+    return out

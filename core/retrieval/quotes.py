@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from core.books import is_later
 from core.language.text import squash, squashed_runs
 
 MIN_LINE_CHARS = 6
@@ -88,9 +89,11 @@ class LineIndex:
 
 def quotes_first(order: list[str], quoted: dict[str, int]) -> list[str]:
     """`order` with the quoted passages moved to the front: longest line first; among equal lengths,
-    their place in `order` (quoted passages missing from `order` after those in it)."""
+    the source before its quotation (a line of the Analects or the Songs before a later book that
+    quotes it: 如切如磋 is cited from 淇奥, not from 《大学》), then their place in `order` (quoted
+    passages missing from `order` after those in it)."""
     if not quoted:
         return order
     position = {pid: n for n, pid in enumerate(order)}
-    front = sorted(quoted, key=lambda pid: (-quoted[pid], position.get(pid, len(order))))
+    front = sorted(quoted, key=lambda pid: (-quoted[pid], is_later(pid), position.get(pid, len(order))))
     return front + [pid for pid in order if pid not in quoted]

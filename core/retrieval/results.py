@@ -113,6 +113,8 @@ class SearchResponse:
         reranked: the reranker ordered these results (False: fused order).
         failed_routes: names of the routes that failed.
         timings_ms: milliseconds per stage (embed, vector, keyword, fusion, rerank, total).
+        unheld: books the query names that the index does not hold (荀子, or 孟子 when its file is
+            missing): the answer says which books Fuzi reads (core/books/named.py), `held` (their ids).
         topic: the themes of a topic survey ("诗经里有哪些写爱情的诗？" → "爱情"), else None: the
             results are a list of fitting passages, to be named rather than quoted in full.
     """
@@ -123,3 +125,5 @@ class SearchResponse:
     failed_routes: tuple[str, ...] = ()
     timings_ms: dict[str, float] = field(default_factory=dict)
     topic: str | None = None
+    unheld: tuple[str, ...] = ()
+    held: tuple[str, ...] = ()

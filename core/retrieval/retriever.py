@@ -9,14 +9,16 @@ import time
 
 import structlog
 
-from core.retrieval.documents import CORPORA, Passage, group_of, sort_key
+from core.books import book_order, books_in
+from core.books.named import unheld_books
+from core.retrieval.documents import Passage, group_of, sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
 from core.retrieval.fusion import Fused, flat_weights, promote, query_language, quote_key, rrf, score_fusion, squash
 from core.retrieval.glossary import expand_english
 from core.retrieval.glosses import GlossIndex
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
 from core.retrieval.modern import expand_modern, vector_text
-from core.retrieval.ordering import book_first, lines_first, rule_indexes, survey_first
+from core.retrieval.ordering import book_first, lines_first, linked_sources, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
 from core.retrieval.results import (
@@ -86,12 +88,8 @@ class HybridRetriever:
         await self._build_rules()
 
     async def start_keyword_only(self, passages: list[Passage]) -> None:
-        """Serve the keyword route over `passages` while the vector table is still being built.
-
-        On a fresh machine the first index build takes about a minute on 2 cores; meanwhile Fuzi can
-        already answer from the keyword route (quotes, names, titles find their passage). `start()`
-        later switches to the full hybrid search once the table is ready.
-        """
+        """Serve the keyword route over `passages` while the vector table is still being built (the
+        first build takes a minute or two on 2 cores); `start()` later switches to hybrid search."""
         ordered = sorted(passages, key=lambda p: sort_key(p.id))
         snapshot = await asyncio.to_thread(Snapshot.build, ordered, tokenizer=self.config.tokenizer)
         self._passages, self._keyword, self._verbatim = snapshot.passages, snapshot.keyword, snapshot.verbatim
@@ -99,9 +97,8 @@ class HybridRetriever:
         log.warning("retriever_keyword_only", passages=len(ordered), hint="the vector index is being built")
 
     async def _build_rules(self) -> None:
-        """Build the quote-line and theme indexes: at once for the two books (~0.1 s), in the
-        background above INLINE_MAX_PASSAGES (seconds at 100,000 passages; the two rules apply once
-        it is done, the search serves meanwhile)."""
+        """Build the quote-line, theme and gloss indexes: at once for the books (~0.1 s), in the
+        background above INLINE_MAX_PASSAGES (the search serves meanwhile)."""
 
         async def build(passages: PassageTable) -> None:
             self._lines, self._themes = await asyncio.to_thread(rule_indexes, passages)
@@ -180,7 +177,7 @@ class HybridRetriever:
         return self._passages.get(passage_id)
 
     async def neighbours(self, passage_id: str, n: int = 1) -> list[Passage]:
-        """Up to `n` passages before and after, within the same 论语 chapter / 诗经 section."""
+        """Up to `n` passages before and after, within the same chapter (论语 篇, 孟子 篇, 诗经 section)."""
         passage = self._passages.get(passage_id)
         if passage is None:
             return []
@@ -213,8 +210,7 @@ class HybridRetriever:
             raise RetrieverNotReady("retriever not started (call start())")
         if mode not in MODES:
             raise ValueError(f"mode must be one of {MODES}")
-        if corpus != "all" and corpus not in CORPORA:
-            raise ValueError(f"corpus must be 'all' or one of {CORPORA}")
+        books_in(corpus)  # ValueError for an unknown selection
         k = max(1, min(int(k), MAX_K))
         clock = Clock(self.config.budget_s)
         timings: dict[str, float] = {}
@@ -236,6 +232,8 @@ class HybridRetriever:
             failed_routes=tuple(failed),
             timings_ms=timings,
             topic="、".join(t.name for t in topic.themes) if topic is not None and topic.survey else None,
+            unheld=tuple(unheld := unheld_books(query, self._passages.books)),
+            held=tuple(sorted(self._passages.books, key=book_order)) if unheld else (),
         )
 
     async def _run_routes(self, query, pool, corpus, mode, clock, timings, topic=None):
@@ -360,6 +358,8 @@ class HybridRetriever:
             fused = survey_first(fused, ThemeIndex.ranking(topic, corpus))
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
             fused = lines_first(self._lines, self._passages, query, fused, corpus)
+        if mode == "hybrid" and "shijing" in books_in(corpus):
+            fused = linked_sources(fused, self._passages, query)
         timings["fusion"] = ms(started)
         return fused
 

@@ -10,6 +10,7 @@ rows, no jieba dictionary. A snapshot is written into a temporary folder and ren
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -25,7 +26,7 @@ from core.retrieval.keyword import KeywordIndex, VerbatimIndex
 
 log = structlog.get_logger(__name__)
 
-FORMAT = "fuzi-retrieval-snapshot-2"  # 2: a folder, the keyword index in bm25s's files
+FORMAT = "fuzi-retrieval-snapshot-3"  # 2: a folder, the keyword index in bm25s's files; 3: variant characters folded
 
 
 def fingerprint(hashes: dict[str, str], *, tokenizer: str) -> str:
@@ -59,6 +60,11 @@ class PassageTable:
 
     def __len__(self) -> int:
         return len(self.order)
+
+    @functools.cached_property
+    def books(self) -> frozenset[str]:
+        """The ids of the books the table holds (those whose corpus file was there when it was built)."""
+        return frozenset(pid.split(":", 1)[0] for pid in self.order)
 
     def __contains__(self, passage_id: object) -> bool:
         return passage_id in self._pos

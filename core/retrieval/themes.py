@@ -22,6 +22,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
+from core.books import book_order, books_in
 from core.language.text import cjk_count, has_cjk, squash, to_simplified
 from core.retrieval.keyword import is_modern_question
 
@@ -74,18 +75,34 @@ SONGS_ZH = ("诗经", "诗", "国风", "雅", "颂")
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
+# 大学 (a university) and 中庸 (the mean, a virtue the Analects names) name their book only as titles
+MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
+    "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
+    "daxue": (("《大学》", "大学之道", "大学章句", "礼记·大学"), re.compile(r"\b(great learning|daxue|da xue)\b")),
+    "zhongyong": (
+        ("《中庸》", "中庸章句", "礼记·中庸"),
+        re.compile(r"\b(doctrine of the mean|zhongyong|zhong yong)\b"),
+    ),
+}
 
 
 def book_hint(query: str) -> str:
-    """The book a question names: "shijing" for a poem/song/诗 question that names no Analects
-    marker (Confucius, 论语, 子曰 …), "lunyu" for the reverse, else "all". Only English and
-    modern-Chinese questions name a book this way (a classical line with 诗 in it does not)."""
+    """The books a question names, as a selection: "shijing" for a poem/song/诗 question, "lunyu"
+    for one naming Confucius, 论语 or 子曰, "mengzi", "daxue", "zhongyong" for theirs, several joined
+    by commas ("lunyu,mengzi" for 孟子和孔子怎么看仁), else "all". Songs and Analects markers together
+    name no book (a question about what Confucius said of the Songs). Only English and modern-Chinese
+    questions name a book this way (a classical line with 诗 or 孟子 in it does not)."""
     zh, lower = to_simplified(query), query.lower()
     if has_cjk(zh) and not is_modern_question(zh):
         return "all"
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
-    return "shijing" if songs and not analects else "lunyu" if analects and not songs else "all"
+    named = [b for b, (words, english) in MARKERS.items() if any(w in zh for w in words) or english.search(lower)]
+    if songs != analects:
+        named.insert(0, "shijing" if songs else "lunyu")
+    elif analects and named:
+        named.insert(0, "lunyu")
+    return ",".join(sorted(named, key=book_order)) if named else "all"
 
 
 @dataclass(frozen=True)
@@ -104,7 +121,7 @@ class TopicQuery:
 
     themes: tuple[Theme, ...]
     survey: bool
-    corpus: str  # "all", "lunyu" or "shijing"
+    corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
 
 
 class ThemeIndex:
@@ -120,16 +137,19 @@ class ThemeIndex:
         words = _rows(files.joinpath("words.tsv").read_text("utf-8"))
         songs = _rows(files.joinpath("shijing.tsv").read_text("utf-8"))
         analects = _rows(files.joinpath("lunyu.tsv").read_text("utf-8"))
+        by_id = _rows(files.joinpath("sishu.tsv").read_text("utf-8"))  # 孟子, 大学, 中庸: named by id
         by_title: dict[str, list[str]] = {}
         analects_texts: list[tuple[str, str]] = []
+        present: set[str] = set()
         for pid, corpus, text, title in passages:
+            present.add(pid)
             if corpus == "shijing":
                 section, _, name = title.rpartition("·")
                 by_title.setdefault(name, []).append(pid)
                 by_title.setdefault(f"{section}·{name}", []).append(pid)
                 if section.endswith("之什"):
                     by_title.setdefault(f"小雅·{name}", []).append(pid)
-            else:
+            elif corpus == "lunyu":
                 analects_texts.append((pid, squash(text)))
         themes = []
         for name, zh_words, en_words in words:
@@ -140,6 +160,8 @@ class ThemeIndex:
                 for snippet in row[1:]:
                     key = squash(snippet)
                     ids += [pid for pid, text in analects_texts if key in text]
+            for row in (r for r in by_id if r[0] == name):
+                ids += [pid for pid in row[1:] if pid in present]
             themes.append(Theme(name, _split(zh_words), _english(_split(en_words)), tuple(dict.fromkeys(ids))))
         return cls(themes)
 
@@ -230,7 +252,7 @@ _ZH_SCAFFOLD = (
 
 
 def _in(pid: str, corpus: str) -> bool:
-    return corpus == "all" or pid.startswith(corpus + ":")
+    return corpus == "all" or pid.split(":", 1)[0] in books_in(corpus)
 
 
 def _rows(text: str) -> list[list[str]]:

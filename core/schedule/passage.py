@@ -60,7 +60,7 @@ class DailyPassage:
     """Composes a chat's daily passage.
 
     Args:
-        passages: every passage of both books (core.retrieval.documents.load_corpus).
+        passages: every passage of every book (core.books.load_corpus).
         rotation: which passages each chat was shown.
         skills: the skill registry (the chat's skill shapes the explanation).
         llm: the model behind its breaker, or None (no model configured: always the note).
@@ -85,8 +85,13 @@ class DailyPassage:
         self._convert, self._timeout_s, self._max_tokens = convert, timeout_s, max_tokens
 
     async def pick(self, chat: ChatSchedule, local_date: date) -> Passage:
-        """The chat's next passage (not shown before in this round); the same date draws the same one."""
-        passage_id = await self._rotation.next_passage(chat.chat_key, self._ids, f"{chat.chat_key}:{local_date}")
+        """The chat's next passage (not shown before in this round) from the books it chose (every
+        book by default; a choice whose books are all missing falls back to every book); the same
+        date draws the same one."""
+        ids = self._ids
+        if chat.books:
+            ids = [i for i in self._ids if i.split(":", 1)[0] in chat.books] or self._ids
+        passage_id = await self._rotation.next_passage(chat.chat_key, ids, f"{chat.chat_key}:{local_date}")
         return self._by_id[passage_id]
 
     async def compose(self, chat: ChatSchedule, local_date: date) -> Composed:

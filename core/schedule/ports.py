@@ -29,6 +29,7 @@ class ChatSchedule:
         digest: the group digest is on.
         is_group: a group, supergroup, guild channel or thread.
         daily_since: when the daily time was last set; occurrences before it are not due.
+        books: the book ids the daily passage is drawn from; None: every book.
     """
 
     chat_key: str
@@ -38,6 +39,7 @@ class ChatSchedule:
     skill: str | None = None
     digest: bool = False
     is_group: bool = False
+    books: tuple[str, ...] | None = None
     daily_since: datetime | None = None
 
     @property

@@ -69,4 +69,5 @@ def _schedule(c: ChatSettings, since: datetime | None) -> ChatSchedule:
         digest=c.digest,
         is_group=c.is_group,
         daily_since=since,
+        books=c.books,
     )

@@ -32,8 +32,8 @@ from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
 
 log = structlog.get_logger(__name__)
 
-SettingField = Literal["skill", "script", "daily", "digest"]
-SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest")
+SettingField = Literal["skill", "script", "daily", "digest", "books"]
+SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest", "books")
 
 DEFAULT_ZONE = "Asia/Shanghai"
 """The zone of a daily passage set without one (`/settings daily 08:00`), when the chat has none yet."""
@@ -64,6 +64,7 @@ class ChatSettings:
         script: "simplified" / "traditional"; None ("auto"): answer in the script the person writes.
         daily: time and zone of the daily passage; None: off.
         digest: the opt-in daily digest of a group's conversation.
+        books: the book ids the daily passage is drawn from; None: every book.
         updated_at: when script/daily/digest last changed (None: never).
     """
 
@@ -73,6 +74,7 @@ class ChatSettings:
     script: Script | None = None
     daily: Daily | None = None
     digest: bool = False
+    books: tuple[str, ...] | None = None
     updated_at: datetime | None = None
 
     def shown(self, name: SettingField) -> str:
@@ -83,11 +85,14 @@ class ChatSettings:
             return self.script or "auto"
         if name == "daily":
             return str(self.daily) if self.daily else "off"
+        if name == "books":
+            return ",".join(self.books) if self.books else "all"
         return "on" if self.digest else "off"
 
 
-SettingValue = str | Daily | bool | None
-"""skill: a name; script: a Script or None (auto); daily: a Daily or None (off); digest: a bool."""
+SettingValue = str | Daily | bool | tuple[str, ...] | None
+"""skill: a name; script: a Script or None (auto); daily: a Daily or None (off); digest: a bool;
+books: book ids or None (every book)."""
 
 
 @dataclass(frozen=True)
@@ -118,6 +123,7 @@ def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> 
         script=cast(Script | None, script),
         daily=daily,
         digest=bool(row and row.digest),
+        books=tuple(row.books.split(",")) if row is not None and row.books else None,
         updated_at=row.updated_at if row else None,
     )
 
@@ -291,5 +297,7 @@ def _apply(chat: Chat, row: ChatSettingsRow, field: SettingField, value: Setting
         row.daily_zone = daily.zone if daily else None
     elif field == "digest":
         row.digest = bool(value)
+    elif field == "books":
+        row.books = ",".join(value) if isinstance(value, tuple) and value else None
     else:
         raise ValueError(f"unknown setting {field!r}")

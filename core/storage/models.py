@@ -142,6 +142,7 @@ class ChatSettingsRow(SQLModel, table=True):
         daily_time: local "HH:MM" of the daily passage; None: no daily passage.
         daily_zone: IANA zone of `daily_time` (set together with it).
         digest: the opt-in daily commentary on a group's conversation.
+        books: the books the daily passage is drawn from, comma-separated ids; None: every book.
     """
 
     __tablename__ = "chat_settings"
@@ -151,6 +152,7 @@ class ChatSettingsRow(SQLModel, table=True):
     daily_time: str | None = Field(default=None, max_length=5)
     daily_zone: str | None = Field(default=None, max_length=64)
     digest: bool = False
+    books: str | None = Field(default=None, max_length=100)
     updated_at: datetime = Field(default_factory=utcnow)
 
 

@@ -41,6 +41,7 @@ L2_NOTHING = (
     "I searched the texts and found nothing that speaks to this. I cannot reason it through today; "
     "ask me again another day."
 )
+BOOKS_NOT_HELD = "The books I read are {held}; {named} is not among them, so I will not quote it from memory."
 
 CANCELLED = "Stopped."
 NOTHING_TO_CANCEL = "There is no reply in progress."

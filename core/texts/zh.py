@@ -1,7 +1,7 @@
 """Everything Fuzi says in Chinese instead of an answer: refusals, limits, apologies, fallbacks.
 
 One module per language (`core/texts/en.py` has the same names); `core.texts` picks between them.
-Placeholders: {limit} characters, {trace} trace id, {when} a wait phrase, {lead} a limit's first line.
+Placeholders: {held} the books Fuzi reads, {named} books it does not, {limit} characters, {trace} trace id, {when} a wait phrase, {lead} a limit's first line.
 """
 
 EMPTY = "子未有言，欲问何事？"
@@ -32,6 +32,7 @@ HOURS_MINUTES = "{h} 小时 {m} 分"
 L2_TOPIC_PREFACE = "今日夫子不能细细论说，只举典籍中合于此题的篇章，各录其首句："
 L2_PREFACE = "今日夫子不能细细论说，只以典籍原文相答。与你所问最相近的是："
 L2_NOTHING = "夫子翻检典籍，未得与此相应的章句。今日不能细论，改日再来问我。"
+BOOKS_NOT_HELD = "吾所读之书为{held}，{named}不在其中，不敢凭记忆引其原文。"
 
 CANCELLED = "已停止。"
 NOTHING_TO_CANCEL = "眼下没有正在作答的问题。"

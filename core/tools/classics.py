@@ -13,6 +13,7 @@ from typing import Annotated, Any, Literal
 import structlog
 from pydantic import Field
 
+from core.books.named import not_held_note
 from core.ports import PassageSearch, SearchHit
 from core.retrieval.documents import is_passage_id, sort_key
 from core.tools.tool import Tool, ToolContext, ToolError, tool
@@ -36,12 +37,13 @@ def search_classics_tool(passages: PassageSearch, *, max_k: int = 10) -> Tool:
         ctx: ToolContext,
         query: str,
         k: Annotated[int, Field(ge=1, le=10)] = 5,
-        corpus: Literal["all", "lunyu", "shijing"] = "all",
+        corpus: Literal["all", "lunyu", "shijing", "mengzi", "daxue", "zhongyong", "sishu"] = "all",
     ) -> dict[str, Any]:
-        """Search the original texts of the Analects (论语) and the Book of Songs (诗经) and return
-        numbered passages to quote and cite. Use it before answering about Confucius's teachings,
-        a saying, a disciple, a virtue or a poem, and to check a quotation. Do not use it for
-        modern facts or events, nor for what the user told you about themselves.
+        """Search the original texts of the Analects (论语), the Book of Songs (诗经), Mencius (孟子),
+        the Great Learning (大学) and the Doctrine of the Mean (中庸) and return numbered passages to
+        quote and cite. Use it before answering about Confucius's teachings, Mencius, a saying, a
+        disciple, a virtue or a poem, and to check a quotation. Do not use it for modern facts or
+        events, nor for what the user told you about themselves.
         Search with the classical wording whenever you know it: the original words of the saying
         or line (己所不欲, not "don't impose on others"), a name (管仲, 颜渊) or a poem's title (关雎).
         Words found verbatim in a passage put that passage first; modern or English wording is
@@ -52,14 +54,16 @@ def search_classics_tool(passages: PassageSearch, *, max_k: int = 10) -> Tool:
             query: a classical phrase, name or title when you know one (e.g. 管仲, 巧言令色, 关雎),
                 else the question in the user's words.
             k: how many passages to return (1-10).
-            corpus: "lunyu" for the Analects only, "shijing" for the Book of Songs only, "all" for both.
+            corpus: one book ("lunyu", "shijing", "mengzi", "daxue", "zhongyong"), "sishu" for the
+                Four Books (论语 孟子 大学 中庸), "all" for every book.
         """
         if not query.strip():
             raise ToolError("the query is empty", hint="Pass the words or the question to search for.")
         response = await passages.search(query, k=min(k, max_k), corpus=corpus)
         found = [p for p in map(passage, response.results) if p["id"]][:k]
         log.info("tool_search_classics", corpus=corpus, k=k, found=len(found), trace_id=ctx.trace_id)
-        return {"passages": found}
+        note = not_held_note(getattr(response, "unheld", ()), getattr(response, "held", ()))
+        return {"passages": found, "note": note} if note else {"passages": found}
 
     return search_classics
 
@@ -69,8 +73,8 @@ def find_quote_tool(passages: PassageSearch) -> Tool:
 
     @tool
     async def find_quote(ctx: ToolContext, text: str) -> dict[str, Any]:
-        """Find where a remembered line comes from: the passages of the Analects (论语) or the Book of
-        Songs (诗经) that contain it word for word, or failing that the closest keyword matches. Use it
+        """Find where a remembered line comes from: the passages of the classics (论语, 诗经, 孟子, 大学,
+        中庸) that contain it word for word, or failing that the closest keyword matches. Use it
         when the user quotes or half-remembers a line (e.g. 巧言令色, 执子之手). Do not use it for
         questions about meaning; use search_classics for those.
 
@@ -91,12 +95,12 @@ def get_passage_tool(passages: PassageSearch) -> Tool:
 
     @tool
     async def get_passage(ctx: ToolContext, id: str) -> dict[str, Any]:
-        """Read one passage in full by its id (e.g. lunyu:3.22, shijing:1) with the passages just
+        """Read one passage in full by its id (e.g. lunyu:3.22, shijing:1, mengzi:1.3) with the passages just
         before and after it for context. Use it to quote a passage exactly or to see its context after
         a search. Do not use it to search.
 
         Args:
-            id: a passage id as given in earlier results: lunyu:<chapter>.<paragraph> or shijing:<number>.
+            id: a passage id as given in earlier results (lunyu:3.22, shijing:1, mengzi:1.3, daxue:1).
         """
         wanted = id.strip()
         found = await passages.get(wanted) if is_passage_id(wanted) else None

@@ -1,7 +1,7 @@
 """The retrieval lab commands (`python -m evals eval|bench`).
 
 * `eval [FILE …] [--heldout]`: `fuzi eval` with the lab's sets as default files: the dev sets of the
-  three retrieval tasks (evals/{retrieval,retrieval_en,topics}/dev.jsonl), or their held-out sets.
+  four retrieval tasks (evals/{retrieval,retrieval_en,topics,four_books}/dev.jsonl), or their held-out sets.
 * `bench [--queries FILE] [--synthetic N]`: per-stage latency, index build time and peak RSS
   (evals/retrieval/bench.py).
 """
@@ -15,12 +15,12 @@ from pathlib import Path
 from bot.commands import retrieval as product
 
 EVALS = Path(__file__).resolve().parents[1]
-TASKS = ("retrieval", "retrieval_en", "topics")  # evals/<task>/{dev,heldout}.jsonl
+TASKS = ("retrieval", "retrieval_en", "topics", "four_books")  # evals/<task>/{dev,heldout}.jsonl
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `eval` and `bench`."""
-    p = sub.add_parser("eval", help="fuzi eval on the three tasks' dev sets (or --heldout)")
+    p = sub.add_parser("eval", help="fuzi eval on the four tasks' dev sets (or --heldout)")
     product.add_eval_arguments(p, nargs="*")
     p.add_argument("--heldout", action="store_true", help="default files: the held-out sets instead of dev")
     p.set_defaults(func=evaluate)

@@ -1,0 +1,69 @@
+"""Where the other books quote the Book of Songs: 《诗》云「经始灵台，经之营之」 in 《孟子·梁惠王上》
+links to 《诗经·大雅·文王之什·灵台》, so a reader who asks where Mencius used a line finds both.
+
+A quotation is the text in quotation marks after 《诗》云 / 《诗》曰 / 诗云 / 诗曰. It is linked to the
+poem that holds most of its clauses word for word (after squashing: punctuation, script and variant
+characters set aside); a quotation none of whose clauses of three or more characters is in any poem
+(a lost ode: 《孟子》 quotes a few) stays unlinked.
+"""
+
+from __future__ import annotations
+
+import re
+
+from core.language.text import squash
+from core.types import Passage
+
+QUOTATION = re.compile(r"《?诗》?[云曰][：:，,]?\s*[「『“‘\"]([^」』”’\"]+)")
+CLAUSE = re.compile(r"[，。、；：！？,.;:!?\s]+")
+MIN_CLAUSE = 3
+
+
+def quotations(text: str) -> list[str]:
+    """The quoted words of every 《诗》云 in `text`, in order."""
+    return [m.group(1) for m in QUOTATION.finditer(text)]
+
+
+def link_songs(passages: list[Passage]) -> dict[str, tuple[str, ...]]:
+    """Passage id → the ids of the poems it quotes, for every passage outside the Songs that quotes one."""
+    poems = [(p.id, squash(p.text)) for p in passages if p.corpus == "shijing"]
+    links: dict[str, tuple[str, ...]] = {}
+    for p in passages:
+        if p.corpus == "shijing":
+            continue
+        found: list[str] = []
+        for quoted in quotations(p.text):
+            poem = _poem_of(quoted, poems)
+            if poem and poem not in found:
+                found.append(poem)
+        if found:
+            links[p.id] = tuple(found)
+    return links
+
+
+def _poem_of(quoted: str, poems: list[tuple[str, str]]) -> str | None:
+    clauses = [c for c in (squash(part) for part in CLAUSE.split(quoted)) if len(c) >= MIN_CLAUSE]
+    best, best_score = None, 0
+    for pid, text in poems:
+        score = sum(len(c) for c in clauses if c in text)
+        if score > best_score:
+            best, best_score = pid, score
+    return best
+
+
+def with_links(passages: list[Passage]) -> list[Passage]:
+    """`passages` with `meta["songs"]` (the poems a passage quotes) and, on each quoted poem,
+    `meta["quoted_in"]` (the passages that quote it)."""
+    links = link_songs(passages)
+    quoted_in: dict[str, list[str]] = {}
+    for pid, poems in links.items():
+        for poem in poems:
+            quoted_in.setdefault(poem, []).append(pid)
+    out = []
+    for p in passages:
+        if p.id in links:
+            p.meta["songs"] = list(links[p.id])
+        if p.id in quoted_in:
+            p.meta["quoted_in"] = quoted_in[p.id]
+        out.append(p)
+    return out
