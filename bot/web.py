@@ -27,10 +27,10 @@ from adapters.web.reading import ReadingRoom
 from bot.errors import StartupError
 from bot.settings import Settings
 from bot.wiring import Runtime
+from core.books import CorpusError, load_library
 from core.language.script import ScriptConverter
 from core.language.scripted_history import ScriptedHistory
 from core.reading.shelf import Shelf
-from core.retrieval.documents import CorpusError, load_corpus
 from core.retrieval.glosses import load_glosses
 
 log = structlog.get_logger(__name__)
@@ -176,7 +176,7 @@ def reading_room(settings: Settings, runtime: Runtime, auth: Authenticator) -> R
     """The reading room over the corpus (None, with one warning, when the corpus cannot be read);
     Telegram Mini App sign-in when TELEGRAM_BOT_TOKEN is set."""
     try:
-        passages = load_corpus(settings.corpus_path)
+        passages = load_library(settings.corpus_path).passages  # the books present
     except CorpusError as exc:
         log.warning("reading_room_off", error=str(exc))
         return None

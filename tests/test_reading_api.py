@@ -64,7 +64,7 @@ async def test_books_chapters_scripts_and_glosses_in_local_mode(tmp_path, fake_l
     assert first["gloss_zh"] != glossed["passages"][0]["gloss_zh"]  # converted too
     assert shelf_hant[0]["title"] == "論語" and shelf_hant[0]["chapters"][0]["title"] == "學而"
     assert poems["title"] == "国风·周南" and poems["passages"][0]["ref"].endswith("关雎》")
-    assert no_book.status_code == 404 and "lunyu, shijing" in no_book.json()["detail"]
+    assert no_book.status_code == 404 and "lunyu, shijing, mengzi, daxue, zhongyong" in no_book.json()["detail"]
     assert no_chapter.status_code == 404 and "chapters 1–20" in no_chapter.json()["detail"]
     assert zero.status_code == 422 and bad_script.status_code == 422
     assert page.status_code == 200 and "read.js" in page.text

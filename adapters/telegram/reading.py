@@ -28,7 +28,7 @@ _PASSAGE = re.compile(r"^[a-z]{1,16}:\d{1,4}(?:\.\d{1,4})?$")
 READ_SUMMARY = ("阅读经典：逐章读书，书签与续读", "Read the classics chapter by chapter")
 BUTTON = "📖 读书"
 MENU_TEXT = "读书"
-INVITE = "《论语》《诗经》逐章阅读：简繁切换、白话与英文释义、书签，下次从停下处继续。"
+INVITE = "四书与《诗经》逐章阅读：简繁切换、白话与英文释义、书签，下次从停下处继续。"
 NOT_OPEN = "阅读室尚未在此开放（需设置 FUZI_WEB_PUBLIC_URL）。"
 
 

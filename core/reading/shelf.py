@@ -1,9 +1,9 @@
 """The books as a reader walks them: each book's chapters, each chapter's passages in order.
 
 A chapter is what the sources call one: a 论语 or 孟子 篇 (`meta["chapter"]`, its name in
-`meta["chapter_name"]`), the whole of 大学 or 中庸 (`meta["chapter"] == 1`), and for 诗经 a section
+`meta["chapter_name"]`), the whole of 大学 or 中庸 (`meta["chapter"] == 1`, titled with the book's name), and for 诗经 a section
 (国风·周南, 国风·召南 … 商颂), numbered 1.. in the order the poems run. Only those fields are read,
-so any passage list in corpus order (the retriever's table, `load_corpus`) builds a shelf.
+so any passage list in corpus order (`core.books.load_library`'s) builds a shelf of the books present.
 """
 
 from __future__ import annotations
@@ -11,16 +11,11 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from core.books import BOOKS
 from core.types import Passage
 
-BOOK_NAMES: dict[str, tuple[str, str]] = {
-    "lunyu": ("论语", "The Analects"),
-    "mengzi": ("孟子", "Mencius"),
-    "daxue": ("大学", "The Great Learning"),
-    "zhongyong": ("中庸", "The Doctrine of the Mean"),
-    "shijing": ("诗经", "The Book of Songs"),
-}
-"""Book id → (name, English name), in the order the shelf lists them (the Four Books, then 诗经)."""
+BOOK_NAMES: dict[str, tuple[str, str]] = {b.id: (b.name, b.english) for b in BOOKS}
+"""Book id → (name, English name), in the registry's order (core/books), the order the shelf lists them."""
 
 
 @dataclass(frozen=True)
@@ -52,7 +47,7 @@ def chapter_key(p: Passage) -> tuple[object, str]:
         part, section = str(meta.get("chapter", "")), str(meta.get("section", ""))
         return (part, section), "·".join(x for x in (part, section) if x) or p.title
     chapter = meta.get("chapter", 1)
-    return chapter, str(meta.get("chapter_name") or "")
+    return chapter, str(meta.get("chapter_name") or p.title or "")
 
 
 def chapters_of(passages: Iterable[Passage]) -> tuple[Chapter, ...]:
