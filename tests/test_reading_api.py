@@ -105,7 +105,7 @@ async def test_position_and_bookmarks_in_local_mode(tmp_path, fake_llm, retrieve
     assert cross.status_code == 403
 
 
-async def test_bearer_and_mini_app_sign_in(tmp_path, fake_llm, retriever):
+async def test_bearer_and_mini_app_sign_in(tmp_path, fake_llm, retriever, capsys):
     now = int(time.time())
     bearer = {"Authorization": "Bearer " + JwtAuth(SECRET).issue("ann", 3600)}
     tma = {"Authorization": "tma " + init_data(4242, now - 10)}
@@ -133,6 +133,8 @@ async def test_bearer_and_mini_app_sign_in(tmp_path, fake_llm, retriever):
         telegram_person = await runtime.storage.identities.resolve("telegram", "4242")
         stored = await runtime.storage.reading.position(telegram_person)
         marks = await runtime.storage.reading.bookmarks(telegram_person)
+    logged = capsys.readouterr().out
+    assert logged.count("web_tma_refused") == 6 and "Traceback" not in logged  # one line per refused tma
     assert statuses == {k: 401 for k in refused}
     assert huge.status_code == 400 and huge.json()["error"] == "bad_request"
     assert chapter.status_code == 200 and len(chapter.json()["passages"]) == 16

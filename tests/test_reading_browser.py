@@ -23,6 +23,7 @@ import pytest
 from pydantic import SecretStr
 
 from adapters.telegram.settings import TelegramSettings
+from adapters.web.auth import JwtAuth
 from adapters.web.settings import WebSettings
 from bot.settings import Settings
 from tests.fakes.openai_server import fake_llm  # noqa: F401
@@ -94,15 +95,23 @@ def passages(driver) -> list:
     return driver.find_elements(By.CSS_SELECTOR, "ol.passages li")
 
 
-def read_in_telegram(base: str, raw: str, shot: Path) -> dict:
+def read_in_telegram(base: str, raw: str, token: str, shot: Path) -> dict:
     from selenium.webdriver.common.by import By
 
     seen: dict = {}
     driver = browser()
     try:
         wait = wait_for(driver)
+        driver.get(base + "/read")  # on the web first, not signed in: the token field
+        field = wait.until(
+            lambda d: d.find_element(By.ID, "token") if d.find_element(By.ID, "login").is_displayed() else None
+        )
+        field.send_keys(token + "\n")
+        wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ol.chapters button"))
+        seen["web_books"] = len(driver.find_elements(By.CSS_SELECTOR, "section h2"))
         driver.set_window_size(390, 844)  # a phone
         driver.execute_cdp_cmd("Page.addScriptToEvaluateOnNewDocument", {"source": RECORD_EVENTS})
+        driver.get("about:blank")  # Telegram opens the Mini App as a new page
         driver.get(telegram_url(base, raw))
         wait.until(lambda d: d.find_elements(By.CSS_SELECTOR, "ol.chapters button"))
         seen["address"] = driver.current_url  # the init data is kept out of the address bar
@@ -143,6 +152,7 @@ def read_in_telegram(base: str, raw: str, shot: Path) -> dict:
         seen["after_reload"] = driver.find_element(
             By.CSS_SELECTOR, "li[data-id='lunyu:1.3'] button.mark"
         ).get_attribute("aria-pressed")
+        driver.get("about:blank")
         driver.get(telegram_url(base, raw))  # opened again from the chat: "继续阅读"
         resume = wait.until(lambda d: d.find_element(By.ID, "resume"))
         seen["resume"] = resume.text
@@ -189,7 +199,8 @@ async def test_read_in_telegram_bookmark_reload_and_resume(tmp_path, fake_llm, r
     raw = init_data(777, int(time.time()))
     shot = Path(os.environ.get("FUZI_READ_SCREENSHOT") or tmp_path / "web-read.png")
     async with web_app(tmp_path, fake_llm, retriever, settings, host="0.0.0.0") as (base, runtime, _):
-        seen = await asyncio.to_thread(read_in_telegram, base, raw, shot)
+        token = JwtAuth("reading-browser-secret-0123456789abcdef").issue("ann", 3600)
+        seen = await asyncio.to_thread(read_in_telegram, base, raw, token, shot)
         async with httpx.AsyncClient(base_url=base) as client:
             where = (await client.get("/v1/me/position", headers={"Authorization": "tma " + raw})).json()
         person = await runtime.storage.identities.resolve("telegram", "777")
@@ -199,6 +210,7 @@ async def test_read_in_telegram_bookmark_reload_and_resume(tmp_path, fake_llm, r
     print(
         f"chapter on screen: n={len(timings)} p50={statistics.median(timings):.3f}s p95={p95:.3f}s max={timings[-1]:.3f}s"
     )
+    assert seen["web_books"] == 5  # signed in with the token on the web
     events = seen["events"]
     assert [e[0] for e in events[:2]] == ["web_app_ready", "web_app_expand"]
     assert ["web_app_setup_back_button", {"is_visible": True}] in events
