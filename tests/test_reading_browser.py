@@ -251,6 +251,11 @@ def ask_from_the_web(base: str) -> dict:
         wait.until(lambda d: d.find_element(By.ID, "input").get_attribute("value"))
         seen["input"] = driver.find_element(By.ID, "input").get_attribute("value")
         seen["address"] = driver.current_url
+        focused = "return document.activeElement.dataset.id"
+        for link in ("mengzi:1.3", "shijing:12"):  # a footnote's link: the passage in its chapter
+            driver.get(f"{base}/read?p={link}")
+            wait.until(lambda d, link=link: d.execute_script(focused) == link)
+            seen[link] = driver.find_element(By.ID, "heading").text
     finally:
         driver.quit()
     return seen
@@ -262,3 +267,4 @@ async def test_ask_fuzi_from_the_web_in_local_mode(tmp_path, fake_llm, retriever
     assert seen["background"] == "rgb(27, 24, 21)" and seen["login_hidden"]  # dark mode; local mode needs no sign-in
     assert seen["input"].startswith("「子曰：“学而时习之") and "——《论语·学而》第1章" in seen["input"]
     assert "#ask=" not in seen["address"]
+    assert seen["mengzi:1.3"] == "孟子·梁惠王上" and seen["shijing:12"] == "诗经·国风·召南"
