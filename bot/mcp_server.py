@@ -22,9 +22,10 @@ from core.tools import Tool, ToolContext, Toolset
 from core.types import new_trace_id
 
 INSTRUCTIONS = (
-    "Fuzi's tools over the Analects (论语) and the Book of Songs (诗经): search_classics ranks passages "
+    "Fuzi's tools over the Analects (论语), the Book of Songs (诗经), Mencius (孟子), the Great Learning "
+    "(大学) and the Doctrine of the Mean (中庸): search_classics ranks passages "
     "for a question, find_quote finds where a remembered line comes from, get_passage reads one passage "
-    "by id with its neighbours. Cite a passage by its `ref`; its `id` (lunyu:3.22, shijing:1) is stable."
+    "by id with its neighbours. Cite a passage by its `ref`; its `id` (lunyu:3.22, shijing:1, mengzi:1.3) is stable."
 )
 
 

@@ -1,7 +1,8 @@
 """Wiring of scheduled posts: the digest (built with the engine) and the scheduler loop of `fuzi run`.
 
-`build_digest` runs inside `open_runtime` (the /settings command needs its hook); `running_scheduler`
-starts the loop beside the bots of `fuzi run` and stops it (posts under way finish, bounded) on exit.
+`build_digest` and `build_quizzes` run inside `open_runtime` (the /settings and /quiz commands need
+them); `running_scheduler` starts the loop (and the quizzes' closing loop) beside the bots of `fuzi
+run` and stops it (posts under way finish, bounded) on exit.
 Every replica runs the loop: a post is claimed once in the database (core/schedule/store.py).
 """
 
@@ -14,10 +15,14 @@ from typing import TYPE_CHECKING
 
 import structlog
 
+from bot.recite import running_reminders
 from bot.settings import Settings
 from core.language.script import ScriptConverter
 from core.llm.types import LLM
 from core.ports import Guard
+from core.quiz.generate import QuizMaker
+from core.quiz.service import QuizService
+from core.quiz.store import QuizRepo
 from core.retrieval.documents import load_corpus
 from core.schedule.digest import Digest
 from core.schedule.passage import Convert, DailyPassage
@@ -51,6 +56,14 @@ def build_digest(
     return Digest(DigestRepo(storage.engine), view, llm, skills, guard=guard, convert=script_convert(scripts))
 
 
+def build_quizzes(
+    settings: Settings, storage: Storage, scripts: ScriptConverter | None, posters: Posters
+) -> QuizService:
+    """The group quiz (core/quiz) over the passages, posting through the platforms' posters."""
+    maker = QuizMaker(load_corpus(settings.corpus_path))
+    return QuizService(QuizRepo(storage.engine), maker, posters, storage.settings, convert=script_convert(scripts))
+
+
 def build_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> Scheduler:
     storage = runtime.storage
     skills = SkillRegistry(default=settings.engine.default_skill)
@@ -67,6 +80,7 @@ def build_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> S
         daily,
         posters,
         digest=runtime.digest,
+        quiz=runtime.quizzes,
         messages=storage.messages,
         replies=storage.replies,
         digest_at=settings.schedule.digest_time,
@@ -81,9 +95,12 @@ async def running_scheduler(settings: Settings, runtime: Runtime, posters: Poste
         yield
         return
     stop = asyncio.Event()
-    task = asyncio.create_task(build_scheduler(settings, runtime, posters).run(stop))
+    tasks = {asyncio.create_task(build_scheduler(settings, runtime, posters).run(stop))}
+    if runtime.quizzes is not None:  # quizzes whose time is up are closed (Discord: results shown)
+        tasks.add(asyncio.create_task(runtime.quizzes.run(stop)))
     try:
-        yield
+        async with running_reminders(runtime.recite, runtime.storage, posters):  # /recite remind: the same claims
+            yield
     finally:
         stop.set()
-        await asyncio.wait({task}, timeout=35)
+        await asyncio.wait(tasks, timeout=35)

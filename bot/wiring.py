@@ -27,8 +27,9 @@ from bot.first_start import IndexBuild, keyword_first
 from bot.guard import build_guard
 from bot.llm import build_llm
 from bot.media import build_media
+from bot.recite import build_recitation, recite_passages
 from bot.retrieval_factory import build_embedder, build_retriever
-from bot.schedule import build_digest
+from bot.schedule import build_digest, build_quizzes
 from bot.settings import Settings
 from bot.shared_state import lookup_limits, open_redis, open_shared_state
 from core.chatsettings.admins import ChatAdmins
@@ -48,10 +49,14 @@ from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
+from core.quiz.commands import QuizCommands
+from core.quiz.service import QuizService
+from core.recite.deck import Recitation
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.simplified import SimplifiedQueries
 from core.retrieval.store import IndexMismatchError, IndexMissingError
 from core.schedule.digest import Digest
+from core.schedule.ports import Posters
 from core.skills import SkillRegistry
 from core.storage import Storage
 from core.storage.inbox import SqlInboxStore
@@ -135,6 +140,9 @@ class Runtime:
     scripts: ScriptConverter | None = None  # Traditional conversion, shared with scheduled posts
     digest: Digest | None = None  # the opt-in group digest (docs/schedule.md): its store and commentary
     inbox: Inbox | None = None  # every platform update kept until answered (core/inbox); the bots use it
+    recite: Recitation | None = None  # /recite: decks, answers, reminders (core/recite)
+    posters: Posters | None = None  # each bot adds its poster once connected: scheduled posts, quizzes
+    quizzes: QuizService | None = None  # group quizzes (core/quiz): /quiz, poll answers, the daily quiz
 
 
 @asynccontextmanager
@@ -229,7 +237,19 @@ async def open_runtime(
         stack.push_async_callback(inbox.aclose)
         register_memory(memory, router=router, toolset=tools)
         guard.register_commands(router)
-        yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox)
+        recite = build_recitation(
+            storage,
+            recite_passages(settings.corpus_path),
+            router=router,
+            service=service,
+            memory=memory,
+            search=retriever,
+        )
+        posters = Posters()
+        quizzes = build_quizzes(settings, storage, scripts, posters)
+        QuizCommands(quizzes).register(router)
+        memory.commands.also_forget(quizzes.repo.forget_accounts)  # /forget all: the person's scores too
+        yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox, recite, posters, quizzes)
 
 
 async def _open_retriever(

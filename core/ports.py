@@ -191,6 +191,27 @@ class CommandHandler(Protocol):
     async def __call__(self, turn: Turn, args: str) -> CommandResult: ...
 
 
+class AwaitedAnswers(Protocol):
+    """A part that asked the person something in a chat and takes their next message there as the
+    answer (core/recite: the open cloze card). The engine asks it before answering a message."""
+
+    async def answer(self, turn: Turn) -> CommandResult | None:
+        """The reply when `turn` answered what was asked; None: an ordinary message (answer it)."""
+        ...
+
+
+class PersonData(Protocol):
+    """Data a part keeps per person beyond memory's own: `/forget all` deletes it, `/memories` names it."""
+
+    async def forget_person(self, person_id: int) -> int:
+        """Delete everything kept for the person; returns how many items went."""
+        ...
+
+    async def describe_person(self, person_id: int) -> str | None:
+        """One line for /memories (e.g. "背诵卡组 12 张"), or None when nothing is kept."""
+        ...
+
+
 # ---------------------------------------------------------------- the classics, as tools, look-ups and L2 read them
 
 

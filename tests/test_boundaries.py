@@ -270,7 +270,7 @@ CORE_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
     # the reply pipeline
     ("engine", frozenset({"engine"})),
     # what wraps the engine (the daily digest taps it) and what registers every part's tables
-    ("above the engine", frozenset({"schedule", "storage.migrations"})),
+    ("above the engine", frozenset({"schedule", "recite", "quiz", "storage.migrations"})),
 )
 
 

@@ -112,7 +112,7 @@ async def test_settings_group_ephemeral_admin_rule_and_log(fake_discord: FakeDis
     assert [c.field for c in await storage.settings.history(chat)] == ["daily", "script"]
     synced = fake_discord.calls("PUT", r"/commands$")[-1].body
     group = next(c for c in synced if c["name"] == "settings")
-    assert {o["name"] for o in group["options"]} == {"show", "skill", "script", "daily", "digest"}
+    assert {o["name"] for o in group["options"]} == {"show", "skill", "script", "daily", "digest", "quiz", "books"}
     script = next(o for o in group["options"] if o["name"] == "script")
     assert [c["value"] for c in script["options"][0]["choices"]] == ["simplified", "traditional", "auto"]
 

@@ -19,26 +19,30 @@ from contextlib import contextmanager
 from sqlalchemy import event
 
 from adapters.common.lifecycle import report_delivery
+from bot.recite import build_recitation
 from core.agent import Agent
+from core.engine.commands import CommandRouter
 from core.events import Citation, FinalReply
 from core.llm.client import OpenAIChatClient
 from core.llm.retry import RetryPolicy
-from core.memory import MemoryConfig, build_memory
+from core.memory import MemoryConfig, build_memory, register_memory
+from core.retrieval.documents import load_corpus
 from core.shown_in import ShownIn
 from core.storage import Storage, open_database
 from core.tools.classics import search_classics_tool
 from core.tools.toolset import Toolset
 from core.types import Incoming
 from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_corpus import corpus_dir
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder, kind
 
-FIRST_MESSAGE = 23
+FIRST_MESSAGE = 24
 """A person's first message in a new chat: person, account and chat are created."""
-LATER_MESSAGE = 19
+LATER_MESSAGE = 20
 """A later message, the chat's settings no longer cached (a person writing again after 5 s or more)."""
-QUICK_MESSAGE = 18
+QUICK_MESSAGE = 19
 """A message within the settings cache's 5 s (SETTINGS_CACHE_S) of the last one in the same chat."""
 
 
@@ -91,7 +95,10 @@ async def test_an_ordinary_message_costs_no_more_statements_than_docs_say(tmp_pa
     memory = build_memory(storage.engine, llm, HashEmbedder(), MemoryConfig())
     corpus = CorpusRetriever()
     agent = Agent(llm, Toolset([search_classics_tool(corpus)]), max_rounds=3)
-    service = make_service(storage, llm=llm, agent=agent, retriever=corpus, context=memory.context)
+    router = CommandRouter()
+    service = make_service(storage, router=router, llm=llm, agent=agent, retriever=corpus, context=memory.context)
+    register_memory(memory, router=router)
+    build_recitation(storage, load_corpus(corpus_dir()), router=router, service=service, memory=memory, search=None)
     statements = Statements(storage.engine)
 
     async def message(n: int) -> Counter[str]:

@@ -31,13 +31,14 @@ from adapters.common.lifecycle import ReplyLifecycle, close_interrupted
 from adapters.common.sink import StreamStats
 from adapters.common.startup import PlatformRejected, PlatformStatus, connect_with_backoff
 from adapters.common.stream import StreamingReply
-from adapters.discord.buttons import SkillButton
+from adapters.discord.buttons import CommandButton, SkillButton
 from adapters.discord.commands import build_commands
 from adapters.discord.endpoints import discord_endpoints
 from adapters.discord.intake import inbox_handlers, message_key, message_payload
 from adapters.discord.interactions import Interactions, quietly
 from adapters.discord.media import record_reaction, with_media
 from adapters.discord.poster import DiscordPoster
+from adapters.discord.quiz import QuizButton
 from adapters.discord.quotes import quotes_of
 from adapters.discord.settings import DiscordSettings
 from adapters.discord.settings_commands import build_passage_command, build_settings_group
@@ -45,6 +46,7 @@ from adapters.discord.sink import ChannelSink, InteractionSink, channel_message,
 from adapters.discord.triggers import PLATFORM, incoming_from_message, is_bot_thread
 from core.inbox import Inbox, InboxEntry, MemoryInboxStore
 from core.ports import Engine
+from core.quiz.ports import QuizAnswers
 from core.schedule.ports import Posters
 from core.shown_in import ShownIn
 from core.texts import say
@@ -72,6 +74,7 @@ class FuziDiscordClient(discord.Client):
             connected as one shard, e.g. while a replacement starts, answer once) and hands over what
             a dead process left (adapters/discord/intake.py); default: in this process's memory only.
         interaction_ttl_s: how long an interaction token is used (INTERACTION_TTL_S; tests shorten it).
+        quizzes: where quiz button presses go (core/quiz; adapters/discord/quiz.py); None: not known.
         **options: passed to :class:`discord.Client` (e.g. ``guild_ready_timeout``).
     """
 
@@ -84,6 +87,7 @@ class FuziDiscordClient(discord.Client):
         budgets: BudgetRegistry | None = None,
         inbox: Inbox | None = None,
         interaction_ttl_s: float = INTERACTION_TTL_S,
+        quizzes: QuizAnswers | None = None,
         **options: Any,
     ) -> None:
         # reactions: 👍/👎 on answers are feedback (adapters/discord/media.py)
@@ -104,6 +108,7 @@ class FuziDiscordClient(discord.Client):
         self.clock = clock
         self.interaction_ttl_s = interaction_ttl_s
         self.budgets = budgets or BudgetRegistry()
+        self.quizzes = quizzes
         self.inbox = inbox or Inbox(MemoryInboxStore())
         self._replays: set[asyncio.Task] = set()
         self.tree = app_commands.CommandTree(self)
@@ -125,7 +130,7 @@ class FuziDiscordClient(discord.Client):
             self.tree.add_command(command, guild=guild)
         self.tree.add_command(build_settings_group(run, list(skills)), guild=guild)
         self.tree.add_command(build_passage_command(answers.passage, answers.complete_passage), guild=guild)
-        self.add_dynamic_items(SkillButton)
+        self.add_dynamic_items(SkillButton, CommandButton, QuizButton)
         if not self.settings.syncs_commands:  # the process running shard 0 syncs for everyone
             log.info("discord_commands_sync_skipped", shards=self.settings.shards)
             return
@@ -354,6 +359,7 @@ async def run_discord(
     inbox: Inbox | None = None,
     budgets: BudgetRegistry | None = None,
     posters: Posters | None = None,
+    quizzes: QuizAnswers | None = None,
 ) -> None:
     """Run the Discord bot until it is closed (``fuzi run discord``); with ``posters``, the scheduler
     (core/schedule) may post into Discord channels and threads while it runs. Messages and
@@ -361,7 +367,7 @@ async def run_discord(
     is told): ``inbox``'s hand-over, registered once the client is ready."""
     if settings.bot_token is None:
         raise ValueError("DISCORD_BOT_TOKEN is not set")
-    client = make_client(settings, engine, inbox=inbox, budgets=budgets)
+    client = make_client(settings, engine, inbox=inbox, budgets=budgets, quizzes=quizzes)
     if posters is not None:
         posters.register("discord", DiscordPoster(client, client.budgets, interval_s=settings.edit_interval_s))
     try:

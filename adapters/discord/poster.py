@@ -17,6 +17,7 @@ import structlog
 
 from adapters.common.budget import BudgetRegistry
 from adapters.discord.sink import MESSAGE_LIMIT, split_final
+from core.quiz.ports import PostedQuiz, QuizPost
 from core.schedule.ports import Posted
 from core.shown_in import ShownIn
 
@@ -37,6 +38,22 @@ class DiscordPoster:
 
     def __init__(self, client: discord.Client, budgets: BudgetRegistry, *, interval_s: float = 1.2) -> None:
         self.client, self.budgets, self.interval_s = client, budgets, interval_s
+
+    async def post_quiz(self, chat_id: str, quiz: QuizPost) -> PostedQuiz:
+        """A quiz as a message with buttons (adapters/discord/quiz.py), in the channel's budget."""
+        from adapters.discord.quiz import send_quiz
+
+        budget = self.budgets.get(f"discord:{chat_id}", self.interval_s)
+        await budget.acquire()
+        try:
+            return await send_quiz(self.client, chat_id, quiz)
+        finally:
+            await budget.done()
+
+    async def close_quiz(self, chat_id: str, message_id: str, quiz: QuizPost, summary: str) -> None:
+        from adapters.discord.quiz import show_closed
+
+        await show_closed(self.client, chat_id, message_id, quiz, summary)
 
     async def post(self, chat_id: str, text: str) -> Posted:
         try:

@@ -66,6 +66,11 @@ def build_settings_group(run: CommandRunner, skills: Sequence[tuple[str, str]]) 
     async def books(interaction: discord.Interaction, books: str) -> None:
         await run(interaction, SETTINGS, f"books {books}")
 
+    @group.command(name="quiz", description="每日一题：HH:MM 或 off（管理员）· Daily group quiz (admins)")
+    @app_commands.describe(time="08:00, 8:00 pm, 晚上8点 or off", zone="IANA zone, e.g. Asia/Taipei or UTC")
+    async def quiz(interaction: discord.Interaction, time: str, zone: str | None = None) -> None:
+        await run(interaction, SETTINGS, f"quiz {time} {zone or ''}".strip())
+
     return group
 
 

@@ -27,6 +27,7 @@ from telegram.ext import (
     InlineQueryHandler,
     MessageHandler,
     MessageReactionHandler,
+    PollAnswerHandler,
     filters,
 )
 
@@ -46,14 +47,22 @@ from adapters.telegram.webhook import install as install_strict_webhook
 from core.inbox import Inbox, MemoryInboxStore
 from core.inbox.seen import InMemorySeen, Seen
 from core.ports import Engine
+from core.quiz.ports import QuizAnswers
 from core.schedule.ports import Posters
 from core.shown_in import ShownIn
 from core.texts import say
 
 log = structlog.get_logger(__name__)
 
-# message_reaction: 👍/👎 on answers are feedback (Telegram sends them in groups only to admin bots).
-ALLOWED_UPDATES = [Update.MESSAGE, Update.CALLBACK_QUERY, Update.INLINE_QUERY, Update.MESSAGE_REACTION]
+# message_reaction: 👍/👎 on answers are feedback (Telegram sends them in groups only to admin bots);
+# poll_answer: the answers to quiz polls (core/quiz), sent only when asked for here.
+ALLOWED_UPDATES = [
+    Update.MESSAGE,
+    Update.CALLBACK_QUERY,
+    Update.INLINE_QUERY,
+    Update.MESSAGE_REACTION,
+    Update.POLL_ANSWER,
+]
 _COMMAND_NAME = re.compile(r"[a-z0-9_]{1,32}")
 
 
@@ -69,6 +78,7 @@ def build_application(
     limiter: Literal["priority", "aio"] = "priority",
     requests_per_s: float = MAX_REQUESTS_PER_S,
     reading: ReadingRoomLink | None = None,
+    quizzes: QuizAnswers | None = None,
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
 
@@ -85,6 +95,7 @@ def build_application(
         limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
         requests_per_s: its rate (Telegram allows about 30 a second; tests use a tight one).
         reading: the reading room (FUZI_WEB_PUBLIC_URL): `/read`, the menu button; None: not open here.
+        quizzes: where quiz poll answers go (core/quiz); None: they are ignored.
     """
     if settings.bot_token is None:
         raise ValueError("TELEGRAM_BOT_TOKEN is not set")
@@ -92,6 +103,7 @@ def build_application(
     seen = seen or InMemorySeen()
     inbox = inbox or Inbox(MemoryInboxStore())
     handlers = TelegramHandlers(engine, settings, budgets, recorder, seen, reading=reading)
+    handlers.quizzes = quizzes
 
     async def post_init(app: Application) -> None:
         await register_commands(app, engine, reading=reading is not None)
@@ -117,6 +129,7 @@ def build_application(
     app.add_handler(CallbackQueryHandler(handlers.on_callback))
     app.add_handler(InlineQueryHandler(handlers.on_inline))
     app.add_handler(MessageReactionHandler(handlers.on_reaction))
+    app.add_handler(PollAnswerHandler(handlers.on_poll_answer))
     app.add_handler(MessageHandler(filters.UpdateType.MESSAGE & ~filters.StatusUpdate.ALL, handlers.on_message))
     app.add_error_handler(handlers.on_error)
     return app
@@ -253,6 +266,7 @@ async def run_telegram(
     status: PlatformStatus | None = None,
     posters: Posters | None = None,
     reading: ReadingRoomLink | None = None,
+    quizzes: QuizAnswers | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot.
 
@@ -262,7 +276,15 @@ async def run_telegram(
     and never answered are answered here (or, too old, the person is told): ``inbox``'s hand-over.
     """
     app = build_application(
-        settings, engine, budgets=budgets, recorder=recorder, seen=seen, inbox=inbox, pace=pace, reading=reading
+        settings,
+        engine,
+        budgets=budgets,
+        recorder=recorder,
+        seen=seen,
+        inbox=inbox,
+        pace=pace,
+        quizzes=quizzes,
+        reading=reading,
     )
     await start(app, settings, status)
     app.bot_data["inbox"].register(PLATFORM, inbox_handlers(app))

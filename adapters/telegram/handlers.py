@@ -24,15 +24,17 @@ from adapters.common.metrics import RateLimitRecorder
 from adapters.common.stream import StreamingReply
 from adapters.telegram.inline import answer_inline
 from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
+from adapters.telegram.quiz import record_poll_answer
 from adapters.telegram.reading import READ_COMMAND, ReadingRoomLink, answer_read
 from adapters.telegram.routing import Route, incoming_for, route, strip_mention
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
-from adapters.telegram.sink import SKILL_CALLBACK_PREFIX, TelegramSink
+from adapters.telegram.sink import COMMAND_CALLBACK_PREFIX, SKILL_CALLBACK_PREFIX, TelegramSink
 from core.events import Notice, ReplyEvent
 from core.inbox.seen import Seen
 from core.logging import bind_trace
 from core.ports import Engine
+from core.quiz.ports import QuizAnswers
 from core.shown_in import ShownIn
 from core.texts import say
 from core.types import Incoming
@@ -74,6 +76,7 @@ class TelegramHandlers:
         self.reading = reading  # FUZI_WEB_PUBLIC_URL: `/read` opens the reading room
         self.budgets = budgets or BudgetRegistry()
         self.albums = AlbumGate(seen)  # an album (media group) is answered once
+        self.quizzes: QuizAnswers | None = None  # quiz poll answers go there (core/quiz)
         self.streaming = 0  # replies streaming now
 
     # ------------------------------------------------------------------ updates
@@ -126,6 +129,13 @@ class TelegramHandlers:
         if update.message_reaction is not None:
             await record_reaction(self.engine, update.message_reaction)
 
+    async def on_poll_answer(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
+        """An answer to one of Fuzi's quiz polls: scored once by the core (adapters/telegram/quiz.py)."""
+        if update.poll_answer is None or self.quizzes is None:
+            return
+        outcome = await record_poll_answer(self.quizzes, update.poll_answer)
+        log.info("telegram_poll_answer", outcome=outcome)
+
     async def on_callback(self, update: Update, context: ContextTypes.DEFAULT_TYPE) -> None:
         query = update.callback_query
         if query is None:
@@ -139,9 +149,15 @@ class TelegramHandlers:
         except TelegramError as exc:
             log.info("callback_not_answered", error=type(exc).__name__)
         message = query.message if isinstance(query.message, Message) else None
-        if not data.startswith(SKILL_CALLBACK_PREFIX) or message is None:
+        if message is None:
             return
-        r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
+        if data.startswith(COMMAND_CALLBACK_PREFIX):  # "do:recite rate 12 hard": the command, as the presser
+            command, _, args = data[len(COMMAND_CALLBACK_PREFIX) :].partition(" ")
+            r = Route("command", args, command)
+        elif data.startswith(SKILL_CALLBACK_PREFIX):
+            r = Route("command", data[len(SKILL_CALLBACK_PREFIX) :], "skill")
+        else:
+            return
         incoming = incoming_for(message, r, user=query.from_user)
         await self._answer(context, message, incoming, quote=False)
 

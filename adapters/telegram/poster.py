@@ -28,6 +28,7 @@ from adapters.common.split import split_text
 from adapters.telegram.markdown import to_html
 from adapters.telegram.ratelimit import PriorityRateLimiter, Ticket
 from adapters.telegram.sink import rendered_length
+from core.quiz.ports import PostedQuiz, QuizPost
 from core.schedule.ports import Posted
 from core.shown_in import ShownIn
 
@@ -57,6 +58,21 @@ class TelegramPoster:
         self.bot, self.budgets = bot, budgets
         self.private_interval_s, self.group_interval_s = private_interval_s, group_interval_s
         self.rate_limited = 0
+
+    async def post_quiz(self, chat_id: str, quiz: QuizPost) -> PostedQuiz:
+        """A quiz poll (adapters/telegram/quiz.py), paced by the chat's budget like any post."""
+        from adapters.telegram.quiz import send_quiz
+
+        chat = chat_id.partition("/")[0]
+        budget = self.budgets.get(chat, self.group_interval_s if chat.startswith("-") else self.private_interval_s)
+        await budget.acquire()
+        try:
+            return await send_quiz(self.bot, chat_id, quiz)
+        finally:
+            await budget.done()
+
+    async def close_quiz(self, chat_id: str, message_id: str, quiz: QuizPost, summary: str) -> None:
+        """Nothing to do: Telegram closes a quiz poll at the end of its ``open_period``."""
 
     async def post(self, chat_id: str, text: str) -> Posted:
         chat, _, topic = chat_id.partition("/")

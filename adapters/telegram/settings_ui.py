@@ -32,7 +32,7 @@ def _button(label: str, args: str, current: bool = False) -> InlineKeyboardButto
 
 
 def settings_keyboard(extra: Mapping) -> InlineKeyboardMarkup | None:
-    """Buttons for skill, script, digest (groups) and switching the daily passage off; None for
+    """Buttons for skill, script, digest (groups) and switching the daily passage or quiz off; None for
     people who may not change the settings."""
     if not extra.get("can_change"):
         return None
@@ -47,6 +47,8 @@ def settings_keyboard(extra: Mapping) -> InlineKeyboardMarkup | None:
         rows.append([_button("群聊评点 on", "digest on", on), _button("评点 off", "digest off", not on)])
     if shown.get("daily", "off") != "off":
         rows.append([_button(f"每日一章 {shown['daily']} → off", "daily off")])
+    if shown.get("quiz", "off") != "off":
+        rows.append([_button(f"每日一题 {shown['quiz']} → off", "quiz off")])
     return InlineKeyboardMarkup(rows)
 
 

@@ -31,6 +31,9 @@ from adapters.telegram.settings_ui import settings_keyboard
 log = structlog.get_logger(__name__)
 
 SKILL_CALLBACK_PREFIX = "skill:"
+COMMAND_CALLBACK_PREFIX = (
+    "do:"  # "do:<command> <args>": a button that runs a command as its presser (/recite's ratings)
+)
 _NO_PREVIEW = LinkPreviewOptions(is_disabled=True)
 
 
@@ -44,6 +47,8 @@ def choices_keyboard(extra: Mapping | None) -> InlineKeyboardMarkup | None:
     settings keyboard for ``/settings`` (adapters/telegram/settings_ui.py)."""
     if extra and "settings" in extra:
         return settings_keyboard(extra)
+    if extra and extra.get("actions"):
+        return actions_keyboard(extra)
     choices = (extra or {}).get("choices") or []
     if not choices:
         return None
@@ -55,6 +60,20 @@ def choices_keyboard(extra: Mapping | None) -> InlineKeyboardMarkup | None:
         data = f"{SKILL_CALLBACK_PREFIX}{name}"[:64]
         rows.append([InlineKeyboardButton(f"{mark}{label}", callback_data=data)])
     return InlineKeyboardMarkup(rows)
+
+
+def actions_keyboard(extra: Mapping) -> InlineKeyboardMarkup:
+    """One row of buttons for ``extra["actions"]`` [(label, command, args)]; the one whose last
+    argument is ``extra["current"]`` is marked. A press runs ``/command args`` as the presser."""
+    current = extra.get("current")
+    row = [
+        InlineKeyboardButton(
+            ("✓ " if str(args).split()[-1:] == [current] else "") + str(label),
+            callback_data=f"{COMMAND_CALLBACK_PREFIX}{command} {args}"[:64],
+        )
+        for label, command, args in extra["actions"]
+    ]
+    return InlineKeyboardMarkup([row])
 
 
 def _is_parse_error(exc: BadRequest) -> bool:

@@ -45,12 +45,13 @@ def _run(args: argparse.Namespace) -> int:
         metrics = FuziMetrics() if settings.metrics_port else None
         platforms = PlatformStatus()  # /readyz says not ready while a platform is still being reached
         started: list = []  # the runtime, once built: /readyz answers 503 "starting" until then
-        posters = Posters()  # each bot adds its poster once connected; the scheduler posts through them
         async with (
             _ops_port(settings, lambda: started[0] if started else None, metrics, platforms),
             open_runtime(settings, metrics, first_build=first_build, status=platforms) as runtime,
-            running_scheduler(settings, runtime, posters),
+            # each bot adds its poster once connected; the scheduler and the quizzes post through them
+            running_scheduler(settings, runtime, runtime.posters or Posters()),
         ):
+            posters = runtime.posters
             started.append(runtime)
             engine: Engine = ObservedEngine(runtime.engine, metrics) if metrics else runtime.engine
             if runtime.digest is not None and settings.schedule.enabled:  # digest groups: messages kept for it
@@ -64,6 +65,7 @@ def _run(args: argparse.Namespace) -> int:
                     "inbox": runtime.inbox,
                     "budgets": build_budgets(settings, runtime.redis, name),
                     "posters": posters,
+                    "quizzes": runtime.quizzes,
                 }
                 for name in wanted
             }

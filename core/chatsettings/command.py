@@ -6,6 +6,7 @@
     /settings daily HH:MM [Area/City] | off
     /settings digest on|off           groups only
     /settings books all|lunyu,mengzi|sishu   the books the daily passage is drawn from
+    /settings quiz HH:MM [Area/City] | off   groups only: a daily quiz (core/quiz)
 
 Every refusal is one line (bilingual). A change is stored with who made it (core/storage/
 chat_settings.py) and announced to the `SettingsListener`s (the scheduler reacts to `digest off`
@@ -37,7 +38,8 @@ log = structlog.get_logger(__name__)
 
 USAGE = (
     "用法 Usage: /settings · /settings skill <name> · /settings script simplified|traditional|auto · "
-    "/settings daily HH:MM [Area/City] | off · /settings digest on|off · /settings books all|lunyu,mengzi"
+    "/settings daily HH:MM [Area/City] | off · /settings digest on|off · /settings quiz HH:MM [Area/City] | off · "
+    "/settings books all|lunyu,mengzi"
 )
 _LABELS: dict[SettingField, str] = {
     "skill": "问学方式 skill",
@@ -45,6 +47,7 @@ _LABELS: dict[SettingField, str] = {
     "daily": "每日一章 daily",
     "digest": "群聊评点 digest",
     "books": "每日一章选自 books",
+    "quiz": "每日一题 quiz",
 }
 _REFUSED: dict[Permission, str] = {
     "not_admin": "只有群管理员可以改本群设置。Only group admins can change this chat's settings.",
@@ -108,6 +111,8 @@ class SettingsCommand:
         incoming = turn.incoming
         if field == "digest" and not incoming.is_group:
             return _refusal("群聊评点只用于群组。The digest is for groups only.", "groups_only")
+        if field == "quiz" and not incoming.is_group:
+            return _refusal("每日一题只用于群组。The daily quiz is for groups only.", "groups_only")
         permission = "operator" if turn.is_admin else await self.admins.permission(incoming, fresh=True)
         if permission in _REFUSED:
             log.info("settings_refused", field=field, permission=permission)
@@ -137,9 +142,10 @@ class SettingsCommand:
             return skill.name
         if key == "script":
             return parse_script(rest)
-        if key == "daily":
+        if key in ("daily", "quiz"):
             current = await self._repo.get(turn.incoming.chat_key)
-            parsed = parse_daily(rest, current.daily.zone if current.daily else None)
+            now = current.daily if key == "daily" else (current.quiz or current.daily)
+            parsed = parse_daily(rest, now.zone if now else None)
             return Daily(*parsed) if parsed else None
         if key == "books":
             return parse_books(rest)
@@ -178,7 +184,10 @@ class SettingsCommand:
 
 
 def _fields(incoming: Incoming) -> tuple[SettingField, ...]:
-    return SETTING_FIELDS if incoming.is_group else tuple(f for f in SETTING_FIELDS if f != "digest")
+    return SETTING_FIELDS if incoming.is_group else tuple(f for f in SETTING_FIELDS if f not in _GROUPS_ONLY)
+
+
+_GROUPS_ONLY = ("digest", "quiz")
 
 
 def _refusal(text: str, why: str) -> CommandResult:

@@ -128,7 +128,7 @@ class BuiltinCommands:
     async def start(self, turn: Turn, args: str) -> CommandResult:
         skill = self._skills.get(turn.skill)
         text = (
-            "有朋自远方来，不亦乐乎！吾乃孔丘。凡为人、为学、读《论语》《诗经》之疑，皆可问我。\n"
+            "有朋自远方来，不亦乐乎！吾乃孔丘。凡为人、为学、读《论语》《诗经》与《孟子》《大学》《中庸》之疑，皆可问我。\n"
             "Welcome, friend from afar. I am Kong Qiu. Ask me about living well, learning, the Analects "
             "or the Book of Songs.\n"
             f"此处现为「{skill.display_zh}」({skill.display_en})；/skill 可换，/help 看全部命令。"

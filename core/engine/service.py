@@ -55,7 +55,7 @@ from core.language.script import ScriptConverter
 from core.logging import bind_trace
 from core.media.intake import MediaIntake
 from core.memory.quotes import dump_quotes, screen_quotes
-from core.ports import AdminCheck, ContextBuilder, Guard, LookupResult, Turn
+from core.ports import AdminCheck, AwaitedAnswers, ContextBuilder, Guard, LookupResult, Turn
 from core.shown_in import ShownIn
 from core.skills import SkillRegistry
 from core.storage.feedback import FeedbackOutcome
@@ -90,6 +90,8 @@ class ChatService(ReplyRecords):
         scripts: Simplified/Traditional conversion of answers (core/language/script.py); None: never converted.
         lookup: retrieval-only passage look-ups (inline mode, /passage); None: none offered.
         media: reads photos and voice messages into questions (core/media); default: none read.
+        answers: takes a message as the answer to what a part asked in that chat (/recite's card),
+            before it is checked and answered like a question; set later with `set_answers`.
     """
 
     def __init__(
@@ -110,8 +112,10 @@ class ChatService(ReplyRecords):
         scripts: ScriptConverter | None = None,
         lookup: PassageLookup | None = None,
         media: MediaIntake | None = None,
+        answers: AwaitedAnswers | None = None,
     ):
         self._storage = storage
+        self._answers = answers
         self.settings = settings
         self._scripts = scripts
         self._lookup = lookup
@@ -169,6 +173,10 @@ class ChatService(ReplyRecords):
                     yield TextReset("error")
                 yield error_notice(incoming)
 
+    def set_answers(self, answers: AwaitedAnswers | None) -> None:
+        """Messages answer what `answers` asked in their chat (core/recite) before they are questions."""
+        self._answers = answers
+
     def register_admin_check(self, platform: str, check: AdminCheck) -> None:
         """The adapter of `platform` answers "is this user a group admin?" (settings changes)."""
         if self.settings is not None:
@@ -216,6 +224,9 @@ class ChatService(ReplyRecords):
         try:
             if incoming.command is not None:
                 yield await self._command(turn)
+                return
+            if self._answers is not None and (answered := await self._answers.answer(turn)) is not None:
+                yield Notice(answered.text, "command", incoming.trace_id, dict(answered.extra))
                 return
             text = await self._checks.check(incoming.text)
             async with self.admission.admit(turn):

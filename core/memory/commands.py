@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import unicodedata
+from collections.abc import Awaitable, Callable
 
 import structlog
 
@@ -19,7 +20,7 @@ from core.memory.history import ChatHistory
 from core.memory.linking import CODE_DIGITS, AccountLinker, LinkResult
 from core.memory.profile import ProfileStore
 from core.memory.summary import ChatMemoryStore
-from core.ports import CommandResult, Turn
+from core.ports import CommandResult, PersonData, Turn
 from core.texts import say
 
 log = structlog.get_logger(__name__)
@@ -65,6 +66,22 @@ class MemoryCommands:
         self._history, self._linker = history, linker
         self.window_rounds = window_rounds
         self.link_ttl_s = link_ttl_s
+        self._parts: list[PersonData] = []  # keyed by person: the recitation deck
+        self._erasers: list[Callable[[list[str]], Awaitable[int]]] = []  # keyed by accounts: quiz scores
+
+    def add_person_data(self, part: PersonData) -> None:
+        """Another part's per-person data (the recitation deck): `/forget all` deletes it too and
+        `/memories` says it exists."""
+        self._parts.append(part)
+
+    async def _parts_lines(self, person_id: int) -> list[str]:
+        found = [await part.describe_person(person_id) for part in self._parts]
+        return [line for line in found if line]
+
+    def also_forget(self, eraser: Callable[[list[str]], Awaitable[int]]) -> None:
+        """`/forget all` also calls `eraser(accounts)` (e.g. the person's quiz scores); it returns how
+        many rows it deleted. A failing eraser is logged and the others still run."""
+        self._erasers.append(eraser)
 
     def register(self, router) -> None:
         """Register every memory command on ``router`` (a core.engine.commands.CommandRouter)."""
@@ -101,14 +118,16 @@ class MemoryCommands:
 
     async def memories(self, turn: Turn, args: str) -> CommandResult:
         facts = await self._facts.visible(turn.person_id, in_group=turn.incoming.is_group)
+        kept = await self._parts_lines(turn.person_id)
+        also = "".join(f"\n{line}" for line in kept)
         if not facts:
-            return CommandResult("夫子尚未记得你的任何事。用 /remember 让夫子记住。No memories yet.")
+            return CommandResult("夫子尚未记得你的任何事。用 /remember 让夫子记住。No memories yet." + also)
         in_group = turn.incoming.is_group
         lines = [
             f"{n}. {f.text}（{f.created_at:%Y-%m-%d}{_scope_note(f.scope, in_group)}）" for n, f in enumerate(facts, 1)
         ]
         note = "\n（私聊中记下的事不在群里显示。Private memories are not shown in groups.）" if in_group else ""
-        return CommandResult("夫子记得 / Memories:\n" + "\n".join(lines) + note, extra={"count": len(facts)})
+        return CommandResult("夫子记得 / Memories:\n" + "\n".join(lines) + note + also, extra={"count": len(facts)})
 
     async def forget(self, turn: Turn, args: str) -> CommandResult:
         arg = _plain(args).lower()
@@ -129,13 +148,22 @@ class MemoryCommands:
         accounts = await self._linker.accounts(turn.person_id)
         n_messages, chats = await asyncio.to_thread(self._history.forget_accounts, accounts)
         await asyncio.to_thread(self._chats.clear_summaries, chats)
+        others = 0
+        for part in self._parts:  # the recitation deck and its reminder
+            others += await part.forget_person(turn.person_id)
+        for erase in self._erasers:
+            try:
+                await erase(accounts)
+            except Exception:
+                log.exception("forget_all_part_failed", person=turn.person_id)
         log.info("forget_all", person=turn.person_id, facts=n_facts, profile=had_profile, messages=n_messages)
         if turn.incoming.is_group:  # counts would hint at private memories
             return CommandResult("已全部忘记你的记忆、画像与聊天记录。Everything forgotten.")
         profile = "和推断画像" if had_profile else ""
         return CommandResult(
-            f"已全部忘记：{n_facts} 条记忆{profile}，以及你的 {n_messages} 条聊天记录。Everything forgotten.",
-            extra={"facts": n_facts, "profile": had_profile, "messages": n_messages},
+            f"已全部忘记：{n_facts} 条记忆{profile}，以及你的 {n_messages} 条聊天记录"
+            f"{f'、{others} 张背诵卡' if others else ''}。Everything forgotten.",
+            extra={"facts": n_facts, "profile": had_profile, "messages": n_messages, "cards": others},
         )
 
     async def profile(self, turn: Turn, args: str) -> CommandResult:

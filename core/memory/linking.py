@@ -81,6 +81,12 @@ class AccountLinker:
         self.max_failures = max_failures
         self.failure_window = timedelta(seconds=failure_window_s)
         self._clock = clock
+        self._merge_hooks: list[Callable[[Session, int, int], None]] = []
+
+    def add_merge_hook(self, hook: Callable[[Session, int, int], None]) -> None:
+        """`hook(session, source, target)` moves another part's per-person rows (the recitation deck)
+        inside the same transaction as the accounts, facts and profile."""
+        self._merge_hooks.append(hook)
 
     # ---------------------------------------------------------------- codes
     async def issue(self, person_id: int, account: str) -> str:
@@ -161,6 +167,8 @@ class AccountLinker:
             s.add(mine)
             s.delete(old)
         merge_reading(s, source=source, target=target)
+        for hook in self._merge_hooks:
+            hook(s, source, target)
 
     # ---------------------------------------------------------------- unlink
     async def unlink(self, person_id: int, platform: str, user_id: str) -> LinkResult:

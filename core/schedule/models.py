@@ -15,7 +15,7 @@ class ScheduleClaim(SQLModel, table=True):
     """One scheduled post of one chat on one local date, claimed by exactly one process.
 
     Attributes:
-        kind: "daily" (the passage) or "digest".
+        kind: "daily" (the passage), "digest" or "quiz" (a group's daily quiz, core/quiz).
         local_date: the chat's local date the post belongs to (the uniqueness key with chat and kind).
         due_at: the instant it was due (UTC).
         status: "claimed" while a process works on it, then "sent", "skipped" (missed the grace

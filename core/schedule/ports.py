@@ -30,6 +30,7 @@ class ChatSchedule:
         is_group: a group, supergroup, guild channel or thread.
         daily_since: when the daily time was last set; occurrences before it are not due.
         books: the book ids the daily passage is drawn from; None: every book.
+        quiz_at / quiz_zone / quiz_since: the group's daily quiz (core/quiz), like the daily passage.
     """
 
     chat_key: str
@@ -41,6 +42,9 @@ class ChatSchedule:
     is_group: bool = False
     books: tuple[str, ...] | None = None
     daily_since: datetime | None = None
+    quiz_at: time | None = None
+    quiz_zone: str = "Asia/Shanghai"
+    quiz_since: datetime | None = None
 
     @property
     def platform(self) -> str:
@@ -55,7 +59,7 @@ class ScheduleSettings(Protocol):
     """The scheduler's view of per-chat settings."""
 
     async def scheduled(self) -> list[ChatSchedule]:
-        """Every chat with a daily passage or the digest on."""
+        """Every chat with a daily passage, the digest on, or a daily quiz."""
         ...
 
     async def digest_on(self, chat_key: str) -> bool:
@@ -63,7 +67,7 @@ class ScheduleSettings(Protocol):
         ...
 
     async def daily_off(self, chat_key: str, reason: str) -> None:
-        """Switch the chat's daily passage (and digest) off: the bot was removed or blocked there."""
+        """Switch the chat's daily passage (digest, quiz) off: the bot was removed or blocked there."""
         ...
 
 
@@ -105,3 +109,11 @@ class Posters:
 
     def platforms(self) -> set[str]:
         return set(self._by_platform)
+
+
+class DailyQuiz(Protocol):
+    """Posts a group's daily quiz (core/quiz implements it; the schedule only claims the day)."""
+
+    async def post_daily(self, chat_key: str) -> tuple[str, str]:
+        """(claim status: "sent", "skipped", "gone" or "failed"; a short detail)."""
+        ...

@@ -25,6 +25,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import replace
 from datetime import UTC, datetime, timedelta
 from datetime import time as dtime
 from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
@@ -32,7 +33,7 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 import structlog
 
 from core.schedule.passage import DailyPassage
-from core.schedule.ports import ChatSchedule, Posted, Posters, ScheduleSettings
+from core.schedule.ports import ChatSchedule, DailyQuiz, Posted, Posters, ScheduleSettings
 from core.schedule.store import CLAIM_LEASE, ClaimRepo
 from core.schedule.timing import Occurrence, decide
 from core.storage.chatlog import aware
@@ -59,6 +60,7 @@ class Scheduler:
         daily: composes daily passages.
         posters: the platforms this process can post to.
         digest: composes digests and purges their store (None: no digests).
+        quiz: posts a group's daily quiz (core/quiz; None: no daily quizzes).
         messages: where a sent post is stored as the assistant's message of the chat (its window).
         replies: where the platform messages of a sent post are noted (reactions on them are feedback).
         grace: how late an occurrence may still be sent.
@@ -75,6 +77,7 @@ class Scheduler:
         posters: Posters,
         *,
         digest=None,
+        quiz: DailyQuiz | None = None,
         messages: MessageRepo | None = None,
         replies: ReplyRepo | None = None,
         grace: timedelta = DEFAULT_GRACE,
@@ -87,6 +90,7 @@ class Scheduler:
     ) -> None:
         self._settings, self._claims, self._daily, self._posters = settings, claims, daily, posters
         self._digest, self._messages, self._replies = digest, messages, replies
+        self._quiz = quiz
         self.grace, self.digest_at = grace, digest_at
         self._now, self._monotonic, self._sleep, self.tick_s = now, monotonic, sleep, tick_s
         self._slots = asyncio.Semaphore(concurrency)
@@ -139,6 +143,10 @@ class Scheduler:
                     started += await self._consider(chat, "daily", chat.daily_at, zone, now, chat.daily_since)
                 if chat.digest and chat.is_group and self._digest is not None:
                     started += await self._consider(chat, "digest", self.digest_at, zone, now, None)
+                if chat.quiz_at is not None and chat.is_group and self._quiz is not None:
+                    quiz_zone = self._zone(replace(chat, zone=chat.quiz_zone))
+                    if quiz_zone is not None:
+                        started += await self._consider(chat, "quiz", chat.quiz_at, quiz_zone, now, chat.quiz_since)
             except Exception:
                 log.exception("schedule_chat_failed", chat=chat.chat_key)
         if self._digest is not None:
@@ -215,6 +223,9 @@ class Scheduler:
         local_date = occ.local_date
         async with self._slots:
             try:
+                if kind == "quiz":
+                    await self._post_quiz(chat, occ, trace)
+                    return
                 text, passage_id = await self._compose(chat, kind, occ)
                 if text is None:
                     await self._claims.finish(chat.chat_key, kind, local_date, "skipped", detail=passage_id or "")
@@ -225,6 +236,14 @@ class Scheduler:
             except Exception as exc:
                 log.exception("schedule_post_failed", chat=chat.chat_key, kind=kind, trace_id=trace)
                 await self._claims.finish(chat.chat_key, kind, local_date, "failed", detail=type(exc).__name__)
+
+    async def _post_quiz(self, chat: ChatSchedule, occ: Occurrence, trace: str) -> None:
+        """The daily quiz: posted like /quiz (one open quiz per chat: when one is open, skipped)."""
+        status, detail = await self._quiz.post_daily(chat.chat_key) if self._quiz else ("failed", "no quiz")
+        if status == "gone":
+            await self._settings.daily_off(chat.chat_key, detail)
+        await self._claims.finish(chat.chat_key, "quiz", occ.local_date, status, detail=detail)
+        log.info("schedule_quiz", chat=chat.chat_key, status=status, detail=detail, trace_id=trace)
 
     async def _note(self, posted: Posted, trace: str) -> None:
         """Note the messages a sent post went out as; a failure is logged (the post is sent and stored)."""

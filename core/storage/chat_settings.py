@@ -32,8 +32,8 @@ from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
 
 log = structlog.get_logger(__name__)
 
-SettingField = Literal["skill", "script", "daily", "digest", "books"]
-SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest", "books")
+SettingField = Literal["skill", "script", "daily", "digest", "quiz", "books"]
+SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest", "quiz", "books")
 
 DEFAULT_ZONE = "Asia/Shanghai"
 """The zone of a daily passage set without one (`/settings daily 08:00`), when the chat has none yet."""
@@ -65,6 +65,7 @@ class ChatSettings:
         daily: time and zone of the daily passage; None: off.
         digest: the opt-in daily digest of a group's conversation.
         books: the book ids the daily passage is drawn from; None: every book.
+        quiz: time and zone of the group's daily quiz (core/quiz); None: off.
         updated_at: when script/daily/digest last changed (None: never).
     """
 
@@ -76,6 +77,7 @@ class ChatSettings:
     digest: bool = False
     books: tuple[str, ...] | None = None
     updated_at: datetime | None = None
+    quiz: Daily | None = None
 
     def shown(self, name: SettingField) -> str:
         """The value of one setting as the command and the change log write it."""
@@ -85,13 +87,15 @@ class ChatSettings:
             return self.script or "auto"
         if name == "daily":
             return str(self.daily) if self.daily else "off"
+        if name == "quiz":
+            return str(self.quiz) if self.quiz else "off"
         if name == "books":
             return ",".join(self.books) if self.books else "all"
         return "on" if self.digest else "off"
 
 
 SettingValue = str | Daily | bool | tuple[str, ...] | None
-"""skill: a name; script: a Script or None (auto); daily: a Daily or None (off); digest: a bool;
+"""skill: a name; script: a Script or None (auto); daily, quiz: a Daily or None (off); digest: a bool;
 books: book ids or None (every book)."""
 
 
@@ -115,6 +119,10 @@ def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> 
     if row is not None and row.daily_time:
         hh, mm = row.daily_time.split(":")
         daily = Daily(clock_time(int(hh), int(mm)), row.daily_zone or DEFAULT_ZONE)
+    quiz = None
+    if row is not None and row.quiz_time:
+        hh, mm = row.quiz_time.split(":")
+        quiz = Daily(clock_time(int(hh), int(mm)), row.quiz_zone or DEFAULT_ZONE)
     script = row.script if row is not None and row.script in ("simplified", "traditional") else None
     return ChatSettings(
         chat_key=chat_key,
@@ -125,6 +133,7 @@ def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> 
         digest=bool(row and row.digest),
         books=tuple(row.books.split(",")) if row is not None and row.books else None,
         updated_at=row.updated_at if row else None,
+        quiz=quiz,
     )
 
 
@@ -241,6 +250,10 @@ class ChatSettingsRepo(_Repo):
         """Every chat with the digest on, uncached."""
         return await self._select(col(ChatSettingsRow.digest).is_(True))
 
+    async def with_quiz(self) -> list[ChatSettings]:
+        """Every chat with a daily quiz set (for the scheduler), uncached."""
+        return await self._select(col(ChatSettingsRow.quiz_time).is_not(None))
+
     async def _select(self, where) -> list[ChatSettings]:
         query = select(ChatSettingsRow, Chat).join(Chat, col(Chat.key) == col(ChatSettingsRow.chat_key), isouter=True)
         query = query.where(where).order_by(col(ChatSettingsRow.chat_key))
@@ -299,5 +312,9 @@ def _apply(chat: Chat, row: ChatSettingsRow, field: SettingField, value: Setting
         row.digest = bool(value)
     elif field == "books":
         row.books = ",".join(value) if isinstance(value, tuple) and value else None
+    elif field == "quiz":
+        quiz = value if isinstance(value, Daily) else None
+        row.quiz_time = f"{quiz.at:%H:%M}" if quiz else None
+        row.quiz_zone = quiz.zone if quiz else None
     else:
         raise ValueError(f"unknown setting {field!r}")

@@ -143,6 +143,7 @@ class ChatSettingsRow(SQLModel, table=True):
         daily_zone: IANA zone of `daily_time` (set together with it).
         digest: the opt-in daily commentary on a group's conversation.
         books: the books the daily passage is drawn from, comma-separated ids; None: every book.
+        quiz_time / quiz_zone: local "HH:MM" and IANA zone of the daily group quiz; None: none.
     """
 
     __tablename__ = "chat_settings"
@@ -154,6 +155,8 @@ class ChatSettingsRow(SQLModel, table=True):
     digest: bool = False
     books: str | None = Field(default=None, max_length=100)
     updated_at: datetime = Field(default_factory=utcnow)
+    quiz_time: str | None = Field(default=None, max_length=5)
+    quiz_zone: str | None = Field(default=None, max_length=64)
 
 
 class ChatSettingChange(SQLModel, table=True):

@@ -288,8 +288,9 @@ class FakeDiscord(DiscordRestRoutes):
         await self.dispatch("INTERACTION_CREATE", data)
         return data
 
-    async def click(self, message: dict, custom_id: str) -> dict:
-        """Dispatch INTERACTION_CREATE for the human clicking button ``custom_id`` on ``message``."""
+    async def click(self, message: dict, custom_id: str, *, by: dict | None = None) -> dict:
+        """Dispatch INTERACTION_CREATE for the human (or the user ``by``, see ``payloads.user``)
+        clicking button ``custom_id`` on ``message``."""
         channel = (
             self.channel
             if message["channel_id"] == self.channel["id"]
@@ -301,7 +302,7 @@ class FakeDiscord(DiscordRestRoutes):
             app_id=self.app_id,
             custom_id=custom_id,
             message=public_message(message),
-            invoker=self.human,
+            invoker=by or self.human,
             channel=channel,
             guild_id=message.get("guild_id"),
         )

@@ -15,6 +15,8 @@ from sqlmodel import SQLModel
 
 import core.guards.models  # noqa: F401  (registers guard_usage)
 import core.memory.models  # noqa: F401  (registers the memory_* tables)
+import core.quiz.models  # noqa: F401  (registers quiz, quiz_open, quiz_answer)
+import core.recite.models  # noqa: F401  (registers recite_card, recite_review, recite_open, recite_reminder)
 import core.schedule.models  # noqa: F401  (registers schedule_claim, schedule_seen, digest_message)
 import core.storage.models  # noqa: F401  (registers person, account, chat, message)
 

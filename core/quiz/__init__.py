@@ -1,0 +1,1 @@
+"""Group quizzes (/quiz, /leaderboard, the daily quiz): see docs/learning.md, "Group quizzes"."""
