@@ -247,6 +247,9 @@ def ask_from_the_web(base: str) -> dict:
         seen["login_hidden"] = not driver.find_element(By.ID, "login").is_displayed()
         driver.find_element(By.CSS_SELECTOR, "ol.chapters button[aria-label^='论语 学而']").send_keys("\n")  # keyboard
         wait.until(lambda d: len(passages(d)) == 16)
+        passages(driver)[1].find_element(By.CSS_SELECTOR, "button.recite").click()  # 背诵: into the deck
+        wait.until(lambda d: "卡组" in d.find_element(By.ID, "status").text)
+        seen["recite"] = driver.find_element(By.ID, "status").text
         passages(driver)[0].find_element(By.CSS_SELECTOR, "button.ask").click()
         wait.until(lambda d: d.find_element(By.ID, "input").get_attribute("value"))
         seen["input"] = driver.find_element(By.ID, "input").get_attribute("value")
@@ -261,10 +264,29 @@ def ask_from_the_web(base: str) -> dict:
     return seen
 
 
-async def test_ask_fuzi_from_the_web_in_local_mode(tmp_path, fake_llm, retriever):
-    async with web_app(tmp_path, fake_llm, retriever, Settings(corpus_dir=corpus_dir())) as (base, _, _m):
+async def test_ask_fuzi_and_recite_from_the_web_in_local_mode(tmp_path, fake_llm, retriever):
+    from bot.recite import build_recitation
+    from core.books import load_corpus
+    from core.engine.commands import CommandRouter
+    from core.memory import MemoryConfig, build_memory
+    from tests.test_memory_fixtures import HashEmbedder
+
+    router = CommandRouter()
+    settings = Settings(corpus_dir=corpus_dir())
+    async with web_app(tmp_path, fake_llm, retriever, settings, router=router) as (base, runtime, _m):
+        memory = build_memory(runtime.storage.engine, None, HashEmbedder(), MemoryConfig())
+        deck = build_recitation(
+            runtime.storage,
+            load_corpus(corpus_dir()),
+            router=router,
+            service=runtime.engine,
+            memory=memory,
+            search=None,
+        )
         seen = await asyncio.to_thread(ask_from_the_web, base)
+        cards = await deck.store.cards(await runtime.storage.identities.resolve("web", "local"))
     assert seen["background"] == "rgb(27, 24, 21)" and seen["login_hidden"]  # dark mode; local mode needs no sign-in
     assert seen["input"].startswith("「子曰：“学而时习之") and "——《论语·学而》第1章" in seen["input"]
     assert "#ask=" not in seen["address"]
+    assert seen["recite"].startswith("已加入卡组：《论语·学而》第2章。") and [c.passage_id for c in cards] == ["lunyu:1.2"]
     assert seen["mengzi:1.3"] == "孟子·梁惠王上" and seen["shijing:12"] == "诗经·国风·召南"

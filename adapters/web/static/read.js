@@ -12,7 +12,10 @@ const state = {
   gloss: localStorage.getItem("fuzi.read.gloss") === "1",
   books: [], marks: new Map(), marksLoaded: false, chapter: null, saveTimer: 0, observer: null,
 };
-const RECITE = null;  // the hook for "背诵": a function (passage) → adds it to the recitation deck, once that API exists
+// "背诵" adds the passage to the person's recitation deck with the chat API's `/recite add <id>` (docs/learning.md).
+// Inside Telegram the Mini App may not chat (its sign-in opens the reading room only): there `/recite add` is
+// typed in the chat, and the button is left out.
+const RECITE = tg.inTelegram ? null : recite;
 
 function el(tag, attrs, ...children) {
   const node = document.createElement(tag);
@@ -90,7 +93,8 @@ function passageItem(p) {
     el("p", { class: "text", lang }, p.text),
     state.gloss && p.gloss_zh ? el("p", { class: "gloss", lang }, p.gloss_zh) : null,
     state.gloss && p.gloss_en ? el("p", { class: "gloss", lang: "en" }, p.gloss_en) : null,
-    el("div", { class: "actions" }, mark, ask, RECITE ? el("button", { type: "button", onclick: () => RECITE(p) }, "背诵") : null));
+    el("div", { class: "actions" }, mark, ask,
+      RECITE ? el("button", { type: "button", class: "recite", "aria-label": `背诵：${p.ref}`, onclick: () => RECITE(p) }, "背诵") : null));
 }
 
 async function chapterView(bookId, n, focusId) {
@@ -133,6 +137,20 @@ async function toggleMark(p, button) {
   button.setAttribute("aria-pressed", String(on));
   button.textContent = on ? "★" : "☆";
   say(on ? tr("已加书签：", "已加書籤：") + p.ref : tr("已删书签：", "已刪書籤：") + p.ref);
+}
+
+async function recite(p) {
+  const response = await fetch("/v1/chat", {
+    method: "POST", headers: { "Content-Type": "application/json", ...authorization() },
+    body: JSON.stringify({ message: `/recite add ${p.id}`, chat: "recite" }),
+  });
+  if (!response.ok) { say(`出错了（HTTP ${response.status}）`); return; }
+  let notice = null;  // the stream's events: the command answers with one notice
+  for (const block of (await response.text()).split("\n\n")) {
+    const data = block.split("\n").find((line) => line.startsWith("data: "));
+    if (block.startsWith("event: notice") && data) notice = JSON.parse(data.slice(6));
+  }
+  say(notice ? notice.text : tr("背诵暂不可用。", "背誦暫不可用。"));
 }
 
 function askFuzi(p) {
