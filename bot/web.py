@@ -168,6 +168,7 @@ def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, ho
         metrics=metrics,
         config=config,
         chats=history(runtime),
+        operators=runtime.storage.operators,
         reading=reading_room(settings, runtime, auth),
     )
 

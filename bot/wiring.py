@@ -44,6 +44,7 @@ from core.guards.fact_screen import FactScreen
 from core.guards.injection import InjectionDetector
 from core.inbox import Inbox
 from core.language.script import ScriptConverter
+from core.llm.choice import ModelChoice
 from core.llm.types import LLM
 from core.media.intake import MediaIntake
 from core.media.vision import VisionContext
@@ -85,6 +86,7 @@ def compose_service(
     lookup_limits: LimitsStorage | None = None,
     reply_lease_s: float = 30.0,
     media: MediaIntake | None = None,
+    models: ModelChoice | None = None,
 ) -> ChatService:
     """The engine from its parts: the fallback ladder behind the output guard, the admission gate
     (one reply in flight per person, then limits) and the built-in commands on `router`.
@@ -94,7 +96,8 @@ def compose_service(
     sent no token `degrade_after_s` after the ladder started is answered from L2 (None: no limit).
     `running` owns the one reply in flight per person (default in process; `open_shared_state`
     gives the Redis one); a reply row not renewed for `reply_lease_s` is repaired by any live process;
-    `media` reads photos and voice messages (`bot.media.build_media`).
+    `media` reads photos and voice messages (`bot.media.build_media`); `models`: the default model
+    and those a chat may pick with `/settings model` (FUZI_LLM_MODEL, FUZI_LLM_MODELS).
     """
     scripts = scripts or ScriptConverter()
     ladder = FallbackLadder(
@@ -106,7 +109,7 @@ def compose_service(
         degrade_after_s=degrade_after_s,
     )
     running = running or RunningReplies()
-    settings = SettingsCommand(storage.settings, skills, ChatAdmins(admins))
+    settings = SettingsCommand(storage.settings, skills, ChatAdmins(admins), models)
     BuiltinCommands(router, skills, storage.chats, running, settings).register()
     settings.register(router)
     return ChatService(
@@ -125,6 +128,7 @@ def compose_service(
         scripts=scripts,
         lookup=PassageLookup(retriever, scripts, limits=lookup_limits) if retriever is not None else None,
         media=media,
+        models=models,
     )
 
 
@@ -220,7 +224,10 @@ async def open_runtime(
             lookup_limits=lookup_limits(settings, redis),
             reply_lease_s=settings.redis.reply_lease_s,
             media=media,
+            models=ModelChoice(settings.llm.model, settings.llm.model_list) if llm is not None else None,
         )
+        if llm is not None:  # a model FUZI_LLM_MODELS no longer lists: its chats go back to the default
+            await storage.settings.reset_models(ModelChoice(settings.llm.model, settings.llm.model_list).names)
         stack.push_async_callback(service.aclose)
         digest = build_digest(storage, llm, guard, SkillRegistry(default=settings.engine.default_skill), scripts)
         service.add_settings_listener(digest)  # digest on: say what is kept; off: delete it at once

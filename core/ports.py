@@ -36,6 +36,10 @@ class Engine(Protocol):
         """(name, display) of every skill, for /skill choices and buttons."""
         ...
 
+    def models(self) -> list[str]:
+        """The models a chat may pick with `/settings model` (the default first); empty: no choice."""
+        ...
+
     async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
         """Where a reply is shown: its own platform message (``part`` None: a crash is corrected
         there, a reaction finds it) or message ``part`` of the answer (0 the first; a reaction finds

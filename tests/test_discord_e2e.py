@@ -31,6 +31,9 @@ class EngineWithMenus:
     def commands(self) -> list[tuple[str, str, str]]:
         return self._router.commands()
 
+    def models(self) -> list[str]:
+        return []
+
 
 @pytest.fixture(scope="module")
 def corpus() -> CorpusRetriever:

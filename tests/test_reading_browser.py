@@ -288,5 +288,7 @@ async def test_ask_fuzi_and_recite_from_the_web_in_local_mode(tmp_path, fake_llm
     assert seen["background"] == "rgb(27, 24, 21)" and seen["login_hidden"]  # dark mode; local mode needs no sign-in
     assert seen["input"].startswith("「子曰：“学而时习之") and "——《论语·学而》第1章" in seen["input"]
     assert "#ask=" not in seen["address"]
-    assert seen["recite"].startswith("已加入卡组：《论语·学而》第2章。") and [c.passage_id for c in cards] == ["lunyu:1.2"]
+    assert seen["recite"].startswith("已加入卡组：《论语·学而》第2章。") and [c.passage_id for c in cards] == [
+        "lunyu:1.2"
+    ]
     assert seen["mengzi:1.3"] == "孟子·梁惠王上" and seen["shijing:12"] == "诗经·国风·召南"

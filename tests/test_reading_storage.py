@@ -1,4 +1,4 @@
-"""Reading positions and bookmarks on SQLite and PostgreSQL (migration 0031_reading): per person,
+"""Reading positions and bookmarks on SQLite and PostgreSQL (migration 0032_reading): per person,
 idempotent, bounded, racing writers end with one row; account linking carries them over."""
 
 from __future__ import annotations

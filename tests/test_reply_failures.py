@@ -40,9 +40,9 @@ class FailingReplies(ReplyRepo):
         self._maybe_fail("start")
         return await super().start(chat_key, trace_id)
 
-    async def finish(self, chat_key, trace_id, text, level, status, citations=()) -> int:
+    async def finish(self, chat_key, trace_id, text, level, status, citations=(), *, stats=None) -> int:
         self._maybe_fail("finish")
-        return await super().finish(chat_key, trace_id, text, level, status, citations)
+        return await super().finish(chat_key, trace_id, text, level, status, citations, stats=stats)
 
     async def discard(self, trace_id: str) -> None:
         self._maybe_fail("discard")

@@ -38,11 +38,11 @@ from tests.helpers_db import database_url, postgres_url  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder, kind
 
-FIRST_MESSAGE = 24
+FIRST_MESSAGE = 25
 """A person's first message in a new chat: person, account and chat are created."""
-LATER_MESSAGE = 20
+LATER_MESSAGE = 21
 """A later message, the chat's settings no longer cached (a person writing again after 5 s or more)."""
-QUICK_MESSAGE = 19
+QUICK_MESSAGE = 20
 """A message within the settings cache's 5 s (SETTINGS_CACHE_S) of the last one in the same chat."""
 
 

@@ -39,6 +39,16 @@ async def test_token_create_prints_a_verifiable_token(tmp_path):
     assert SECRET not in out + err
 
 
+async def test_token_create_admin_gives_the_operator_role(tmp_path):
+    code, out, err = await fuzi(tmp_path, "token", "create", "--user", "root", "--admin", FUZI_WEB_JWT_SECRET=SECRET)
+    assert code == 0, err
+    code, plain, err = await fuzi(tmp_path, "token", "create", "--user", "ann", FUZI_WEB_JWT_SECRET=SECRET)
+    assert code == 0, err
+    auth = JwtAuth(SECRET)
+    assert await auth.operator(f"Bearer {out.strip()}") == ("root", True)
+    assert await auth.operator(f"Bearer {plain.strip()}") == ("ann", False)
+
+
 async def test_token_create_without_secret_or_with_bad_ttl_says_one_line(tmp_path):
     code, _, err = await fuzi(tmp_path, "token", "create", "--user", "ann")
     assert code == 2 and "FUZI_WEB_JWT_SECRET" in err and "Traceback" not in err

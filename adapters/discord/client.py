@@ -128,7 +128,8 @@ class FuziDiscordClient(discord.Client):
         run, answers = self.interactions.run_command, self.interactions
         for command in build_commands(run, list(skills), list(extra)):
             self.tree.add_command(command, guild=guild)
-        self.tree.add_command(build_settings_group(run, list(skills)), guild=guild)
+        models = await _maybe_await(self.engine.models())
+        self.tree.add_command(build_settings_group(run, list(skills), list(models)), guild=guild)
         self.tree.add_command(build_passage_command(answers.passage, answers.complete_passage), guild=guild)
         self.add_dynamic_items(SkillButton, CommandButton, QuizButton)
         if not self.settings.syncs_commands:  # the process running shard 0 syncs for everyone

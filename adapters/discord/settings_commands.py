@@ -1,6 +1,6 @@
 """Discord's `/settings` (a command group with choices, answered ephemerally) and `/passage` (autocomplete).
 
-`/settings show|skill|script|daily|digest|books` build the same words as the text command
+`/settings show|skill|script|daily|digest|quiz|books|model` build the same words as the text command
 (`skill poetry`, `daily 08:00 Asia/Taipei`, …) and hand them to the engine's /settings, so the
 parsing, the admin rule (Manage Server or Manage Channels, sent with every interaction) and the
 refusals are the engine's, one place for every platform.
@@ -33,8 +33,10 @@ def _choices(pairs: Sequence[tuple[str, str]]) -> list[app_commands.Choice[str]]
     return [app_commands.Choice(name=name[:100], value=value) for name, value in pairs][:25]
 
 
-def build_settings_group(run: CommandRunner, skills: Sequence[tuple[str, str]]) -> app_commands.Group:
-    """`/settings` with one subcommand per setting (and `show`)."""
+def build_settings_group(
+    run: CommandRunner, skills: Sequence[tuple[str, str]], models: Sequence[str] = ()
+) -> app_commands.Group:
+    """`/settings` with one subcommand per setting (and `show`); `model` when there are models to pick."""
     group = app_commands.Group(name="settings", description=SETTINGS.description)
 
     @group.command(name="show", description="查看本频道的设置 · Show this channel's settings")
@@ -70,6 +72,13 @@ def build_settings_group(run: CommandRunner, skills: Sequence[tuple[str, str]]) 
     @app_commands.describe(time="08:00, 8:00 pm, 晚上8点 or off", zone="IANA zone, e.g. Asia/Taipei or UTC")
     async def quiz(interaction: discord.Interaction, time: str, zone: str | None = None) -> None:
         await run(interaction, SETTINGS, f"quiz {time} {zone or ''}".strip())
+
+    if models:  # FUZI_LLM_MODELS lists some: the default first, then the others (Discord shows 25 at most)
+
+        @group.command(name="model", description="本频道所用的模型（管理员）· This channel's model (admins)")
+        @app_commands.choices(value=_choices([(name, name) for name in models]))
+        async def model(interaction: discord.Interaction, value: app_commands.Choice[str]) -> None:
+            await run(interaction, SETTINGS, f"model {value.value}")
 
     return group
 

@@ -32,8 +32,8 @@ def _button(label: str, args: str, current: bool = False) -> InlineKeyboardButto
 
 
 def settings_keyboard(extra: Mapping) -> InlineKeyboardMarkup | None:
-    """Buttons for skill, script, digest (groups) and switching the daily passage or quiz off; None for
-    people who may not change the settings."""
+    """Buttons for skill, script, digest (groups), the model (when FUZI_LLM_MODELS offers a choice) and
+    switching the daily passage or quiz off; None for people who may not change the settings."""
     if not extra.get("can_change"):
         return None
     shown = extra.get("settings") or {}
@@ -45,6 +45,9 @@ def settings_keyboard(extra: Mapping) -> InlineKeyboardMarkup | None:
     if "digest" in shown:
         on = shown["digest"] == "on"
         rows.append([_button("群聊评点 on", "digest on", on), _button("评点 off", "digest off", not on)])
+    models = [m for m in extra.get("models") or [] if len(f"{SETTINGS_CALLBACK_PREFIX}model {m}".encode()) <= 64]
+    for start in range(0, min(len(models), 9), 3):  # FUZI_LLM_MODELS: a row of three (a longer name: type it)
+        rows.append([_button(m, f"model {m}", extra.get("model") == m) for m in models[start : start + 3]])
     if shown.get("daily", "off") != "off":
         rows.append([_button(f"每日一章 {shown['daily']} → off", "daily off")])
     if shown.get("quiz", "off") != "off":

@@ -22,6 +22,7 @@ from fastapi.staticfiles import StaticFiles
 from pydantic import BaseModel, Field
 
 from adapters.common.metrics import CONTENT_TYPE, FuziMetrics
+from adapters.web.admin import Operators, add_admin_routes
 from adapters.web.auth import Authenticator
 from adapters.web.chats import (
     CHAT_PATTERN,
@@ -98,10 +99,11 @@ def create_app(
     metrics: FuziMetrics,
     config: WebConfig = WebConfig(),
     chats: ChatStore | None = None,
+    operators: Operators | None = None,
     reading: ReadingRoom | None = None,
 ) -> FastAPI:
-    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent, without
-    ``reading`` the reading room)."""
+    """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent; without
+    ``operators`` the operator console, adapters/web/admin.py; without ``reading`` the reading room)."""
     app = FastAPI(
         title="Fuzi (夫子)",
         version="1",
@@ -117,6 +119,8 @@ def create_app(
     if reading is not None:
         add_reading_routes(app, reading, _BEARER_DEP)
     add_ops_routes(app, readiness, metrics)
+    if operators is not None:
+        add_admin_routes(app, auth, operators)
     _page(app)
     install_error_handlers(app)
     if config.cors_origins:

@@ -1,5 +1,8 @@
 """Who is calling: HS256 JWTs (`sub` is the web person), or the one local person on loopback.
 
+A token made with ``fuzi token create --admin`` carries ``"role": "operator"``: its person may use
+the operator console (``/v1/admin/…``, ``/admin``). The local person is the operator.
+
 A token lives at most ``max_ttl_s`` (FUZI_WEB_TOKEN_MAX_TTL, 30 d): longer ones are neither issued nor
 accepted. ``fuzi token revoke --user NAME`` stores a moment; a token of that person issued before it
 is refused by every process (each keeps the answer for REVOCATION_CACHE_S, so a revocation takes
@@ -38,6 +41,14 @@ class Authenticator(Protocol):
     async def authenticate(self, authorization: str | None) -> str:
         """Everything, revocations included: what each request goes through."""
         ...
+
+    async def operator(self, authorization: str | None) -> tuple[str, bool]:
+        """As `authenticate`, with whether the caller has the operator role."""
+        ...
+
+
+OPERATOR = "operator"
+"""The ``role`` claim of an operator's token (`fuzi token create --admin`)."""
 
 
 class Revocations(Protocol):
@@ -102,29 +113,36 @@ class JwtAuth:
     max_ttl_s: int = DEFAULT_MAX_TTL_S
     revocations: Revocations | None = None
 
-    def issue(self, user: str, ttl_s: int, *, now: float | None = None) -> str:
+    def issue(self, user: str, ttl_s: int, *, now: float | None = None, operator: bool = False) -> str:
         """A token for ``user`` valid ``ttl_s`` seconds; ValueError beyond ``max_ttl_s``.
 
         ``iat`` has milliseconds, so a token made right after a revocation is not taken for an old one.
+        ``operator``: the token carries the operator role (revoked with the person's other tokens).
         """
         if not valid_user(user):
             raise ValueError("user names are 1-64 of letters, digits and _ . @ -")
         if ttl_s > self.max_ttl_s:
             raise ValueError(f"at most {self.max_ttl_s // 86400} d ({self.max_ttl_s} s; FUZI_WEB_TOKEN_MAX_TTL)")
         issued = round(now if now is not None else time.time(), 3)
-        return jwt.encode({"sub": user, "iat": issued, "exp": int(issued) + ttl_s}, self.secret, algorithm=ALGORITHM)
+        claims: dict[str, object] = {"sub": user, "iat": issued, "exp": int(issued) + ttl_s}
+        if operator:
+            claims["role"] = OPERATOR
+        return jwt.encode(claims, self.secret, algorithm=ALGORITHM)
 
     async def authenticate(self, authorization: str | None) -> str:
-        user, issued = self._claims(authorization)
+        return (await self.operator(authorization))[0]
+
+    async def operator(self, authorization: str | None) -> tuple[str, bool]:
+        user, issued, role = self._claims(authorization)
         revoked = await self.revocations.revoked_at(user) if self.revocations is not None else None
         if revoked is not None and issued < revoked:
             raise Unauthorized("token revoked")
-        return user
+        return user, role == OPERATOR
 
     def user_for(self, authorization: str | None) -> str:
         return self._claims(authorization)[0]
 
-    def _claims(self, authorization: str | None) -> tuple[str, float]:
+    def _claims(self, authorization: str | None) -> tuple[str, float, object]:
         scheme, _, token = (authorization or "").partition(" ")
         if scheme.lower() != "bearer" or not token.strip():
             raise Unauthorized("missing bearer token")
@@ -145,7 +163,7 @@ class JwtAuth:
             raise Unauthorized("invalid token subject")
         if not isinstance(issued, int | float) or claims["exp"] - issued > self.max_ttl_s + self.leeway_s:
             raise Unauthorized("token lifetime over the limit")
-        return user, float(issued)
+        return user, float(issued), claims.get("role")
 
 
 @dataclass(frozen=True)
@@ -159,3 +177,6 @@ class LocalAuth:
 
     async def authenticate(self, authorization: str | None) -> str:
         return self.user
+
+    async def operator(self, authorization: str | None) -> tuple[str, bool]:
+        return self.user, True  # loopback only: whoever runs the machine runs Fuzi

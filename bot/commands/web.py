@@ -1,5 +1,6 @@
-"""`fuzi serve` (the HTTP API and the web page), `fuzi token create` (a bearer JWT for it) and
-`fuzi token revoke` (every token of a person issued before now stops working, in every process)."""
+"""`fuzi serve` (the HTTP API and the web page), `fuzi token create` (a bearer JWT for it; `--admin`:
+the operator role) and `fuzi token revoke` (every token of a person issued before now stops working,
+in every process)."""
 
 from __future__ import annotations
 
@@ -24,6 +25,9 @@ def register(sub: argparse._SubParsersAction) -> None:
         default=TOKEN_TTL,
         help=f"lifetime: 30m, 12h, 7d … (default {TOKEN_TTL}; at most FUZI_WEB_TOKEN_MAX_TTL)",
     )
+    c.add_argument(
+        "--admin", action="store_true", help="the operator role: the console /admin and /v1/admin/… (revocable)"
+    )
     c.set_defaults(func=_token_create)
     r = tsub.add_parser("revoke", help="stop every token of a person issued before now (a row in the database)")
     r.add_argument("--user", required=True, help="the web person whose tokens stop working")
@@ -47,7 +51,7 @@ def _token_create(args: argparse.Namespace) -> int:
         raise SettingsError(f"--ttl: {exc}") from None
     auth = JwtAuth(secret.get_secret_value(), max_ttl_s=max_ttl_s(settings))
     try:
-        print(auth.issue(args.user, ttl))
+        print(auth.issue(args.user, ttl, operator=args.admin))
     except ValueError as exc:
         print(f"--ttl {args.ttl}: longer than allowed, {exc}", file=sys.stderr)
         return 1

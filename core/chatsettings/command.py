@@ -7,6 +7,7 @@
     /settings digest on|off           groups only
     /settings books all|lunyu,mengzi|sishu   the books the daily passage is drawn from
     /settings quiz HH:MM [Area/City] | off   groups only: a daily quiz (core/quiz)
+    /settings model NAME|default      the chat's LLM, one of FUZI_LLM_MODELS (offered when it lists any)
 
 Every refusal is one line (bilingual). A change is stored with who made it (core/storage/
 chat_settings.py) and announced to the `SettingsListener`s (the scheduler reacts to `digest off`
@@ -20,7 +21,8 @@ from typing import Any, Protocol
 import structlog
 
 from core.chatsettings.admins import ChatAdmins, Permission
-from core.chatsettings.values import BadValue, parse_books, parse_daily, parse_script, parse_switch
+from core.chatsettings.values import BadValue, parse_books, parse_daily, parse_model, parse_script, parse_switch
+from core.llm.choice import ModelChoice
 from core.ports import CommandResult, Turn
 from core.skills import SkillRegistry
 from core.storage.chat_settings import (
@@ -48,7 +50,9 @@ _LABELS: dict[SettingField, str] = {
     "digest": "群聊评点 digest",
     "books": "每日一章选自 books",
     "quiz": "每日一题 quiz",
+    "model": "模型 model",
 }
+MODEL_USAGE = "/settings model <name>|default"
 _REFUSED: dict[Permission, str] = {
     "not_admin": "只有群管理员可以改本群设置。Only group admins can change this chat's settings.",
     "unknown": "此刻无法确认你是否为管理员，请稍后再试。Could not check whether you are an admin; try again shortly.",
@@ -69,10 +73,14 @@ class SettingsCommand:
         repo: the settings repository.
         skills: the skill registry (names, default).
         admins: the admin rule and the platforms' checks.
+        models: the default model and those a chat may pick (None, or nothing to pick: no `model`).
     """
 
-    def __init__(self, repo: ChatSettingsRepo, skills: SkillRegistry, admins: ChatAdmins):
+    def __init__(
+        self, repo: ChatSettingsRepo, skills: SkillRegistry, admins: ChatAdmins, models: ModelChoice | None = None
+    ):
         self._repo = repo
+        self.models = models
         self._skills = skills
         self.admins = admins
         self._listeners: list[SettingsListener] = []
@@ -89,7 +97,7 @@ class SettingsCommand:
         if not words:
             return await self.show(turn)
         key, rest = words[0].lower(), (words[1] if len(words) > 1 else "")
-        if key not in SETTING_FIELDS:
+        if key not in self._known(turn.incoming):
             return _refusal(f"没有「{key[:24]}」这项设置。No setting {key[:24]!r}. {USAGE}", "unknown_key")
         try:
             value = await self._parse(turn, key, rest)
@@ -102,8 +110,8 @@ class SettingsCommand:
         settings = await self._repo.get(turn.incoming.chat_key)
         can_change = await self.admins.may_change(turn.incoming)
         lines = ["本聊天的设置 Settings of this chat:"]
-        lines += [f"· {_LABELS[f]}: {self._shown(settings, f)}" for f in _fields(turn.incoming)]
-        lines.append(USAGE if can_change else "（只有群管理员可以更改 only group admins can change them）")
+        lines += [f"· {_LABELS[f]}: {self._shown(settings, f)}" for f in self._fields(turn.incoming)]
+        lines.append(self._usage() if can_change else "（只有群管理员可以更改 only group admins can change them）")
         return CommandResult("\n".join(lines), extra=self._extra(settings, turn.incoming, can_change))
 
     async def change(self, turn: Turn, field: SettingField, value: SettingValue) -> CommandResult:
@@ -149,6 +157,8 @@ class SettingsCommand:
             return Daily(*parsed) if parsed else None
         if key == "books":
             return parse_books(rest)
+        if key == "model":
+            return parse_model(rest, self.models)
         return parse_switch(rest, "digest")
 
     async def _tell(self, change: SettingChange, incoming: Incoming) -> str | None:
@@ -172,11 +182,31 @@ class SettingsCommand:
     def _shown(self, settings: ChatSettings, field: SettingField) -> str:
         if field == "skill":
             return self._skills.get(settings.skill).display
+        if field == "model" and self.models is not None:
+            model = self.models.pick(settings.model)
+            return f"{model}（默认 default）" if model == self.models.default else model
         return settings.shown(field)
 
+    def _fields(self, incoming: Incoming) -> tuple[SettingField, ...]:
+        """The settings this chat shows: the digest in groups, the model when there is one to pick."""
+        offered = self.models is not None and self.models.choosable
+        return tuple(f for f in _fields(incoming) if f != "model" or offered)
+
+    def _known(self, incoming: Incoming) -> tuple[SettingField, ...]:
+        """The setting names the command takes (`model` only when FUZI_LLM_MODELS offers a choice)."""
+        offered = self.models is not None and self.models.choosable
+        return tuple(f for f in SETTING_FIELDS if f != "model" or offered)
+
+    def _usage(self) -> str:
+        offered = self.models is not None and self.models.choosable
+        return f"{USAGE} · {MODEL_USAGE}" if offered else USAGE
+
     def _extra(self, settings: ChatSettings, incoming: Incoming, can_change: bool) -> dict[str, Any]:
-        return {
-            "settings": {f: settings.shown(f) for f in _fields(incoming)},
+        extra: dict[str, Any] = {}
+        if self.models is not None and self.models.choosable:
+            extra = {"model": self.models.pick(settings.model), "models": list(self.models.names)}
+        return extra | {
+            "settings": {f: settings.shown(f) for f in self._fields(incoming)},
             "skill": self._skills.get(settings.skill).name,
             "skills": self._skills.choices(),
             "can_change": can_change,

@@ -21,6 +21,7 @@ from functools import lru_cache
 
 from core.books import BOOKS, books_in
 from core.language import Script
+from core.llm.choice import ModelChoice, valid_model
 from core.storage.chat_settings import DEFAULT_ZONE
 
 
@@ -167,3 +168,22 @@ def _short(text: str, limit: int = 24) -> str:
     """A user's value echoed in a refusal: one line, clipped."""
     one = " ".join(text.split())
     return one if len(one) <= limit else one[: limit - 1] + "…"
+
+
+def parse_model(text: str, models: ModelChoice | None) -> str | None:
+    """`/settings model NAME`: one of the allowed models, or None for `default`; BadValue (one line,
+    naming the choices) for a malformed name (spaces, other scripts, over 100 characters) or one the
+    operator does not allow."""
+    name = text.strip()
+    if models is None or not models.choosable:
+        raise BadValue(
+            "此处只有一个模型。Only one model is offered here (the operator lists others in FUZI_LLM_MODELS)."
+        )
+    choices = ", ".join(models.names)
+    if name.lower() in ("default", "默认"):
+        return None
+    if not valid_model(name):
+        raise BadValue(f"「{_short(name)}」不是模型名。Not a model name; choose one of: {choices}.")
+    if not models.is_allowed(name):
+        raise BadValue(f"没有「{_short(name)}」这个模型。Unknown model; choose one of: {choices}.")
+    return name

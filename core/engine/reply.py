@@ -15,6 +15,7 @@ import asyncio
 import time
 from collections.abc import AsyncGenerator, Awaitable, Callable, Coroutine, Sequence
 from contextlib import aclosing
+from dataclasses import dataclass
 from typing import Any
 
 import structlog
@@ -24,12 +25,15 @@ from core.engine.ladder import LadderRequest, LevelStart
 from core.engine.notices import notice
 from core.engine.output_guard import GuardedLadder, Outcome, ReplyProgress
 from core.engine.watch import ReplyWatch
-from core.events import Citation, FinalReply, ReplyEvent, TextReset
+from core.events import Citation, FinalReply, ReplyEvent, TextDelta, TextReset
 from core.language.text import reply_language
+from core.llm.choice import chat_model
 from core.llm.errors import LLMConfigError
+from core.llm.types import Usage
 from core.logging import current_trace_id
 from core.ports import ContextBuilder, Guard, Turn
 from core.skills import Skill
+from core.storage.models import ReplyStats
 from core.storage.repos import Storage
 from core.storage.status import STREAMING
 from core.texts import say
@@ -81,15 +85,17 @@ class ReplyTask:
         if self._background:
             await asyncio.wait(set(self._background), timeout=timeout_s)
 
-    async def stream(self, turn: Turn, skill: Skill) -> AsyncGenerator[ReplyEvent, None]:
+    async def stream(self, turn: Turn, skill: Skill, model: str | None = None) -> AsyncGenerator[ReplyEvent, None]:
         """Run the reply in its own task (so /cancel can stop it) and pass its events on.
 
+        `model`: the chat's model (core/llm/choice.py), set in that task's own context so every LLM
+        call of this reply, and of the background work it leaves, goes to it (None: the default).
         A cancelled reply yields nothing more; the consumer leaving early cancels the task too.
         """
         queue: asyncio.Queue = asyncio.Queue()
         progress = ReplyProgress()
         trace_id = turn.incoming.trace_id
-        task = asyncio.create_task(self._produce(turn, skill, queue, progress))
+        task = asyncio.create_task(self._produce(turn, skill, queue, progress, model))
         self._running.attach(turn.person_id, task)
         self._watch.begin(trace_id)
         try:
@@ -106,7 +112,9 @@ class ReplyTask:
         if not task.cancelled() and (error := task.exception()) is not None:
             raise error
 
-    async def _produce(self, turn: Turn, skill: Skill, queue: asyncio.Queue, progress: ReplyProgress) -> None:
+    async def _produce(
+        self, turn: Turn, skill: Skill, queue: asyncio.Queue, progress: ReplyProgress, model: str | None = None
+    ) -> None:
         """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END.
 
         The final text is stored while its row is still "streaming" (pending delivery): the row gets
@@ -114,21 +122,28 @@ class ReplyTask:
         more (`stream`), so a final text that never reached the person is never recorded "ok".
         """
 
+        started = self._clock()
+        first: list[float] = []  # when the first text was shown
+
         def emit(event: ReplyEvent | LevelStart) -> None:
             progress.see(event)
+            if isinstance(event, TextDelta) and not first:
+                first.append(self._clock())
             if not isinstance(event, LevelStart):
                 queue.put_nowait(event)
 
+        if model is not None:
+            chat_model.set(model)  # this task's context only: this chat's calls, nobody else's
         try:
             await self._storage.replies.start(turn.incoming.chat_key, turn.incoming.trace_id)  # survives a crash
-            started, deadline = self._clock(), self._replies.deadline()
+            deadline = self._replies.deadline()
             if not self._replies.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
                 emit(notice(say("NO_LLM", None), "no_llm"))
             messages = await self._context.build(turn, self._guard.harden(skill.system_prompt))
             request = LadderRequest(messages, skill, turn.incoming.text, _tool_context(turn), deadline)
             outcome = await self._run_ladder(request, progress, emit)
             if outcome is not None:
-                await self._finish(turn, outcome, started, progress)
+                await self._finish(turn, outcome, progress, _Timing(started, first[0] if first else None, model))
                 progress.finished = True
                 answer = outcome.answer
                 emit(FinalReply(answer.text, answer.citations, answer.level, turn.incoming.trace_id))
@@ -180,10 +195,12 @@ class ReplyTask:
             return None
         return outcome
 
-    async def _finish(self, turn: Turn, outcome: Outcome, started: float, progress: ReplyProgress) -> None:
+    async def _finish(self, turn: Turn, outcome: Outcome, progress: ReplyProgress, timing: _Timing) -> None:
         answer = outcome.answer
-        # its status is confirmed once delivered; its footnotes go with it (the web history, feedback)
-        await self._store_reply(turn, answer.text, answer.level, STREAMING, answer.citations)
+        started = timing.started
+        stats = _stats(turn, answer.level, answer.usage, answer.citations, timing, self._clock())
+        # its status is confirmed once delivered; its footnotes and figures go with it (web history, feedback, console)
+        await self._store_reply(turn, answer.text, answer.level, STREAMING, answer.citations, stats)
         progress.status = outcome.status
         if answer.usage is not None:
             await self._guard.record_usage(turn, answer.usage)
@@ -200,10 +217,18 @@ class ReplyTask:
         )
 
     async def _store_reply(
-        self, turn: Turn, text: str, level: int | None, status: str, citations: Sequence[Citation] = ()
+        self,
+        turn: Turn,
+        text: str,
+        level: int | None,
+        status: str,
+        citations: Sequence[Citation] = (),
+        stats: ReplyStats | None = None,
     ) -> int:
         incoming = turn.incoming
-        return await self._storage.replies.finish(incoming.chat_key, incoming.trace_id, text, level, status, citations)
+        return await self._storage.replies.finish(
+            incoming.chat_key, incoming.trace_id, text, level, status, citations, stats=stats
+        )
 
     async def _after_reply(self, turn: Turn, text: str) -> None:
         try:
@@ -230,6 +255,38 @@ async def _next(queue: asyncio.Queue, task: asyncio.Task) -> Any:
         if getter.done() and not getter.cancelled():
             return getter.result()
     return queue.get_nowait() if not queue.empty() else _END
+
+
+@dataclass(frozen=True)
+class _Timing:
+    """When a reply started and first showed text (monotonic), and the model its calls used."""
+
+    started: float
+    first_visible: float | None
+    model: str | None
+
+
+def _stats(
+    turn: Turn, level: int, usage: Usage | None, citations: Sequence[Citation], timing: _Timing, now: float
+) -> ReplyStats:
+    """The answer's row in `reply_stats` (the operator console's figures)."""
+    incoming = turn.incoming
+    spent = usage is not None and (usage.prompt_tokens or usage.completion_tokens)
+    model = (timing.model or "default") if level < 2 or spent else None
+    first = timing.first_visible
+    return ReplyStats(
+        trace_id=incoming.trace_id,
+        platform=incoming.platform,
+        chat_key=incoming.chat_key,
+        person_id=turn.person_id,
+        level=level,
+        model=model,
+        prompt_tokens=usage.prompt_tokens if usage else 0,
+        completion_tokens=usage.completion_tokens if usage else 0,
+        first_visible_ms=round((first - timing.started) * 1000) if first is not None else None,
+        final_ms=round((now - timing.started) * 1000),
+        cited=len(citations),
+    )
 
 
 def _tool_context(turn: Turn) -> ToolContext:

@@ -52,6 +52,7 @@ from core.engine.watch import ReplyWatch
 from core.events import Notice, NoticeReason, ReplyEvent, TextDelta, TextReset
 from core.language import Script
 from core.language.script import ScriptConverter
+from core.llm.choice import ModelChoice
 from core.logging import bind_trace
 from core.media.intake import MediaIntake
 from core.memory.quotes import dump_quotes, screen_quotes
@@ -92,6 +93,8 @@ class ChatService(ReplyRecords):
         media: reads photos and voice messages into questions (core/media); default: none read.
         answers: takes a message as the answer to what a part asked in that chat (/recite's card),
             before it is checked and answered like a question; set later with `set_answers`.
+        models: the default model and those a chat may pick (core/llm/choice.py); each reply's calls
+            go to its chat's model. None: every call to the client's own model.
     """
 
     def __init__(
@@ -113,9 +116,11 @@ class ChatService(ReplyRecords):
         lookup: PassageLookup | None = None,
         media: MediaIntake | None = None,
         answers: AwaitedAnswers | None = None,
+        models: ModelChoice | None = None,
     ):
         self._storage = storage
         self._answers = answers
+        self.models_choice = models
         self.settings = settings
         self._scripts = scripts
         self._lookup = lookup
@@ -203,6 +208,10 @@ class ChatService(ReplyRecords):
         """(name, summary_zh, summary_en) of every command, for platform menus (setMyCommands, slash)."""
         return self._router.commands()
 
+    def models(self) -> list[str]:
+        """The models a chat may pick (the default first), for /settings model choices; empty: no choice."""
+        return list(self.models_choice.names) if self.models_choice and self.models_choice.choosable else []
+
     def skills(self) -> list[tuple[str, str]]:
         """(name, display) of every skill, for /skill choices and buttons."""
         return self._skills.choices()
@@ -234,7 +243,8 @@ class ChatService(ReplyRecords):
                 await self._store_user(turn, "ok", quoted=dump_quotes(quoted))  # kept for the follow-ups
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
                 shown = self._scripts.reply(self._reply_script(incoming, chat.script)) if self._scripts else None
-                async with aclosing(self._reply.stream(cleaned, skill)) as events:
+                model = self.models_choice.pick(chat.model) if self.models_choice is not None else None
+                async with aclosing(self._reply.stream(cleaned, skill, model)) as events:
                     async for event in events:
                         for out in shown.events(event) if shown else (event,):
                             yield out

@@ -35,6 +35,9 @@ class EngineWrapper(Engine):
     def skills(self) -> list[tuple[str, str]]:
         return self.inner.skills()
 
+    def models(self) -> list[str]:
+        return self.inner.models()
+
     async def record_shown(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
         return await self.inner.record_shown(trace_id, where, part)
 

@@ -225,6 +225,10 @@ class FuziGuard:
             left = max(self.daily_token_budget - mine.total_tokens, 0)
             lines.append(f"每日额度 budget {self.daily_token_budget} tokens，剩余 left {left}")
         extra: dict[str, Any] = {"person": _figures_dict(mine)}
+        models = await self.usage.by_model(turn.person_id)
+        if models:
+            lines += [f"  · {m}: 提示 prompt {p} · 回复 completion {c}" for m, (p, c) in sorted(models.items())]
+            extra["models"] = {m: {"prompt_tokens": p, "completion_tokens": c} for m, (p, c) in models.items()}
         if turn.is_admin:
             total = await self.usage.totals()
             lines += [f"全体 all users（{total.people} 人 people）:", _figures_line(total)]

@@ -16,6 +16,7 @@ from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
 from core.guards.models import GuardUsage
+from core.storage.models import ReplyStats
 from core.storage.rows import affected
 
 Now = Callable[[], datetime]
@@ -50,8 +51,10 @@ class UsageStore:
         self._now = now or (lambda: datetime.now(UTC))
 
     def create_table(self) -> None:
-        """Create the usage table when missing (wiring may instead create all of SQLModel.metadata)."""
+        """Create the usage tables when missing (wiring may instead create all of SQLModel.metadata):
+        the day's figures per person, and the answers' figures per model (`reply_stats`)."""
         GuardUsage.__table__.create(self._engine, checkfirst=True)  # type: ignore[attr-defined]
+        ReplyStats.__table__.create(self._engine, checkfirst=True)  # type: ignore[attr-defined]
 
     def today(self) -> str:
         """Today's date (YYYY-MM-DD) in the store's time zone."""
@@ -74,6 +77,24 @@ class UsageStore:
     async def totals(self, day: str | None = None) -> UsageFigures:
         """Everyone's usage on `day` (default today), with the number of people."""
         return await asyncio.to_thread(self._sum, day or self.today(), None)
+
+    async def by_model(self, person_id: int | None, day: str | None = None) -> dict[str, tuple[int, int]]:
+        """(prompt, completion) tokens per model on `day` (default today), of one person or (None)
+        everyone, from the answers' own figures (`reply_stats`, written with each answer)."""
+        return await asyncio.to_thread(self._by_model, day or self.today(), person_id)
+
+    def _by_model(self, day: str, person_id: int | None) -> dict[str, tuple[int, int]]:
+        start = datetime.combine(datetime.fromisoformat(day).date(), datetime.min.time(), tzinfo=self._tz)
+        stmt = (
+            select(ReplyStats.model, func.sum(ReplyStats.prompt_tokens), func.sum(ReplyStats.completion_tokens))
+            .where(col(ReplyStats.created_at) >= start, col(ReplyStats.created_at) < start + timedelta(days=1))
+            .where(col(ReplyStats.model).is_not(None))
+            .group_by(col(ReplyStats.model))
+        )
+        if person_id is not None:
+            stmt = stmt.where(ReplyStats.person_id == person_id)
+        with Session(self._engine) as session:
+            return {str(m): (int(p or 0), int(c or 0)) for m, p, c in session.exec(stmt)}
 
     def _add(self, person_id: int, day: str, prompt: int, completion: int) -> None:
         for _ in range(3):

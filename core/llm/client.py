@@ -26,6 +26,7 @@ import openai
 import structlog
 
 from core.llm.budget import ReplyBudget, capped, current_budget
+from core.llm.choice import chat_model
 from core.llm.errors import LLMConfigError, LLMNotConfigured, LLMTimeout, LLMUnavailable
 from core.llm.retry import CallStats, Retrier, RetryPolicy, TransientFailure
 from core.llm.sdk import StreamAssembly, map_error
@@ -53,7 +54,7 @@ class OpenAIChatClient:
     Args:
         base_url: an OpenAI-compatible endpoint (e.g. ``https://api.deepseek.com``).
         api_key: the key; empty or None raises :class:`LLMNotConfigured`.
-        model: model name sent with every request.
+        model: model name sent with every request (inside a reply, the chat's `chat_model` instead).
         timeout_s: per-request timeout of a non-streamed completion; the default of the two below.
         connect_timeout_s: how long opening a connection may take.
         first_token_timeout_s: how long a stream may take to send its first token (text or tool
@@ -112,7 +113,7 @@ class OpenAIChatClient:
             LLMConfigError: the endpoint refused the request (400/401/403/404/422).
         """
         request = self._request(messages, tools, temperature, max_tokens, stream=False)
-        call = _CallLog(self.model, "complete", len(tools or ()), self._clock)
+        call = _CallLog(request["model"], "complete", len(tools or ()), self._clock)
         try:
             _check_room(current_budget())
             result = await self._retrier.run(lambda: self._complete_once(request), call.stats)
@@ -136,7 +137,7 @@ class OpenAIChatClient:
         raises ``LLMUnavailable`` at once (a retry would repeat text the caller already has).
         """
         request = self._request(messages, tools, temperature, max_tokens, stream=True)
-        call = _CallLog(self.model, "stream", len(tools or ()), self._clock)
+        call = _CallLog(request["model"], "stream", len(tools or ()), self._clock)
         primed: _PrimedStream | None = None
         try:
             _check_room(current_budget())
@@ -166,7 +167,8 @@ class OpenAIChatClient:
         *,
         stream: bool,
     ) -> dict[str, Any]:
-        request: dict[str, Any] = {"model": self.model, "messages": messages}
+        model = chat_model.get() or self.model  # the chat's own model inside its reply (core/llm/choice.py)
+        request: dict[str, Any] = {"model": model, "messages": messages}
         if tools:
             request["tools"] = tools
         if temperature is not None:

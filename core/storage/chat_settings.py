@@ -1,7 +1,7 @@
 """Per-chat settings: the typed `ChatSettings`, and the repository every replica shares through SQL.
 
 The skill lives in `chat.skill` (the /skill command wrote it before settings existed); script, daily
-passage and digest live in `chat_settings`. Every change is written together with a row in
+passage, digest and model live in `chat_settings`. Every change is written together with a row in
 `chat_setting_change` saying who changed what, from what, to what, and when.
 
 Reads are cached per process for `SETTINGS_CACHE_S` seconds (a message reads its chat's settings;
@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import time as clock_time
@@ -32,14 +32,16 @@ from core.storage.models import Chat, ChatSettingChange, ChatSettingsRow, utcnow
 
 log = structlog.get_logger(__name__)
 
-SettingField = Literal["skill", "script", "daily", "digest", "quiz", "books"]
-SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest", "quiz", "books")
+SettingField = Literal["skill", "script", "daily", "digest", "quiz", "books", "model"]
+SETTING_FIELDS: tuple[SettingField, ...] = ("skill", "script", "daily", "digest", "quiz", "books", "model")
 
 DEFAULT_ZONE = "Asia/Shanghai"
 """The zone of a daily passage set without one (`/settings daily 08:00`), when the chat has none yet."""
 SETTINGS_CACHE_S = 5.0
 """How long one process reuses a chat's settings before reading them again (other replicas' changes)."""
 _CACHE_MAX = 20_000
+MODELS_ACCOUNT = "operator:FUZI_LLM_MODELS"
+"""Who a model reset is logged as (a model FUZI_LLM_MODELS no longer lists)."""
 
 
 @dataclass(frozen=True)
@@ -66,6 +68,8 @@ class ChatSettings:
         digest: the opt-in daily digest of a group's conversation.
         books: the book ids the daily passage is drawn from; None: every book.
         quiz: time and zone of the group's daily quiz (core/quiz); None: off.
+        model: the model the chat picked (`/settings model`); None: the default. Whether it is still
+            allowed is the engine's question (core/llm/choice.py `ModelChoice.pick`).
         updated_at: when script/daily/digest last changed (None: never).
     """
 
@@ -76,6 +80,7 @@ class ChatSettings:
     daily: Daily | None = None
     digest: bool = False
     books: tuple[str, ...] | None = None
+    model: str | None = None
     updated_at: datetime | None = None
     quiz: Daily | None = None
 
@@ -91,12 +96,14 @@ class ChatSettings:
             return str(self.quiz) if self.quiz else "off"
         if name == "books":
             return ",".join(self.books) if self.books else "all"
+        if name == "model":
+            return self.model or "default"
         return "on" if self.digest else "off"
 
 
 SettingValue = str | Daily | bool | tuple[str, ...] | None
 """skill: a name; script: a Script or None (auto); daily, quiz: a Daily or None (off); digest: a bool;
-books: book ids or None (every book)."""
+books: book ids or None (every book); model: a name or None (the default)."""
 
 
 @dataclass(frozen=True)
@@ -132,6 +139,7 @@ def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> 
         daily=daily,
         digest=bool(row and row.digest),
         books=tuple(row.books.split(",")) if row is not None and row.books else None,
+        model=row.model if row is not None else None,
         updated_at=row.updated_at if row else None,
         quiz=quiz,
     )
@@ -242,6 +250,36 @@ class ChatSettingsRepo(_Repo):
         )
         return await self._run(lambda s: list(s.exec(query)))
 
+    async def reset_models(self, allowed: Collection[str]) -> int:
+        """Send every chat whose model is not in `allowed` back to the default (FUZI_LLM_MODELS lost
+        it), each change logged in `chat_setting_change` by "operator:FUZI_LLM_MODELS"; one log line."""
+
+        def run() -> dict[str, str]:
+            with self._lock, Session(self._engine) as s:
+                stale = col(ChatSettingsRow.model).is_not(None) & col(ChatSettingsRow.model).not_in(list(allowed))
+                rows = list(s.exec(select(ChatSettingsRow).where(stale).with_for_update()))
+                gone = {row.chat_key: row.model or "" for row in rows}
+                for row in rows:
+                    s.add(
+                        ChatSettingChange(
+                            chat_key=row.chat_key,
+                            field="model",
+                            old_value=row.model,
+                            new_value="default",
+                            account=MODELS_ACCOUNT,
+                        )
+                    )
+                    row.model, row.updated_at = None, utcnow()
+                    s.add(row)
+                s.commit()
+                return gone
+
+        gone = await asyncio.to_thread(run)
+        self.forget_cached()
+        if gone:
+            log.warning("chat_models_reset", chats=len(gone), models=sorted(set(gone.values())), to="default")
+        return len(gone)
+
     async def with_daily(self) -> list[ChatSettings]:
         """Every chat with a daily passage set (for the scheduler), uncached."""
         return await self._select(col(ChatSettingsRow.daily_time).is_not(None))
@@ -316,5 +354,7 @@ def _apply(chat: Chat, row: ChatSettingsRow, field: SettingField, value: Setting
         quiz = value if isinstance(value, Daily) else None
         row.quiz_time = f"{quiz.at:%H:%M}" if quiz else None
         row.quiz_zone = quiz.zone if quiz else None
+    elif field == "model":
+        row.model = value if isinstance(value, str) else None
     else:
         raise ValueError(f"unknown setting {field!r}")

@@ -64,6 +64,7 @@ class Message(SQLModel, table=True):
         Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
         Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
         Index("ix_message_shown_in", "shown_in"),  # a reaction on a platform message finds its reply (0024_i21c)
+        Index("ix_message_created_at", "created_at"),  # the operator console's window (0031_operators)
     )
 
     id: int | None = Field(default=None, primary_key=True)
@@ -144,6 +145,7 @@ class ChatSettingsRow(SQLModel, table=True):
         digest: the opt-in daily commentary on a group's conversation.
         books: the books the daily passage is drawn from, comma-separated ids; None: every book.
         quiz_time / quiz_zone: local "HH:MM" and IANA zone of the daily group quiz; None: none.
+        model: the model this chat's LLM calls use (one of FUZI_LLM_MODELS); None: FUZI_LLM_MODEL.
     """
 
     __tablename__ = "chat_settings"
@@ -154,6 +156,7 @@ class ChatSettingsRow(SQLModel, table=True):
     daily_zone: str | None = Field(default=None, max_length=64)
     digest: bool = False
     books: str | None = Field(default=None, max_length=100)
+    model: str | None = Field(default=None, max_length=100)  # the chat's LLM (FUZI_LLM_MODELS); None: default
     updated_at: datetime = Field(default_factory=utcnow)
     quiz_time: str | None = Field(default=None, max_length=5)
     quiz_zone: str | None = Field(default=None, max_length=64)
@@ -194,6 +197,38 @@ class ReplyFeedback(SQLModel, table=True):
     verdict: str = Field(max_length=8)
     emoji: str = Field(default="", max_length=32)
     created_at: datetime = Field(default_factory=utcnow, index=True)
+
+
+class ReplyStats(SQLModel, table=True):
+    """What one answer cost and how it went, written with its text (`ReplyRepo.finish`, 0031_operators):
+    the figures of the operator console (core/storage/operators.py).
+
+    Attributes:
+        trace_id: the reply's trace (its assistant row and question share it).
+        platform / chat_key / person_id: where and for whom.
+        level: 0 agent, 1 plain LLM (degraded), 2 the texts alone.
+        model: the model the reply's LLM calls used (None: no model answered, level 2).
+        prompt_tokens / completion_tokens: summed over the reply's model calls.
+        first_visible_ms: from the reply's start to its first text shown (None: nothing streamed).
+        final_ms: from the reply's start to its final text.
+        cited: how many passages the answer cites (0: no passage found).
+    """
+
+    __tablename__ = "reply_stats"
+    __table_args__ = (Index("ix_reply_stats_created_at", "created_at"),)
+
+    trace_id: str = Field(primary_key=True, max_length=64)
+    platform: str = Field(max_length=32)
+    chat_key: str = Field(max_length=200)
+    person_id: int | None = Field(default=None, index=True)
+    level: int
+    model: str | None = Field(default=None, max_length=100)
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    first_visible_ms: int | None = None
+    final_ms: int = 0
+    cited: int = 0
+    created_at: datetime = Field(default_factory=utcnow)
 
 
 class InboxRow(SQLModel, table=True):

@@ -2,7 +2,7 @@
 
 Both are keyed by the person id memory uses (`IdentityRepo.resolve`), so a Telegram user reading in
 the Mini App is the same person as in their Telegram chats, and linked accounts share them.
-Tables of migration 0031_reading.
+Tables of migration 0032_reading.
 """
 
 from __future__ import annotations

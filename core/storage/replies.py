@@ -25,7 +25,7 @@ from core.events import Citation
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
-from core.storage.models import Message, ReplyPart, utcnow
+from core.storage.models import Message, ReplyPart, ReplyStats, utcnow
 from core.storage.rows import affected, row_id
 from core.storage.status import INTERRUPTED, STREAMING
 
@@ -101,9 +101,12 @@ class ReplyRepo(_Repo):
         level: int | None,
         status: str,
         citations: Sequence[Citation] = (),
+        *,
+        stats: ReplyStats | None = None,
     ) -> int:
-        """Give the started row its text, level and status (and its footnotes, in the same
-        transaction: core/storage/citations.py); insert the row when none was started.
+        """Give the started row its text, level and status (and its footnotes and its figures for the
+        operator console, `reply_stats`, in the same transaction: core/storage/citations.py,
+        core/storage/operators.py); insert the row when none was started.
 
         A row another process closed as "interrupted" while this reply was still running (two
         processes on one SQLite file, e.g. `fuzi chat` beside the bot) is revived, question included.
@@ -123,6 +126,8 @@ class ReplyRepo(_Repo):
             kept = done[0] if done is not None else _revived(s, chat_key, trace_id, text, level, status)
             if citations:
                 footnotes.keep(s, chat_key, trace_id, citations)
+            if stats is not None:
+                _keep_stats(s, stats)
             s.commit()
             return kept
 
@@ -227,6 +232,16 @@ def _keep_part(s: Session, key: str, trace_id: str, part: int) -> None:
         return
     statement = upsert(ReplyPart).values(shown_in=key, trace_id=trace_id, part=part)
     s.execute(statement.on_conflict_do_update(index_elements=["shown_in"], set_={"trace_id": trace_id, "part": part}))
+
+
+def _keep_stats(s: Session, stats: ReplyStats) -> None:
+    """The answer's figures (`reply_stats`), one INSERT; a second finish of the same trace keeps the first."""
+    upsert = _UPSERTS.get(s.get_bind().dialect.name)
+    if upsert is None:
+        s.merge(stats)
+        return
+    values = {c.name: getattr(stats, c.name) for c in ReplyStats.__table__.columns}  # type: ignore[attr-defined]
+    s.execute(upsert(ReplyStats).values(values).on_conflict_do_nothing(index_elements=["trace_id"]))
 
 
 def _claim(s: Session, row_id: int | None) -> bool:

@@ -85,6 +85,7 @@ class ScriptedEngine:
         self.feedback: list[tuple[str, str, str]] = []
         self.admin_checks: dict[str, Any] = {}
         self.interrupted = list(interrupted)
+        self.model_names: list[str] = []  # what `models()` offers (/settings model choices)
 
     # ------------------------------------------------------------------ scripting
     def queue(self, *steps: Step) -> None:
@@ -101,6 +102,9 @@ class ScriptedEngine:
 
     def skills(self) -> list[tuple[str, str]]:
         return list(SKILLS)
+
+    def models(self) -> list[str]:
+        return list(self.model_names)
 
     async def handle(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         self.received.append(incoming)

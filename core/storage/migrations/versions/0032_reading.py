@@ -1,7 +1,7 @@
 """The reading room: each person's last read passage and their bookmarks (issue 37).
 
-Revision ID: 0031_reading
-Revises: 0030_quiz
+Revision ID: 0032_reading
+Revises: 0031_operators
 Create Date: 2026-12-06
 """
 
@@ -10,8 +10,8 @@ from __future__ import annotations
 import sqlalchemy as sa
 from alembic import op
 
-revision = "0031_reading"
-down_revision = "0030_quiz"
+revision = "0032_reading"
+down_revision = "0031_operators"
 branch_labels = None
 depends_on = None
 
