@@ -23,10 +23,15 @@ from adapters.common.startup import PlatformStatus
 from adapters.web.app import Readiness, WebConfig, add_ops_routes, create_app
 from adapters.web.auth import Authenticator, JwtAuth, LocalAuth, RevocationCache, Revocations, parse_ttl
 from adapters.web.chats import ChatStore
+from adapters.web.reading import ReadingRoom
 from bot.errors import StartupError
 from bot.settings import Settings
 from bot.wiring import Runtime
+from core.books import CorpusError, load_library
+from core.language.script import ScriptConverter
 from core.language.scripted_history import ScriptedHistory
+from core.reading.shelf import Shelf
+from core.retrieval.glosses import load_glosses
 
 log = structlog.get_logger(__name__)
 
@@ -164,6 +169,27 @@ def build_web_app(settings: Settings, runtime: Runtime, metrics: FuziMetrics, ho
         config=config,
         chats=history(runtime),
         operators=runtime.storage.operators,
+        reading=reading_room(settings, runtime, auth),
+    )
+
+
+def reading_room(settings: Settings, runtime: Runtime, auth: Authenticator) -> ReadingRoom | None:
+    """The reading room over the corpus (None, with one warning, when the corpus cannot be read);
+    Telegram Mini App sign-in when TELEGRAM_BOT_TOKEN is set."""
+    try:
+        passages = load_library(settings.corpus_path).passages  # the books present
+    except CorpusError as exc:
+        log.warning("reading_room_off", error=str(exc))
+        return None
+    token = settings.telegram.bot_token.get_secret_value() if settings.telegram.bot_token else None
+    return ReadingRoom(
+        Shelf(passages),
+        runtime.storage.reading,
+        runtime.storage.identities,
+        auth,
+        traditional=(runtime.scripts or ScriptConverter()).traditional,
+        glosses=load_glosses(),
+        bot_token=token or None,
     )
 
 

@@ -61,7 +61,16 @@ class FakeTime:
 
 @contextlib.asynccontextmanager
 async def running_bot(
-    fake, engine, *, recorder=None, seen=None, limiter="priority", requests_per_s=None, quizzes=None, **overrides
+    fake,
+    engine,
+    *,
+    recorder=None,
+    seen=None,
+    limiter="priority",
+    requests_per_s=None,
+    quizzes=None,
+    reading=None,
+    **overrides,
 ):
     """Start the real PTB application against ``fake`` (a FakeTelegram); stop it afterwards."""
     from adapters.telegram.app import build_application, start, stop
@@ -81,7 +90,9 @@ async def running_bot(
     values.update(overrides)
     settings = TelegramSettings(**values)
     rate = {} if requests_per_s is None else {"requests_per_s": requests_per_s}
-    app = build_application(settings, engine, recorder=recorder, seen=seen, limiter=limiter, quizzes=quizzes, **rate)
+    app = build_application(
+        settings, engine, recorder=recorder, seen=seen, limiter=limiter, quizzes=quizzes, reading=reading, **rate
+    )
     await start(app, settings)
     try:
         yield app

@@ -264,7 +264,7 @@ CORE_LAYERS: tuple[tuple[str, frozenset[str]], ...] = (
         "parts",
         frozenset(
             {"storage", "inbox", "retrieval", "tools", "memory", "guards", "media", "agent"}
-            | {"citations", "prompts", "skills", "chatsettings"}
+            | {"citations", "prompts", "skills", "chatsettings", "reading"}
         ),
     ),
     # the reply pipeline

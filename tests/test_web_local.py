@@ -147,7 +147,7 @@ async def test_openapi_declares_bearer_and_error_body(tmp_path, fake_llm, retrie
     async with web_app(tmp_path, fake_llm, retriever) as (base, _, _), httpx.AsyncClient(timeout=20) as client:
         spec = (await client.get(f"{base}/openapi.json")).json()
     schemes = spec["components"]["securitySchemes"]
-    assert [s["scheme"] for s in schemes.values()] == ["bearer"]
+    assert [s["scheme"] for s in schemes.values()] == ["bearer", "tma"]  # tma: the reading room's Mini App sign-in
     chats = spec["paths"]["/v1/chats"]["get"]
     assert chats["security"] and "401" in chats["responses"]
     error = chats["responses"]["401"]["content"]["application/json"]["schema"]["$ref"].rsplit("/", 1)[1]
@@ -167,12 +167,14 @@ async def test_page_scripts_are_pinned_and_never_assign_html(tmp_path, fake_llm,
         vendored = {name: await client.get(f"{base}/static/vendor/{name}") for name in PINNED}
         ours = {
             name: (await client.get(f"{base}/static/{name}")).text
-            for name in ("app.js", "render.js", "i18n.js", "chats.js")
+            for name in ("app.js", "render.js", "i18n.js", "chats.js", "read.js", "tg.js")
         }
         page = (await client.get(f"{base}/")).text
+        reading = (await client.get(f"{base}/read")).text
     for name, (release, digest) in PINNED.items():
         assert hashlib.sha256(vendored[name].content).hexdigest() == digest, name
         assert release.split()[1] in vendored[name].text[:300]
     for name, text in ours.items():
         assert not re.search(r"\.(innerHTML|outerHTML)\s*=|insertAdjacentHTML|document\.write|eval\(", text), name
     assert "/static/vendor/markdown-it.min.js" in page and "https://" not in page  # nothing fetched from elsewhere
+    assert "/static/read.js" in reading and "https://" not in reading

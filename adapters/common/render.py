@@ -7,28 +7,37 @@ own format afterwards (Telegram HTML, Discord Markdown).
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 
 from core.events import Citation, FinalReply
 
 STOPPED_MARK = "（已停止）"
 
 
-def render_footnotes(citations: Iterable[Citation]) -> str:
-    """One line per citation, ordered by number: ``[1] 《论语·八佾》第22章``.
+FootnoteLink = Callable[[str], str | None]
+"""A cited passage's id → where to read it (the reading room), or None: the footnote stays plain."""
+
+
+def render_footnotes(citations: Iterable[Citation], link: FootnoteLink | None = None) -> str:
+    """One line per citation, ordered by number: ``[1] 《论语·八佾》第22章``; with ``link``, the
+    reference is a Markdown link to the passage (``[1] [《论语·八佾》第22章](https://…)``).
 
     Duplicate numbers keep their first entry; an empty input gives "".
     """
     seen: dict[int, Citation] = {}
     for citation in citations:
         seen.setdefault(citation.n, citation)
-    return "\n".join(f"[{c.n}] {c.ref or c.id}" for _, c in sorted(seen.items()))
+    lines = []
+    for _, c in sorted(seen.items()):
+        label, url = c.ref or c.id, link(c.id) if link else None
+        lines.append(f"[{c.n}] [{label}]({url})" if url else f"[{c.n}] {label}")
+    return "\n".join(lines)
 
 
-def compose(final: FinalReply) -> str:
+def compose(final: FinalReply, link: FootnoteLink | None = None) -> str:
     """The full text to show for a final reply: body, a blank line, then the footnotes."""
     body = final.text.strip()
-    notes = render_footnotes(final.citations)
+    notes = render_footnotes(final.citations, link)
     if not notes:
         return body
     return f"{body}\n\n{notes}" if body else notes

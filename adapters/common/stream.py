@@ -34,7 +34,7 @@ from typing import Any
 import structlog
 
 from adapters.common.budget import BudgetRegistry, Clock, OutboundBudget, RateLimited, Sleep, TransientDelivery
-from adapters.common.render import compose, stopped, with_notice
+from adapters.common.render import FootnoteLink, compose, stopped, with_notice
 from adapters.common.sink import MessageSink, StreamStats, Withdrawn
 from core.events import FinalReply, Notice, ReplyEvent, TextDelta, TextReset, ToolStep
 from core.texts import say
@@ -96,8 +96,10 @@ class StreamingReply:
         on_part: Callable[[int, Any], Awaitable[None]] | None = None,
         clock: Clock = time.monotonic,
         sleep: Sleep = asyncio.sleep,
+        footnote_link: FootnoteLink | None = None,
     ) -> None:
         self.sink, self.budget, self.trace_id = sink, budget, trace_id
+        self.footnote_link = footnote_link  # footnotes link to the reading room (adapters/telegram/reading.py)
         self.placeholder, self.typing_every, self.first_typing_after = placeholder, typing_every, first_typing_after
         self.max_final_attempts, self.retry_base_s = max_final_attempts, retry_base_s
         self._on_shown, self._on_part, self.placeholder_first = on_shown, on_part, placeholder_first
@@ -171,7 +173,7 @@ class StreamingReply:
             if event.phase == "start":
                 self._thinking = self._typing_due = True
         elif isinstance(event, FinalReply):
-            return _Outcome("final", "\n\n".join([*self._headers, compose(event)]))
+            return _Outcome("final", "\n\n".join([*self._headers, compose(event, self.footnote_link)]))
         elif isinstance(event, Notice):
             self._pending = event
         self._wake.set()

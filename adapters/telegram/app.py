@@ -41,6 +41,7 @@ from adapters.telegram.handlers import TelegramHandlers
 from adapters.telegram.intake import PLATFORM, InboxProcessor, InboxQueue, inbox_handlers
 from adapters.telegram.poster import TelegramPoster
 from adapters.telegram.ratelimit import PriorityRateLimiter
+from adapters.telegram.reading import READ_COMMAND, READ_SUMMARY, ReadingRoomLink, set_menu_button
 from adapters.telegram.settings import MAX_REQUESTS_PER_S, TelegramSettings
 from adapters.telegram.webhook import install as install_strict_webhook
 from core.inbox import Inbox, MemoryInboxStore
@@ -76,6 +77,7 @@ def build_application(
     pace: SharedPace | None = None,
     limiter: Literal["priority", "aio"] = "priority",
     requests_per_s: float = MAX_REQUESTS_PER_S,
+    reading: ReadingRoomLink | None = None,
     quizzes: QuizAnswers | None = None,
 ) -> Application:
     """A configured, not yet started PTB application for ``engine``.
@@ -92,6 +94,7 @@ def build_application(
         pace: the bot-wide send schedule shared by N processes (`adapters.common.pace.RedisPace`).
         limiter: the bot-wide limiter, ours ("priority") or PTB's FIFO one ("aio", benchmarks only).
         requests_per_s: its rate (Telegram allows about 30 a second; tests use a tight one).
+        reading: the reading room (FUZI_WEB_PUBLIC_URL): `/read`, the menu button; None: not open here.
         quizzes: where quiz poll answers go (core/quiz); None: they are ignored.
     """
     if settings.bot_token is None:
@@ -99,11 +102,13 @@ def build_application(
     bot_limiter = global_limiter(limiter, pace, requests_per_s)
     seen = seen or InMemorySeen()
     inbox = inbox or Inbox(MemoryInboxStore())
-    handlers = TelegramHandlers(engine, settings, budgets, recorder, seen)
+    handlers = TelegramHandlers(engine, settings, budgets, recorder, seen, reading=reading)
     handlers.quizzes = quizzes
 
     async def post_init(app: Application) -> None:
-        await register_commands(app, engine)
+        await register_commands(app, engine, reading=reading is not None)
+        if reading is not None:
+            await set_menu_button(app.bot, reading)
 
     app = (
         Application.builder()
@@ -147,13 +152,15 @@ def _file_url(api_base_url: str) -> str:
     return base[: -len("/bot")] + "/file/bot" if base.endswith("/bot") else base + "/file/bot"
 
 
-async def register_commands(app: Application, engine: Engine) -> None:
+async def register_commands(app: Application, engine: Engine, *, reading: bool = False) -> None:
     """``setMyCommands`` with Chinese descriptions by default and for ``zh``, English for ``en``.
 
     Names Telegram would reject (not 1–32 of ``a-z0-9_``) are left out; a failure is logged and the
     bot runs on (the menu is a convenience, commands work without it).
     """
     commands = [(n, zh, en) for n, zh, en in engine.commands() if _COMMAND_NAME.fullmatch(n)]
+    if reading:  # the adapter's own command (adapters/telegram/reading.py)
+        commands.append((READ_COMMAND, *READ_SUMMARY))
     zh = [BotCommand(name, (summary_zh or summary_en or name)[:256]) for name, summary_zh, summary_en in commands]
     en = [BotCommand(name, (summary_en or summary_zh or name)[:256]) for name, summary_zh, summary_en in commands]
     try:
@@ -258,6 +265,7 @@ async def run_telegram(
     budgets: BudgetRegistry | None = None,
     status: PlatformStatus | None = None,
     posters: Posters | None = None,
+    reading: ReadingRoomLink | None = None,
     quizzes: QuizAnswers | None = None,
 ) -> None:
     """Run the bot until ``stop_event`` is set (or forever); usable beside the Discord bot.
@@ -268,7 +276,15 @@ async def run_telegram(
     and never answered are answered here (or, too old, the person is told): ``inbox``'s hand-over.
     """
     app = build_application(
-        settings, engine, budgets=budgets, recorder=recorder, seen=seen, inbox=inbox, pace=pace, quizzes=quizzes
+        settings,
+        engine,
+        budgets=budgets,
+        recorder=recorder,
+        seen=seen,
+        inbox=inbox,
+        pace=pace,
+        quizzes=quizzes,
+        reading=reading,
     )
     await start(app, settings, status)
     app.bot_data["inbox"].register(PLATFORM, inbox_handlers(app))

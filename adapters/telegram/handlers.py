@@ -25,6 +25,7 @@ from adapters.common.stream import StreamingReply
 from adapters.telegram.inline import answer_inline
 from adapters.telegram.media import AlbumGate, media_of, quoted_media, record_reaction
 from adapters.telegram.quiz import record_poll_answer
+from adapters.telegram.reading import READ_COMMAND, ReadingRoomLink, answer_read
 from adapters.telegram.routing import Route, incoming_for, route, strip_mention
 from adapters.telegram.settings import TelegramSettings
 from adapters.telegram.settings_ui import SETTINGS_CALLBACK_PREFIX, press_settings
@@ -68,8 +69,11 @@ class TelegramHandlers:
         budgets: BudgetRegistry | None = None,
         recorder: RateLimitRecorder | None = None,
         seen: Seen | None = None,
+        *,
+        reading: ReadingRoomLink | None = None,
     ) -> None:
         self.engine, self.settings, self.recorder = engine, settings, recorder
+        self.reading = reading  # FUZI_WEB_PUBLIC_URL: `/read` opens the reading room
         self.budgets = budgets or BudgetRegistry()
         self.albums = AlbumGate(seen)  # an album (media group) is answered once
         self.quizzes: QuizAnswers | None = None  # quiz poll answers go there (core/quiz)
@@ -83,6 +87,9 @@ class TelegramHandlers:
             return
         r = route(message, context.bot.id, context.bot.username)
         if r is None:
+            return
+        if r.kind == "command" and r.command == READ_COMMAND:
+            await answer_read(context.bot, message, self.reading)
             return
         incoming = incoming_for(message, r)
         if r.kind == "context":
@@ -216,6 +223,7 @@ class TelegramHandlers:
             on_shown=life.shown,
             on_part=life.part,
             clock=budget.clock,
+            footnote_link=self.reading.citation_link(context.bot.username) if self.reading else None,
             sleep=budget.sleep,
         )
         self.streaming += 1

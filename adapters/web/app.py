@@ -49,6 +49,7 @@ from adapters.web.handlers import (
 )
 from adapters.web.hardening import Hardening, IpLimiter
 from adapters.web.media import IMAGE_PATH, MAX_IMAGE_BYTES, add_media_routes
+from adapters.web.reading import ReadingRoom, add_reading_routes
 from adapters.web.sites import networks
 from adapters.web.sse import MEDIA_TYPE
 from core.ports import Engine
@@ -99,9 +100,10 @@ def create_app(
     config: WebConfig = WebConfig(),
     chats: ChatStore | None = None,
     operators: Operators | None = None,
+    reading: ReadingRoom | None = None,
 ) -> FastAPI:
     """The ASGI app for ``fuzi serve`` (without ``chats`` the chat-list routes are absent; without
-    ``operators`` the operator console, adapters/web/admin.py)."""
+    ``operators`` the operator console, adapters/web/admin.py; without ``reading`` the reading room)."""
     app = FastAPI(
         title="Fuzi (夫子)",
         version="1",
@@ -114,6 +116,8 @@ def create_app(
     if chats is not None:
         _chat_routes(app, h, ChatRoutes(chats))
     add_media_routes(app, h, _who(h))
+    if reading is not None:
+        add_reading_routes(app, reading, _BEARER_DEP)
     add_ops_routes(app, readiness, metrics)
     if operators is not None:
         add_admin_routes(app, auth, operators)
@@ -123,7 +127,7 @@ def create_app(
         app.add_middleware(
             CORSMiddleware,
             allow_origins=config.cors_origins,
-            allow_methods=["GET", "POST", "PATCH", "DELETE"],
+            allow_methods=["GET", "POST", "PUT", "PATCH", "DELETE"],
             allow_headers=["Authorization", "Content-Type"],
             expose_headers=["X-Trace-Id"],
         )

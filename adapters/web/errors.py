@@ -26,6 +26,7 @@ ErrorWord = Literal[
     "unauthorized",
     "forbidden",
     "not_found",
+    "conflict",
     "method_not_allowed",
     "body_too_large",
     "unsupported_media_type",
@@ -40,6 +41,7 @@ ERROR_WORDS: dict[int, ErrorWord] = {
     401: "unauthorized",
     403: "forbidden",
     404: "not_found",
+    409: "conflict",
     405: "method_not_allowed",
     413: "body_too_large",
     415: "unsupported_media_type",
@@ -50,9 +52,10 @@ ERROR_WORDS: dict[int, ErrorWord] = {
 }
 _WHEN = {
     400: "bad_request; bad_host: a Host other than localhost/loopback on a server without a secret",
-    401: "unauthorized: no, an expired, a revoked or an invalid bearer token (WWW-Authenticate: Bearer)",
+    401: "unauthorized: no, an expired, a revoked or an invalid bearer token or Mini App init data",
     403: "forbidden: a state-changing request from another site's page",
     404: "not_found",
+    409: "conflict: over a limit (bookmarks)",
     413: "body_too_large",
     415: "unsupported_media_type",
     422: "invalid_request: a parameter or the body breaks the declared schema (detail lists the problems)",

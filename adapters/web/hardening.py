@@ -34,6 +34,13 @@ SECURITY_HEADERS = {
     ),
 }
 _RAW_HEADERS = [(k.lower().encode(), v.encode()) for k, v in SECURITY_HEADERS.items()]
+FRAMED_BY_TELEGRAM = "/read"
+"""The reading room is also a Telegram Mini App: Telegram Web shows it in a frame of web.telegram.org."""
+_TELEGRAM_FRAME = [
+    (k, v.replace(b"frame-ancestors 'none'", b"frame-ancestors https://web.telegram.org"))
+    for k, v in _RAW_HEADERS
+    if k != b"x-frame-options"
+]
 
 
 class BodyTooLarge(HTTPException):
@@ -145,7 +152,8 @@ class Hardening:
             nonlocal started
             if message["type"] == "http.response.start":
                 started = True
-                message = {**message, "headers": [*message.get("headers", []), *_RAW_HEADERS]}
+                extra = _TELEGRAM_FRAME if scope["path"] == FRAMED_BY_TELEGRAM else _RAW_HEADERS
+                message = {**message, "headers": [*message.get("headers", []), *extra]}
             await send(message)
 
         try:

@@ -44,6 +44,10 @@ class WebSettings(BaseSettings):
     per_ip_per_minute: int = Field(
         120, ge=1, description="API requests per client address per minute, counted before authentication (429)"
     )
+    public_url: str | None = Field(
+        None,
+        description="https address people reach `fuzi serve` at: Telegram's /read button, menu button, citation links",
+    )
     heartbeat_s: float = Field(
         15.0, gt=0, description="an idle event stream gets an SSE comment this often, so proxies keep the connection"
     )
@@ -54,6 +58,13 @@ class WebSettings(BaseSettings):
         if v is not None and v.get_secret_value() and len(v.get_secret_value()) < 32:
             raise ValueError("use at least 32 characters (e.g. the output of `openssl rand -hex 32`)")
         return v
+
+    @field_validator("public_url")
+    @classmethod
+    def _https(cls, v: str | None) -> str | None:
+        if v and not v.startswith(("https://", "http://127.0.0.1", "http://localhost")):
+            raise ValueError("use an https:// address (Telegram opens Mini Apps over https only)")
+        return v.rstrip("/") if v else None
 
     @field_validator("trusted_proxies")
     @classmethod

@@ -6,7 +6,10 @@ import argparse
 import asyncio
 import contextlib
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from bot.settings import Settings
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -70,6 +73,7 @@ def _run(args: argparse.Namespace) -> int:
                 extra["telegram"] |= {
                     "seen": build_seen(settings, runtime.redis),
                     "pace": build_pace(settings, runtime.redis),
+                    "reading": reading_link(settings),
                 } | ({"recorder": metrics} if metrics else {})
             bots = asyncio.gather(*(_runner(name)(getattr(settings, name), engine, **extra[name]) for name in wanted))
             _stop_on_signals(bots)
@@ -115,6 +119,13 @@ def _stop_on_signals(task: asyncio.Future) -> None:
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop)
+
+
+def reading_link(settings: Settings):
+    """The reading room Telegram opens (`/read`, the menu button), when FUZI_WEB_PUBLIC_URL is set."""
+    from adapters.telegram.reading import ReadingRoomLink
+
+    return ReadingRoomLink(settings.web.public_url) if settings.web.public_url else None
 
 
 def _runner(name: str):

@@ -30,6 +30,7 @@ from sqlmodel import Session, col, func, select
 from core.memory.models import Fact, LinkAttempt, LinkCode, Profile, utcnow
 from core.memory.profile import merge_profile
 from core.storage.models import Account, Person
+from core.storage.reading import merge_reading
 from core.storage.rows import row_id
 
 log = structlog.get_logger(__name__)
@@ -153,7 +154,8 @@ class AccountLinker:
         return None
 
     def _merge_person(self, s: Session, *, source: int, target: int) -> None:
-        """Move accounts, facts and profile of ``source`` to ``target`` (one transaction)."""
+        """Move accounts, facts, profile and reading (bookmarks, position) of ``source`` to ``target``
+        (one transaction)."""
         s.execute(update(Account).where(col(Account.person_id) == source).values(person_id=target))
         s.execute(update(Fact).where(col(Fact.person_id) == source).values(person_id=target))
         s.execute(update(LinkCode).where(col(LinkCode.person_id) == source).values(used=True))
@@ -164,6 +166,7 @@ class AccountLinker:
             mine.data, mine.updated_at = json.dumps(merged, ensure_ascii=False), utcnow()
             s.add(mine)
             s.delete(old)
+        merge_reading(s, source=source, target=target)
         for hook in self._merge_hooks:
             hook(s, source, target)
 

@@ -23,6 +23,7 @@ from core.storage.conflict import retry_on_conflict
 from core.storage.feedback import FeedbackRepo
 from core.storage.models import Account, Chat, Message, Person
 from core.storage.operators import OperatorRepo
+from core.storage.reading import ReadingRepo
 from core.storage.replies import ReplyRepo
 from core.storage.rows import affected, row_id
 from core.storage.status import MessageStatus
@@ -383,6 +384,7 @@ class Storage:
         self.feedback = FeedbackRepo(engine, lock)
         self.citations = CitationRepo(engine, lock)
         self.operators = OperatorRepo(engine, lock)
+        self.reading = ReadingRepo(engine, lock)
 
     def _forget_chat(self, chat_key: str) -> None:
         """A chat was deleted (the web's DELETE): nothing this process cached about it holds."""

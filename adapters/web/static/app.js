@@ -377,10 +377,23 @@ function wire() {
   });
 }
 
+// "问夫子" in the reading room opens /#ask=<passage id>: the passage goes into the input, quoted, to ask about
+async function quotePassage() {
+  const id = decodeURIComponent(location.hash.startsWith("#ask=") ? location.hash.slice(5) : "");
+  if (!id) return;
+  history.replaceState(null, "", location.pathname);
+  const response = await api(`/v1/passages/${encodeURIComponent(id)}`, { method: "GET" });
+  if (!response.ok) return;
+  const passage = await response.json();
+  $("input").value = `「${passage.text}」——${passage.ref}\n`;
+  $("input").focus();
+}
+
 function start() {
   applyLanguage();
   wire();
   begin().catch(() => {});
+  quotePassage().catch(() => {});
 }
 
 if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", start); else start();

@@ -1,0 +1,1 @@
+"""The reading room's core: the books in order (`shelf`), chapter by chapter."""
