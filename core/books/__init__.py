@@ -10,6 +10,7 @@ the standard division into 260 chapters (`mengzi:1.3` = 《孟子·梁惠王上�
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from dataclasses import dataclass
@@ -111,8 +112,29 @@ class Library:
 
 def load_library(corpus_dir: Path) -> Library:
     """Every passage of the books whose file the folder holds, in id order; CorpusError when it holds
-    none or a file has an unexpected shape. The files' checksums are data/corpus.py's concern."""
-    corpus_dir = Path(corpus_dir)
+    none or a file has an unexpected shape. The files' checksums are data/corpus.py's concern.
+
+    The composition root asks for the library once per part (first start, recitation, quizzes, the
+    daily passage, the reading room): the folder is read and cut once per process while its files
+    stay as they are (their size and modification time), and each caller gets its own list.
+    """
+    corpus_dir = Path(corpus_dir).resolve()
+    files = tuple((b.file, _signature(corpus_dir / b.file)) for b in BOOKS)
+    library = _read_library(corpus_dir, files)
+    return Library(list(library.passages), library.present, library.missing)
+
+
+def _signature(path: Path) -> tuple[int, int] | None:
+    try:
+        stat = path.stat()
+    except OSError:
+        return None
+    return (stat.st_size, stat.st_mtime_ns)
+
+
+@functools.lru_cache(maxsize=4)
+def _read_library(corpus_dir: Path, files: tuple[tuple[str, tuple[int, int] | None], ...]) -> Library:
+    """`load_library`'s work for one state of the folder (`files`: each file's size and mtime)."""
     passages: list[Passage] = []
     present, missing = [], []
     for b in BOOKS:
