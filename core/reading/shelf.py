@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from core.books import BOOKS
+from core.books import BOOKS, group_of
 from core.types import Passage
 
 BOOK_NAMES: dict[str, tuple[str, str]] = {b.id: (b.name, b.english) for b in BOOKS}
@@ -41,13 +41,13 @@ class Book:
 
 
 def chapter_key(p: Passage) -> tuple[object, str]:
-    """(what tells the passage's chapter apart, the chapter's title)."""
+    """(what tells the passage's chapter apart: its neighbourhood, `core.books.group_of`, as the
+    retriever's neighbours read it; the chapter's title)."""
     meta = p.meta or {}
     if p.corpus == "shijing":
         part, section = str(meta.get("chapter", "")), str(meta.get("section", ""))
-        return (part, section), "·".join(x for x in (part, section) if x) or p.title
-    chapter = meta.get("chapter", 1)
-    return chapter, str(meta.get("chapter_name") or p.title or "")
+        return group_of(p), "·".join(x for x in (part, section) if x) or p.title
+    return group_of(p), str(meta.get("chapter_name") or p.title or "")
 
 
 def chapters_of(passages: Iterable[Passage]) -> tuple[Chapter, ...]:
