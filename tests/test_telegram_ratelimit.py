@@ -111,3 +111,56 @@ async def test_a_late_event_loop_keeps_the_rate_and_the_one_second_window():
     times = [t for _, t in rec.sent]
     assert elapsed < 2.0 + 0.3  # 40 intervals of 0.05 s (2.47 s when each was counted from a late wake-up)
     assert busiest_second(times) <= 20 and min(b - a for a, b in zip(times, times[1:])) >= 0.025 * 0.9
+
+
+class VirtualTime:
+    """A clock that moves only when the limiter sleeps; ``late(n)`` is how late its n-th wake-up comes."""
+
+    def __init__(self, late=lambda n: 0.0) -> None:
+        self.now, self.late, self.wakes = 0.0, late, 0
+
+    def clock(self) -> float:
+        return self.now
+
+    async def sleep(self, seconds: float) -> None:
+        await asyncio.sleep(0)  # the request released before this sleep is sent at the current time
+        self.now += max(seconds, 0.0) + self.late(self.wakes)
+        self.wakes += 1
+        await asyncio.sleep(0)
+
+
+async def released_at(limiter: PriorityRateLimiter, time_: VirtualTime, n: int) -> list[float]:
+    sent: list[float] = []
+
+    async def callback():
+        sent.append(time_.now)
+        return True
+
+    await asyncio.gather(
+        *(limiter.process_request(callback, (), {}, "sendMessage", {"chat_id": i}, Ticket("first")) for i in range(n))
+    )
+    return sent
+
+
+def most_within(times: list[float], width: float) -> int:
+    return max(sum(1 for t in times if s <= t < s + width - 1e-9) for s in times)
+
+
+async def test_a_burst_goes_out_at_the_full_rate_the_window_never_binds_on_schedule():
+    time_ = VirtualTime()
+    limiter = PriorityRateLimiter(28, clock=time_.clock, sleep=time_.sleep)
+    sent = await released_at(limiter, time_, 100)
+    gaps = [b - a for a, b in zip(sent, sent[1:])]
+    # 100 first messages in 99/28 s (3.54 s); a window of 28 per 1.06 s stretched that to 3.73 s
+    assert max(gaps) == pytest.approx(1 / 28) and sent[-1] == pytest.approx(99 / 28)
+    assert most_within(sent, 1.0) == 28
+
+
+async def test_late_wake_ups_keep_the_rate_and_the_window_holds_when_catching_up():
+    stalls = {10: 0.3, 40: 0.05, 41: 0.05}  # the process stalls now and then, and wakes 5 ms late otherwise
+    time_ = VirtualTime(late=lambda n: stalls.get(n, 0.005))
+    limiter = PriorityRateLimiter(28, clock=time_.clock, sleep=time_.sleep)
+    sent = await released_at(limiter, time_, 100)
+    assert min(b - a for a, b in zip(sent, sent[1:])) >= 1 / 56 - 1e-9  # never closer than half an interval
+    assert most_within(sent, 1.0) <= 28  # a second holds what the schedule puts there, never more
+    assert sent[-1] < 99 / 28 + 0.3 + 0.1 + 0.05  # 5 ms late every time costs nothing; a stall only itself

@@ -4,10 +4,10 @@ PTB's :class:`~telegram.ext.AIORateLimiter` is a FIFO: under load a "typing" act
 intermediate edit queued a few seconds ago goes out before another chat's final answer. Fuzi's
 requests are not equal, so this limiter releases chat requests at a steady ``max_per_s`` in priority
 order. The pace keeps to its schedule when the event loop wakes it late (a busy process): the next
-release may then come sooner, but never closer than half an interval to the last one and never
-more than ``int(max_per_s)`` in any window of 1 s + ``JITTER_S`` (requests released a little apart may
-reach Telegram closer together) — so a loaded process still gets ~``max_per_s`` out, where spacing
-each release from the (late) last one lost a fifth of the rate at load 12.
+release may then come sooner, but never closer than half an interval to the last one, and never more
+than ``int(max_per_s)`` are sent in any second — what the schedule itself puts there, so the window
+binds only while a late process catches up. A loaded process still gets ``max_per_s`` out, and the
+2 a second left under Telegram's 30 absorb requests sent apart arriving closer together.
 Priorities:
 
 1. ``final``  — parts of a final answer, plain re-sends, apologies (never dropped);
@@ -41,7 +41,7 @@ import heapq
 import itertools
 import time
 from collections import deque
-from collections.abc import Callable, Coroutine
+from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass
 from typing import Any
 
@@ -53,7 +53,6 @@ from adapters.common.stream import Withdrawn
 
 log = structlog.get_logger(__name__)
 
-JITTER_S = 0.06  # how much closer together released requests may arrive at Telegram
 PRIORITY = {"final": 0, "first": 1, "edit": 2, "scheduled": 3, "typing": 4}
 
 
@@ -79,9 +78,9 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     Args:
         max_per_s: chat requests released per second: one per ``1/max_per_s`` on schedule, at least
-            half that apart, at most ``int(max_per_s)`` in any window of 1 s + ``JITTER_S``.
+            half that apart, at most ``int(max_per_s)`` sent in any second.
         typing_max_wait: seconds after which a queued typing action is dropped.
-        clock: monotonic clock.
+        clock: monotonic clock; sleep: coroutine function the dispatcher waits with.
         shared: the bot-wide schedule shared with other processes (None: this process alone).
     """
 
@@ -91,11 +90,12 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         *,
         typing_max_wait: float = 1.0,
         clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], Awaitable[Any]] = asyncio.sleep,
         shared: SharedPace | None = None,
     ) -> None:
         self.interval = 1.0 / max_per_s
         self.shared = shared
-        self.typing_max_wait, self.clock = typing_max_wait, clock
+        self.typing_max_wait, self.clock, self.sleep = typing_max_wait, clock, sleep
         self._next = 0.0  # the next release's slot on the schedule
         self._recent: deque[list[float]] = deque()  # [time] of each release in the window: sent, else released
         self._per_window = max(1, int(max_per_s))
@@ -167,13 +167,13 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
         while self._heap:
             wait = self._free_at(self.clock()) - self.clock()
             if wait > 0:
-                await asyncio.sleep(wait)
+                await self.sleep(wait)
             best = self._best()
             if best is None:
                 return
             due = None if self.shared is None else await self.shared.acquire(best, self._second())
             if due is not None and due > 0:  # not due yet, or a more urgent request waits elsewhere
-                await asyncio.sleep(due)
+                await self.sleep(due)
                 continue
             entry: bool | list[float] = True
             if due is None:  # this process paces itself (alone, or the shared schedule is unreachable)
@@ -183,10 +183,10 @@ class PriorityRateLimiter(BaseRateLimiter[Ticket]):
 
     def _free_at(self, now: float) -> float:
         """When the next release may go: its slot, and a free place in the window."""
-        while self._recent and now - self._recent[0][0] >= 1.0 + JITTER_S:
+        while self._recent and now - self._recent[0][0] >= 1.0:
             self._recent.popleft()
         if len(self._recent) >= self._per_window:
-            return max(self._next, self._recent[0][0] + 1.0 + JITTER_S)
+            return max(self._next, self._recent[0][0] + 1.0)
         return self._next
 
     def _released(self, now: float, gap: float) -> list[float]:
