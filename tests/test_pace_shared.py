@@ -80,3 +80,22 @@ async def test_finals_of_one_process_go_before_edits_queued_in_another(redis_pre
     after = [kind for t, kind in sorted(released) if t >= finals_at]
     assert after[:4].count("final") == 3  # at most one edit (granted already) before the 3 finals
     assert busiest_second([t for t, _ in released]) <= RATE + 1
+
+
+async def test_a_grant_a_little_late_keeps_the_schedule(redis_prefix, redis_client):
+    url, prefix = redis_prefix
+    pace = RedisPace(redis_client(url), f"{prefix}pace:telegram", RATE)  # a slot every 0.1 s
+    assert await pace.acquire() == 0
+    await asyncio.sleep(1 / RATE + 0.015)  # asked 15 ms after its slot was due (a late wake-up, a round trip)
+    assert await pace.acquire() == 0
+    # the next slot is one interval after the late one's slot (moved on to one after the grant: ~0.099 s)
+    assert 0 < await pace.acquire() <= 1 / RATE - 0.01
+
+
+async def test_a_grant_long_after_its_slot_leaves_three_quarters_of_an_interval(redis_prefix, redis_client):
+    url, prefix = redis_prefix
+    pace = RedisPace(redis_client(url), f"{prefix}pace:telegram", RATE)
+    assert await pace.acquire() == 0
+    await asyncio.sleep(0.5)  # far behind the schedule: no burst to catch up
+    assert await pace.acquire() == 0
+    assert 0.04 < await pace.acquire() <= 0.75 / RATE + 0.001

@@ -19,13 +19,14 @@ queued stays registered for its next one), and a caller of a lower priority is r
 one is waiting anywhere. Finals therefore go before every process's edits,
 and a chat's first message before other chats' later edits.
 
-The next slot is one interval after the grant, not after the slot's due time: a grant that comes
-late (the caller's event loop lagged, a Redis round trip) moves the schedule on, exactly as one
-process's limiter does (it spaces releases from the last release). That costs some throughput when
-processes lag (24–25 requests a second measured instead of 28 on a loaded 2-core machine), and is
-what keeps 0 × 429: keeping the schedule for grants up to half an interval late (a burst tolerance)
-was measured too and gave 5 × 429 with 4 replicas, because the time from a grant to the arrival at
-Telegram then had only 53 ms of margin left instead of 71.
+The next slot is one interval after the slot just granted, so a grant that comes a little late (the
+caller's sleep ends late, a Redis round trip: 1–3 ms a grant, more on a loaded machine) does not move
+the schedule on; a grant later than a quarter of an interval (``LATE_SHARE``) moves it on to three
+quarters of an interval after the grant. So N processes together keep the full rate (moving the
+schedule on by every grant's lateness lost 5–10 %: 25–27 a second at 28), and two grants are never
+closer than three quarters of an interval: 31 requests in one of Telegram's seconds would take more
+than 62 ms of jitter between grant and arrival (at 28 a second). Keeping the schedule for grants up to
+half an interval late left 53 ms, and 4 replicas on one loaded machine then met 5 × 429.
 
 Redis unreachable: `acquire` answers None (fail open for pacing: each process paces itself, so
 N processes may together send up to N times the rate, and a 429 then pauses only the chat it hit),
@@ -43,11 +44,13 @@ from redis.exceptions import RedisError
 from core.failopen import FailOpen
 
 HOLD_US = 250_000  # a waiter's registration outlives its expected grant by this (its retry's round trip)
+LATE_SHARE = 0.25  # a grant this share of an interval late (or less) keeps the schedule
 
 _ACQUIRE = """
 local t = redis.call('TIME'); local now = t[1] * 1000000 + t[2]
 local interval, priority, me = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3]
 local hold, ttl, after = tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6])
+local late_ok = tonumber(ARGV[7])
 local tat = tonumber(redis.call('GET', KEYS[1]) or '0')
 local wait = tat - now
 for i = 2, priority + 1 do
@@ -61,7 +64,7 @@ if wait > 0 then
   redis.call('PEXPIRE', KEYS[priority + 2], ttl)
   return wait
 end
-redis.call('SET', KEYS[1], now + interval, 'PX', ttl)
+redis.call('SET', KEYS[1], math.max(tat, now - late_ok) + interval, 'PX', ttl)
 for i = 2, #KEYS do redis.call('ZREM', KEYS[i], me) end
 if after >= 0 then
   redis.call('ZADD', KEYS[after + 2], now + interval + hold, me)
@@ -100,6 +103,7 @@ class RedisPace:
         self._script = redis.register_script(_ACQUIRE)
         self._keys = [key, *(f"{key}:waiting:{p}" for p in range(levels))]
         self._interval_us = max(1, int(1_000_000 / max_per_s))
+        self._late_us = int(self._interval_us * LATE_SHARE)
         self._ttl_ms = max(10_000, self._interval_us // 100)
         self._me = uuid.uuid4().hex  # this process's waiter id
         self._health = FailOpen("pace")
@@ -108,7 +112,7 @@ class RedisPace:
         top = len(self._keys) - 2
         priority = min(max(priority, 0), top)
         after_p = -1 if after is None else min(after, top)
-        args: list[int | str] = [self._interval_us, priority, self._me, HOLD_US, self._ttl_ms, after_p]
+        args: list[int | str] = [self._interval_us, priority, self._me, HOLD_US, self._ttl_ms, after_p, self._late_us]
         try:
             wait_us = await self._script(keys=self._keys, args=args)
         except RedisError as exc:
