@@ -39,11 +39,24 @@ LOOKUP_KEYS = "lookup"
 default, ``LIMITS``, would put them outside the deployment's prefix, shared with every deployment)."""
 
 
-def redis_client(url: str, *, timeout_s: float = REDIS_TIMEOUT_S) -> Redis:
-    """A client for `url` with its own connection pool (the caller closes it: `await client.aclose()`)."""
-    from redis.asyncio import Redis
+REDIS_CONNECTIONS = 32
+"""Connections in one process's pool; a command waits (up to the timeout) for a free one. Unbounded,
+a burst of 100 chats opened ~100 connections at once (0.19 s before the first reply could go)."""
 
-    return Redis.from_url(url, socket_timeout=timeout_s, socket_connect_timeout=timeout_s)
+
+def redis_client(url: str, *, timeout_s: float = REDIS_TIMEOUT_S) -> Redis:
+    """A client for `url` with its own connection pool of at most `REDIS_CONNECTIONS` (the caller
+    closes it: `await client.aclose()`)."""
+    from redis.asyncio import BlockingConnectionPool, Redis
+
+    pool = BlockingConnectionPool.from_url(
+        url,
+        max_connections=REDIS_CONNECTIONS,
+        timeout=timeout_s,
+        socket_timeout=timeout_s,
+        socket_connect_timeout=timeout_s,
+    )
+    return Redis.from_pool(pool)  # closing the client closes its pool
 
 
 def open_redis(settings: Settings) -> Redis | None:

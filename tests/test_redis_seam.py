@@ -3,6 +3,7 @@ outage through `core.failopen.FailOpen` (one line down, one line back)."""
 
 from __future__ import annotations
 
+import asyncio
 import re
 import socket
 from pathlib import Path
@@ -12,7 +13,7 @@ from structlog.testing import capture_logs
 
 from bot.settings import Settings
 from bot.settings.database import RedisSettings
-from bot.shared_state import lookup_limits
+from bot.shared_state import REDIS_CONNECTIONS, lookup_limits
 from core.engine.lookup import PassageLookup
 from core.failopen import FailOpen
 from core.language.script import ScriptConverter
@@ -101,3 +102,10 @@ async def test_look_ups_are_served_when_redis_is_down(redis_client):
         for _ in range(3):
             assert not (await lookup.lookup("学而", account="p")).limited  # fail open: a look-up is cheap
     assert [e["event"] for e in logs if e["event"].startswith("lookup_limit")] == ["lookup_limit_redis_down"]
+
+
+async def test_a_burst_of_commands_waits_for_the_pool_instead_of_opening_a_connection_each(redis_prefix, redis_client):
+    url, _ = redis_prefix
+    client = redis_client(url)
+    ids = await asyncio.gather(*(client.client_id() for _ in range(100)))  # 100 chats claimed at once
+    assert len(ids) == 100 and len(set(ids)) <= REDIS_CONNECTIONS  # unbounded: ~100 connections opened
