@@ -22,7 +22,6 @@ from core.memory.blocks import clean_speaker
 from core.memory.models import Profile, utcnow
 from core.prompts import TaskPrompt
 from core.storage.conflict import begin_write, retry_on_conflict
-from core.storage.rows import affected
 
 log = structlog.get_logger(__name__)
 
@@ -124,7 +123,7 @@ class ProfileStore:
                     dialect = postgresql if s.get_bind().dialect.name == "postgresql" else sqlite
                     values = {"person_id": person_id, "data": data, "updated_at": utcnow()}
                     statement = dialect.insert(Profile).values(values).on_conflict_do_nothing()
-                done = affected(s.execute(statement)) == 1
+                done = s.execute(statement.returning(col(Profile.person_id))).first() is not None
                 s.commit()
                 return done
 

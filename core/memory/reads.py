@@ -85,7 +85,7 @@ def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_
                 f.c.model,
                 at=f.c.created_at,
             )
-        ),  # fmt: skip
+        ),
         select(*_row("m", w.c.id, None, w.c.text, w.c.role, w.c.speaker, w.c.account, w.c.trace_id, w.c.quoted)),
     )
 
