@@ -6,17 +6,22 @@ All on SQLite and PostgreSQL, with two `Storage` objects on one database standin
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime, timedelta
 
 from sqlmodel import Session
 
+from core.llm.client import OpenAIChatClient
+from core.llm.retry import RetryPolicy
 from core.memory.facts import FactStore
-from core.memory.profile import ProfileStore
+from core.memory.profile import ProfileExtractor, ProfileStore
 from core.memory.reads import read_turn
 from core.memory.summary import ChatMemoryStore
+from core.prompts import default_prompt_dir, load_prompt
 from core.recite.models import ReciteOpen
 from core.recite.store import ReciteStore
 from core.storage import Storage, open_database
+from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
 from tests.test_memory_fixtures import HashEmbedder
 from tests.test_sql_per_message import Statements, report
@@ -99,4 +104,26 @@ async def test_a_profile_write_is_one_statement_unless_another_process_wrote_fir
         assert not await profiles.replace(5, "", {"language": "en"})  # a row appeared meanwhile: not written
         assert await profiles.get(5) == {"language": "zh", "level": "beginner"}
     finally:
+        engine.dispose()
+
+
+async def test_a_profile_another_process_changed_after_the_read_is_merged_not_overwritten(database_url, fake_llm):  # noqa: F811
+    engine = open_database(database_url)
+    llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk", model="m", retry=RetryPolicy(attempts=1))
+    try:
+        profiles = ProfileStore(engine)
+        profiler = ProfileExtractor(llm, load_prompt(default_prompt_dir(), "profile"), profiles)
+        await profiles.merge(3, {"language": "zh"})
+        stored = '{"language": "zh"}'  # what the turn read …
+        await ProfileStore(engine).merge(3, {"addressing": "老师"})  # … before another process wrote
+        fake_llm.set_default(lambda body: '{"level": "beginner"}')
+        assert await profiler.update(3, "我是初学者", "善。", stored=stored) is not None
+        assert await profiles.get(3) == {"language": "zh", "addressing": "老师", "level": "beginner"}
+        statements = Statements(engine)
+        with statements.counting() as seen:  # the same again: nothing new, nothing written
+            again = json.dumps(await profiles.get(3), ensure_ascii=False)
+            assert await profiler.update(3, "我是初学者", "善。", stored=again) is None
+        assert sum(seen.values()) == 1, report(seen)  # the read above only
+    finally:
+        await llm.aclose()
         engine.dispose()
