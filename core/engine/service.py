@@ -241,7 +241,8 @@ class ChatService(ReplyRecords):
             if incoming.command is not None:
                 yield await self._command(turn)
                 return
-            if arrival.awaited and self._answers is not None and (answered := await self._answers.answer(turn)):
+            answered = await self._answers.answer(turn) if arrival.awaited and self._answers is not None else None
+            if answered is not None:
                 yield Notice(answered.text, "command", incoming.trace_id, dict(answered.extra))
                 return
             text = await self._checks.check(incoming.text)
