@@ -1,7 +1,8 @@
 """The reply task: one answer, run in its own task so /cancel (or a consumer leaving) can stop it.
 
-`ReplyTask.stream(turn, skill)` starts the producer and passes its events on. The producer writes
-the reply's row as it starts (status "streaming": it survives a crash), builds the context, runs the
+`ReplyTask.stream(turn, skill)` starts the producer and passes its events on. The reply's row
+(status "streaming": it survives a crash) is stored with its question, before the reply starts
+(core/engine/service.py); the producer builds the context, runs the
 guarded fallback ladder (core/engine/output_guard.py) and stores the answer; a cancelled reply stores the text
 shown so far as "cancelled". The final text is stored while its row is still "streaming" (pending
 delivery): the row gets its final status only once the consumer took the FinalReply and asked for
@@ -85,20 +86,18 @@ class ReplyTask:
         if self._background:
             await asyncio.wait(set(self._background), timeout=timeout_s)
 
-    async def stream(
-        self, turn: Turn, skill: Skill, model: str | None = None, *, started: bool = False
-    ) -> AsyncGenerator[ReplyEvent, None]:
+    async def stream(self, turn: Turn, skill: Skill, model: str | None = None) -> AsyncGenerator[ReplyEvent, None]:
         """Run the reply in its own task (so /cancel can stop it) and pass its events on.
 
         `model`: the chat's model (core/llm/choice.py), set in that task's own context so every LLM
         call of this reply, and of the background work it leaves, goes to it (None: the default).
-        `started`: the reply's "streaming" row was stored with its question (`MessageRepo.add`).
+        The reply's "streaming" row is already stored, with its question (`MessageRepo.add(reply=True)`).
         A cancelled reply yields nothing more; the consumer leaving early cancels the task too.
         """
         queue: asyncio.Queue = asyncio.Queue()
         progress = ReplyProgress()
         trace_id = turn.incoming.trace_id
-        task = asyncio.create_task(self._produce(turn, skill, queue, progress, model, started))
+        task = asyncio.create_task(self._produce(turn, skill, queue, progress, model))
         self._running.attach(turn.person_id, task)
         self._watch.begin(trace_id)
         try:
@@ -112,7 +111,7 @@ class ReplyTask:
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})
-            if started and not progress.begun:  # cancelled before its first step: its row is dropped here
+            if not progress.begun:  # cancelled before its first step: its row is dropped here
                 await self._cleanup("discard", self._storage.replies.discard(trace_id))
         if not task.cancelled() and (error := task.exception()) is not None:
             raise error
@@ -124,7 +123,6 @@ class ReplyTask:
         queue: asyncio.Queue,
         progress: ReplyProgress,
         model: str | None = None,
-        started: bool = False,
     ) -> None:
         """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END.
 
@@ -147,8 +145,6 @@ class ReplyTask:
             chat_model.set(model)  # this task's context only: this chat's calls, nobody else's
         progress.begun = True
         try:
-            if not started:  # the row that survives a crash (usually stored with the question)
-                await self._storage.replies.start(turn.incoming.chat_key, turn.incoming.trace_id)
             deadline = self._replies.deadline()
             if not self._replies.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
                 emit(notice(say("NO_LLM", None), "no_llm"))

@@ -253,7 +253,7 @@ class ChatService(ReplyRecords):
                 model = self.models_choice.pick(chat.model) if self.models_choice is not None else None
                 # kept for the follow-ups, before any LLM call; its reply's "streaming" row in the same INSERT
                 await self._store_user(turn, "ok", quoted=dump_quotes(quoted), reply=True)
-                async with aclosing(self._reply.stream(cleaned, skill, model, started=True)) as events:
+                async with aclosing(self._reply.stream(cleaned, skill, model)) as events:
                     async for event in events:
                         for out in shown.events(event) if shown else (event,):
                             yield out
