@@ -199,6 +199,12 @@ class AwaitedAnswers(Protocol):
     """A part that asked the person something in a chat and takes their next message there as the
     answer (core/recite: the open cloze card). The engine asks it before answering a message."""
 
+    def awaited(self, chat_key: str, person_id: Any) -> Any:
+        """An SQL condition (SQLAlchemy) on the person id column `person_id`: true when an answer is
+        awaited from that person in this chat. It is part of the message's first read
+        (core/storage/arrival.py); `answer` is asked only when it held."""
+        ...
+
     async def answer(self, turn: Turn) -> CommandResult | None:
         """The reply when `turn` answered what was asked; None: an ordinary message (answer it)."""
         ...

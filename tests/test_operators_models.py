@@ -227,22 +227,19 @@ async def test_discord_settings_model_offers_the_list_as_choices(tmp_path, fake_
 
 async def test_two_replicas_on_one_database_change_exactly_one_chat(database_url, fake_llm):  # noqa: F811
     """Replica A changes chat X's model; replica B (its own engine, its own settings cache) sends X's
-    calls to it once its cache of X is older than SETTINGS_CACHE_S, and chat Y's to the default."""
+    calls to it from its next message (a message reads its chat's settings afresh, with its person:
+    core/storage/arrival.py), and chat Y's to the default."""
     from core.storage import Storage, open_database
-    from core.storage.chat_settings import SETTINGS_CACHE_S, ChatSettingsRepo
-    from tests.fakes.clock import FakeClock
 
     one, two = open_database(database_url), open_database(database_url)
     client = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk-test", model="base-model", timeout_s=5)
     try:
-        a, b, clock = Storage(one), Storage(two), FakeClock(0.0)
-        b.settings = ChatSettingsRepo(two, cache_s=SETTINGS_CACHE_S, clock=clock)
+        a, b = Storage(one), Storage(two)
         replica_a = make_service(a, llm=client, models=MODELS)
         replica_b = make_service(b, llm=client, models=MODELS)
         await collect(replica_b, incoming("问", chat="x"))  # B has read X's settings: cached
         await say(replica_a, incoming("model small-model", chat="x", command="settings"))
-        await collect(replica_b, incoming("问", chat="x"))  # within the cache time: still the default
-        clock.now = SETTINGS_CACHE_S + 0.1
+        await collect(replica_b, incoming("问", chat="x"))  # B's cache of X is fresh, yet its next message sees it
         await collect(replica_b, incoming("问", chat="x"))
         await collect(replica_b, incoming("问", chat="y", user="bob"))
         await collect(replica_a, incoming("问", chat="y", user="bob"))
@@ -252,7 +249,7 @@ async def test_two_replicas_on_one_database_change_exactly_one_chat(database_url
         two.dispose()
     assert [r["model"] for r in fake_llm.requests] == [
         "base-model",
-        "base-model",
+        "small-model",
         "small-model",
         "base-model",
         "base-model",

@@ -14,6 +14,7 @@ from sqlalchemy.exc import OperationalError
 
 from core.events import FinalReply, Notice
 from core.storage.replies import ReplyRepo
+from core.storage.repos import MessageRepo
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
 from tests.helpers_engine import incoming, make_service, sqlite_storage
 
@@ -56,8 +57,23 @@ async def _events(service, message, timeout_s: float = 10.0) -> list:
     return await asyncio.wait_for(run(), timeout_s)  # before the fix: waits forever
 
 
+class FailingMessages(MessageRepo):
+    """The real message store; a question stored with its reply's row fails when the reply's start
+    does (the row is written with the question: `MessageRepo.add(reply=True)`)."""
+
+    def __init__(self, inner: MessageRepo, replies: FailingReplies) -> None:
+        self.__dict__.update(inner.__dict__)
+        self.replies = replies
+
+    async def add(self, chat_key: str, role: str, text: str, **kw) -> int:
+        if kw.get("reply"):
+            self.replies._maybe_fail("start")
+        return await super().add(chat_key, role, text, **kw)
+
+
 def _fail(storage, *names: str) -> FailingReplies:
     storage.replies = FailingReplies(storage.replies, set(names))
+    storage.messages = FailingMessages(storage.messages, storage.replies)
     return storage.replies
 
 

@@ -1,4 +1,4 @@
-"""What one ordinary message costs in SQL statements, counted on SQLite through the real ChatService.
+"""What one ordinary message costs in SQL statements, counted on SQLite and PostgreSQL through the real ChatService.
 
 A Telegram DM answered by the agent (one `search_classics` call, then a cited answer from the fake
 OpenAI endpoint), with the real memory (window, summary, facts, profile) and the bookkeeping a
@@ -38,12 +38,13 @@ from tests.helpers_db import database_url, postgres_url  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder, kind
 
-FIRST_MESSAGE = 25
-"""A person's first message in a new chat: person, account and chat are created."""
-LATER_MESSAGE = 21
+FIRST_MESSAGE = 12
+"""A person's first message in a new chat: person, account and chat are created, the profile inserted."""
+LATER_MESSAGE = 8
 """A later message, the chat's settings no longer cached (a person writing again after 5 s or more)."""
-QUICK_MESSAGE = 20
-"""A message within the settings cache's 5 s (SETTINGS_CACHE_S) of the last one in the same chat."""
+QUICK_MESSAGE = 8
+"""A message within the settings cache's 5 s (SETTINGS_CACHE_S) of the last one in the same chat (a
+message reads its chat's settings with its person in one statement, cached or not: the same cost)."""
 
 
 class Statements:
@@ -88,9 +89,10 @@ def answer(body: dict):
     return [("search_classics", {"query": "学而时习之"})]
 
 
-async def test_an_ordinary_message_costs_no_more_statements_than_docs_say(tmp_path, fake_llm):
+async def test_an_ordinary_message_costs_no_more_statements_than_docs_say(request, database_url, fake_llm):  # noqa: F811
     fake_llm.set_default(answer)
-    storage = sqlite_storage(tmp_path)
+    storage = Storage(open_database(database_url))
+    request.addfinalizer(storage.engine.dispose)
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk", model="m", retry=RetryPolicy(attempts=1))
     memory = build_memory(storage.engine, llm, HashEmbedder(), MemoryConfig())
     corpus = CorpusRetriever()

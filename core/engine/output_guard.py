@@ -58,6 +58,7 @@ class ReplyProgress:
     def __init__(self) -> None:
         self.text = ""
         self.level: int | None = None
+        self.begun = False  # the reply's task ran its first step (a task cancelled before runs none)
         self.finished = False
         self.status: str | None = None  # the stored reply's final status, written once it is delivered
 

@@ -1,7 +1,8 @@
 """The reply task: one answer, run in its own task so /cancel (or a consumer leaving) can stop it.
 
-`ReplyTask.stream(turn, skill)` starts the producer and passes its events on. The producer writes
-the reply's row as it starts (status "streaming": it survives a crash), builds the context, runs the
+`ReplyTask.stream(turn, skill)` starts the producer and passes its events on. The reply's row
+(status "streaming": it survives a crash) is stored with its question, before the reply starts
+(core/engine/service.py); the producer builds the context, runs the
 guarded fallback ladder (core/engine/output_guard.py) and stores the answer; a cancelled reply stores the text
 shown so far as "cancelled". The final text is stored while its row is still "streaming" (pending
 delivery): the row gets its final status only once the consumer took the FinalReply and asked for
@@ -90,6 +91,7 @@ class ReplyTask:
 
         `model`: the chat's model (core/llm/choice.py), set in that task's own context so every LLM
         call of this reply, and of the background work it leaves, goes to it (None: the default).
+        The reply's "streaming" row is already stored, with its question (`MessageRepo.add(reply=True)`).
         A cancelled reply yields nothing more; the consumer leaving early cancels the task too.
         """
         queue: asyncio.Queue = asyncio.Queue()
@@ -109,11 +111,18 @@ class ReplyTask:
             if not task.done():
                 task.cancel()
                 await asyncio.wait({task})
+            if not progress.begun:  # cancelled before its first step: its row is dropped here
+                await self._cleanup("discard", self._storage.replies.discard(trace_id))
         if not task.cancelled() and (error := task.exception()) is not None:
             raise error
 
     async def _produce(
-        self, turn: Turn, skill: Skill, queue: asyncio.Queue, progress: ReplyProgress, model: str | None = None
+        self,
+        turn: Turn,
+        skill: Skill,
+        queue: asyncio.Queue,
+        progress: ReplyProgress,
+        model: str | None = None,
     ) -> None:
         """The reply: context, the guarded ladder, storing; its events go to `queue`, then _END.
 
@@ -134,8 +143,8 @@ class ReplyTask:
 
         if model is not None:
             chat_model.set(model)  # this task's context only: this chat's calls, nobody else's
+        progress.begun = True
         try:
-            await self._storage.replies.start(turn.incoming.chat_key, turn.incoming.trace_id)  # survives a crash
             deadline = self._replies.deadline()
             if not self._replies.has_llm and await self._storage.chats.claim_no_llm_notice(turn.incoming.chat_key):
                 emit(notice(say("NO_LLM", None), "no_llm"))

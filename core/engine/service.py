@@ -222,8 +222,15 @@ class ChatService(ReplyRecords):
 
     async def _route(self, incoming: Incoming) -> AsyncGenerator[ReplyEvent, None]:
         """Who and where → group context / command / input checks → admission → the reply task."""
-        person_id = await self._storage.identities.resolve(incoming.platform, incoming.user_id, incoming.user_name)
-        chat = await self._storage.settings.ensure(incoming.chat_key, incoming.platform, incoming.is_group)
+        arrival = await self._storage.arrivals.arrive(  # one statement: person, chat settings, awaited answer
+            incoming.platform,
+            incoming.user_id,
+            incoming.user_name,
+            incoming.chat_key,
+            incoming.is_group,
+            awaited=self._answers.awaited if self._answers is not None else None,
+        )
+        person_id, chat = arrival.person_id, arrival.chat
         if not incoming.addressed:  # group chatter: kept as context, never answered
             if incoming.text.strip():
                 await self._store_user(Turn(incoming, person_id, chat.skill or ""), "context")
@@ -234,16 +241,18 @@ class ChatService(ReplyRecords):
             if incoming.command is not None:
                 yield await self._command(turn)
                 return
-            if self._answers is not None and (answered := await self._answers.answer(turn)) is not None:
+            answered = await self._answers.answer(turn) if arrival.awaited and self._answers is not None else None
+            if answered is not None:
                 yield Notice(answered.text, "command", incoming.trace_id, dict(answered.extra))
                 return
             text = await self._checks.check(incoming.text)
             async with self.admission.admit(turn):
                 quoted = screen_quotes(incoming.quoted, self._guard)  # data, clipped; never a refusal
-                await self._store_user(turn, "ok", quoted=dump_quotes(quoted))  # kept for the follow-ups
                 cleaned = replace(turn, incoming=replace(incoming, text=text, quoted=quoted))
                 shown = self._scripts.reply(self._reply_script(incoming, chat.script)) if self._scripts else None
                 model = self.models_choice.pick(chat.model) if self.models_choice is not None else None
+                # kept for the follow-ups, before any LLM call; its reply's "streaming" row in the same INSERT
+                await self._store_user(turn, "ok", quoted=dump_quotes(quoted), reply=True)
                 async with aclosing(self._reply.stream(cleaned, skill, model)) as events:
                     async for event in events:
                         for out in shown.events(event) if shown else (event,):
@@ -285,7 +294,9 @@ class ChatService(ReplyRecords):
         reason: NoticeReason = "command" if incoming.command in self._router else "unknown_command"
         return Notice(result.text, reason, incoming.trace_id, dict(result.extra))
 
-    async def _store_user(self, turn: Turn, status: MessageStatus, *, quoted: str | None = None) -> int:
+    async def _store_user(
+        self, turn: Turn, status: MessageStatus, *, quoted: str | None = None, reply: bool = False
+    ) -> int:
         incoming = turn.incoming
         return await self._storage.messages.add(
             incoming.chat_key,
@@ -297,4 +308,5 @@ class ChatService(ReplyRecords):
             status=status,
             trace_id=incoming.trace_id,
             quoted=quoted,
+            reply=reply,
         )

@@ -3,20 +3,27 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import weakref
+from collections import OrderedDict
 
 import structlog
+from sqlalchemy import Engine
 
 from core.llm.types import Message
 from core.memory.blocks import fact_line, profile_block, quoted_block, summary_message, user_content
 from core.memory.budget import PromptParts, fit_to_budget
 from core.memory.facts import FactStore
-from core.memory.history import ChatHistory, Line
-from core.memory.profile import ProfileExtractor, ProfileStore
-from core.memory.summary import ChatMemoryStore, Summarizer
+from core.memory.history import Line
+from core.memory.profile import ProfileExtractor
+from core.memory.reads import TurnReads, read_turn
+from core.memory.summary import Summarizer
 from core.ports import Turn
 
 log = structlog.get_logger(__name__)
+
+_KEPT_READS = 1000
+"""Most turns whose reads wait for their `after_reply` (a reply that never finished leaves its own)."""
 
 
 def speaker_of(turn: Turn) -> str:
@@ -42,11 +49,12 @@ def window_messages(lines: list[Line], *, is_group: bool) -> list[Message]:
 class MemoryContextBuilder:
     """Implements ``core.ports.ContextBuilder`` over the window, summary, facts and profile.
 
+    A turn's four reads are one statement (core/memory/reads.py); what they found is kept for the
+    turn's `after_reply`, which folds and merges from it without reading again.
+
     Args:
-        history: stored-message queries.
-        chats: per-chat summary state.
+        engine: the shared SQLAlchemy engine (memory tables and messages).
         facts: long-term facts.
-        profiles: inferred profiles.
         summarizer: folds overflow into the summary after a reply; None disables summaries.
         profiler: extracts the profile after a reply; None disables extraction.
         window_rounds: rounds (user + reply) kept verbatim.
@@ -58,10 +66,8 @@ class MemoryContextBuilder:
     def __init__(
         self,
         *,
-        history: ChatHistory,
-        chats: ChatMemoryStore,
+        engine: Engine,
         facts: FactStore,
-        profiles: ProfileStore,
         summarizer: Summarizer | None,
         profiler: ProfileExtractor | None,
         window_rounds: int = 5,
@@ -69,7 +75,8 @@ class MemoryContextBuilder:
         reserve_tokens: int = 1500,
         facts_in_prompt: int = 5,
     ):
-        self._history, self._chats, self._facts, self._profiles = history, chats, facts, profiles
+        self._engine, self._facts = engine, facts
+        self._reads: OrderedDict[str, TurnReads] = OrderedDict()
         self._summarizer, self._profiler = summarizer, profiler
         self.window_rounds = window_rounds
         self.budget_tokens = budget_tokens
@@ -82,16 +89,21 @@ class MemoryContextBuilder:
     async def build(self, turn: Turn, system_prompt: str) -> list[Message]:
         """System rules + profile + facts, then summary, window and the current message, in budget."""
         inc = turn.incoming
-        state = await asyncio.to_thread(self._chats.get, inc.chat_key)
-        lines = await asyncio.to_thread(
-            self._history.window,
+        reads = await asyncio.to_thread(
+            read_turn,
+            self._engine,
             inc.chat_key,
-            after_id=state.window_start,
+            turn.person_id,
             limit=2 * self.window_rounds,
             exclude_trace=inc.trace_id,
+            in_group=inc.is_group,
         )
-        facts = await self._facts.recall(turn.person_id, inc.text, self.facts_in_prompt, in_group=inc.is_group)
-        profile = await self._profiles.get(turn.person_id)
+        self._keep(inc.trace_id, reads)
+        state, lines = reads.state, reads.lines
+        facts = await self._facts.recall(
+            turn.person_id, inc.text, self.facts_in_prompt, in_group=inc.is_group, rows=reads.facts
+        )
+        profile = json.loads(reads.profile) if reads.profile else {}
         parts = PromptParts(
             rules=system_prompt,
             current={
@@ -119,12 +131,22 @@ class MemoryContextBuilder:
         return fitted.messages()
 
     # ---------------------------------------------------------------- after the reply
+    def _keep(self, trace_id: str, reads: TurnReads) -> None:
+        self._reads[trace_id] = reads
+        while len(self._reads) > _KEPT_READS:
+            self._reads.popitem(last=False)
+
     async def after_reply(self, turn: Turn, reply_text: str) -> None:
-        """Schedule summary folding and profile extraction; returns at once."""
-        if self._summarizer is not None:
-            self._spawn(self._fold(self._summarizer, turn), f"fold:{turn.incoming.chat_key}")
+        """Schedule summary folding and profile extraction from what `build` read; returns at once.
+
+        No fold when the window read had room for this turn's question and answer (nothing left
+        it); no profile write when the extracted profile adds nothing to the one read.
+        """
+        reads = self._reads.pop(turn.incoming.trace_id, None)
+        if self._summarizer is not None and _may_overflow(reads):
+            self._spawn(self._fold(self._summarizer, turn, reads), f"fold:{turn.incoming.chat_key}")
         if self._profiler is not None and reply_text.strip() and turn.incoming.text.strip():
-            self._spawn(self._extract(self._profiler, turn, reply_text), f"profile:{turn.person_id}")
+            self._spawn(self._extract(self._profiler, turn, reply_text, reads), f"profile:{turn.person_id}")
 
     def _spawn(self, coro, name: str) -> None:
         task = asyncio.get_running_loop().create_task(coro, name=name)
@@ -139,18 +161,19 @@ class MemoryContextBuilder:
             self._locks[key] = lock
         return lock
 
-    async def _fold(self, summarizer: Summarizer, turn: Turn) -> None:
+    async def _fold(self, summarizer: Summarizer, turn: Turn, reads: TurnReads | None) -> None:
         inc = turn.incoming
         async with self._lock(f"chat:{inc.chat_key}"):
             try:
-                await summarizer.fold(inc.chat_key, is_group=inc.is_group)
+                await summarizer.fold(inc.chat_key, is_group=inc.is_group, state=reads.state if reads else None)
             except Exception as exc:
                 log.warning("summary_failed", chat=inc.chat_key, trace_id=inc.trace_id, error=type(exc).__name__)
 
-    async def _extract(self, profiler: ProfileExtractor, turn: Turn, reply_text: str) -> None:
+    async def _extract(self, profiler: ProfileExtractor, turn: Turn, reply_text: str, reads: TurnReads | None) -> None:
         async with self._lock(f"person:{turn.person_id}"):
             try:
-                await profiler.update(turn.person_id, turn.incoming.text, reply_text)
+                stored = reads.profile if reads is not None else None
+                await profiler.update(turn.person_id, turn.incoming.text, reply_text, stored=stored)
             except Exception as exc:
                 log.warning(
                     "profile_failed", person=turn.person_id, trace_id=turn.incoming.trace_id, error=type(exc).__name__
@@ -173,3 +196,9 @@ class MemoryContextBuilder:
     async def _drain(self) -> None:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
+
+
+def _may_overflow(reads: TurnReads | None) -> bool:
+    """Whether folding may find something: unknown reads, or a window with no room left for the
+    turn's question and answer (a shorter one held every line after the mark, so nothing overflows)."""
+    return reads is None or len(reads.lines) + 2 > reads.limit

@@ -185,13 +185,17 @@ class FactStore:
         """The person's facts usable in this kind of chat, oldest first (the /memories numbering)."""
         return [_view(f) for f in await asyncio.to_thread(self._rows, person_id, in_group)]
 
-    async def recall(self, person_id: int, query: str, k: int, *, in_group: bool) -> list[FactView]:
+    async def recall(
+        self, person_id: int, query: str, k: int, *, in_group: bool, rows: list[Fact] | None = None
+    ) -> list[FactView]:
         """Up to ``k`` of the person's visible facts most similar to ``query``, best first.
 
         With 3 visible facts or fewer, all of them are returned (oldest first). If the query cannot
-        be embedded, the newest ``k`` facts are returned.
+        be embedded, the newest ``k`` facts are returned. ``rows``: the visible facts, already read
+        (core/memory/reads.py); None: read here.
         """
-        rows = await asyncio.to_thread(self._rows, person_id, in_group)
+        if rows is None:
+            rows = await asyncio.to_thread(self._rows, person_id, in_group)
         if len(rows) <= ALL_WHEN_AT_MOST:
             return [_view(f) for f in rows]
         k = max(1, k)

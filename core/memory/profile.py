@@ -13,8 +13,9 @@ import re
 from typing import Any
 
 import structlog
-from sqlalchemy import Engine
-from sqlmodel import Session
+from sqlalchemy import Engine, update
+from sqlalchemy.dialects import postgresql, sqlite
+from sqlmodel import Session, col
 
 from core.llm.types import LLM
 from core.memory.blocks import clean_speaker
@@ -108,6 +109,26 @@ class ProfileStore:
 
         return await asyncio.to_thread(retry_on_conflict, run, person=person_id)
 
+    async def replace(self, person_id: int, stored: str, merged: dict[str, Any]) -> bool:
+        """Write `merged` in one statement if the stored profile is still `stored` (its JSON text as
+        read; "" for none: the row is inserted unless one appeared). False: it changed meanwhile."""
+        data = json.dumps(merged, ensure_ascii=False)
+
+        def run() -> bool:
+            with Session(self._engine) as s:
+                if stored:
+                    mine = (col(Profile.person_id) == person_id, col(Profile.data) == stored)
+                    statement: Any = update(Profile).where(*mine).values(data=data, updated_at=utcnow())
+                else:
+                    dialect = postgresql if s.get_bind().dialect.name == "postgresql" else sqlite
+                    values = {"person_id": person_id, "data": data, "updated_at": utcnow()}
+                    statement = dialect.insert(Profile).values(values).on_conflict_do_nothing()
+                done = s.execute(statement.returning(col(Profile.person_id))).first() is not None
+                s.commit()
+                return done
+
+        return await asyncio.to_thread(run)
+
     async def delete(self, person_id: int) -> bool:
         """Forget the person's profile; True when there was one."""
 
@@ -139,9 +160,16 @@ class ProfileExtractor:
         self._store = store
         self._max = max_input_chars
 
-    async def update(self, person_id: int, user_text: str, reply_text: str) -> dict[str, Any] | None:
-        """Extract and merge; returns the new profile, or None when nothing changed."""
-        old = await self._store.get(person_id)
+    async def update(
+        self, person_id: int, user_text: str, reply_text: str, *, stored: str | None = None
+    ) -> dict[str, Any] | None:
+        """Extract and merge; returns the new profile, or None when nothing changed.
+
+        `stored`: the profile's JSON text as the turn read it ("" none; None: read it here). Then an
+        extraction that adds nothing writes nothing, and a change is one compare-and-set statement
+        (`ProfileStore.replace`), merged under a lock only when the profile changed meanwhile.
+        """
+        old = await self._store.get(person_id) if stored is None else (json.loads(stored) if stored else {})
         exchange = f"用户：{user_text[: self._max]}\n助手：{reply_text[: self._max]}"
         messages = self._prompt.render(existing=json.dumps(old, ensure_ascii=False), exchange=exchange)
         completion = await self._llm.complete(
@@ -151,6 +179,11 @@ class ProfileExtractor:
         if not found:
             log.info("profile_unchanged", person=person_id, prompt_version=self._prompt.version)
             return None
-        merged = await self._store.merge(person_id, found)
+        merged = merge_profile(old, found)
+        if stored is not None and merged == old:
+            log.info("profile_unchanged", person=person_id, prompt_version=self._prompt.version)
+            return None
+        if stored is None or not await self._store.replace(person_id, stored, merged):
+            merged = await self._store.merge(person_id, found)
         log.info("profile_updated", person=person_id, keys=sorted(found), prompt_version=self._prompt.version)
         return merged

@@ -107,10 +107,8 @@ def build_memory(
         clock=clock,
     )
     context = MemoryContextBuilder(
-        history=history,
-        chats=chats,
+        engine=engine,
         facts=facts,
-        profiles=profiles,
         summarizer=summarizer,
         profiler=profiler,
         window_rounds=cfg.window_rounds,

@@ -157,25 +157,32 @@ class Summarizer:
         self.batch_messages = batch_messages
         self.line_chars = line_chars
 
-    async def fold(self, chat_key: str, *, is_group: bool, max_rounds: int = 5) -> int:
+    async def fold(self, chat_key: str, *, is_group: bool, max_rounds: int = 5, state: ChatState | None = None) -> int:
         """Fold pending overflow into the summary; returns how many messages were folded.
 
+        `state`: the chat's state as just read (the turn's context read it), used for the first
+        round instead of reading it again (a stale one is caught by `save_summary`'s check).
         Raises whatever the LLM raises (the caller logs it); the stored state is then unchanged.
         """
-        folded = 0
+        folded, handed = 0, state is not None
         for _ in range(max_rounds):
-            state = await asyncio.to_thread(self._store.get, chat_key)
+            if state is None:
+                state = await asyncio.to_thread(self._store.get, chat_key)
             overflow = await asyncio.to_thread(self._overflow, chat_key, state)
             if not overflow:
                 break
             summary = await self._summarise(state.summary, overflow, is_group)
             stored = await asyncio.to_thread(self._store.save_summary, chat_key, summary, overflow[-1].id, state)
+            if not stored and handed:  # the handed state was stale (another fold went first): read it now
+                state, handed = None, False
+                continue
             if not stored:
                 break
             folded += len(overflow)
             log.info("summary_updated", chat=chat_key, folded=len(overflow), chars=len(summary))
             if len(overflow) < self.batch_messages:
                 break
+            state = None
         return folded
 
     def _overflow(self, chat_key: str, state: ChatState) -> list[Line]:

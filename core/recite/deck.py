@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from datetime import UTC, datetime, timedelta
+from typing import Any
 from zoneinfo import ZoneInfo
 
 import structlog
@@ -125,6 +126,10 @@ class Recitation:
         return CommandResult("\n".join([*lead, body]), extra=extra)
 
     # ---------------------------------------------------------------- the answer
+    def awaited(self, chat_key: str, person_id: Any) -> Any:
+        """The person has an open card in this chat (`AwaitedAnswers`): an EXISTS on `recite_open`."""
+        return self.store.open_exists(chat_key, person_id)
+
     async def answer(self, turn: Turn) -> CommandResult | None:
         """The person's message in a chat with an open card is its answer (`AwaitedAnswers`)."""
         opened = await self.store.take_open(turn.incoming.chat_key, turn.person_id)

@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from sqlalchemy import delete, func, update
+from sqlalchemy import delete, exists, func, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -128,6 +129,10 @@ class ReciteStore(_Repo):
             return replaced is not None
 
         return await self._run(run)
+
+    def open_exists(self, chat_key: str, person_id: Any) -> Any:
+        """An SQL EXISTS: the person (an id or a column) has an open card in this chat."""
+        return exists().where(col(ReciteOpen.chat_key) == chat_key, col(ReciteOpen.person_id) == person_id)
 
     async def take_open(self, chat_key: str, person_id: int) -> ReciteOpen | None:
         """Take the open card of this person in this chat (one statement; one caller gets it)."""

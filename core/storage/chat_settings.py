@@ -4,11 +4,11 @@ The skill lives in `chat.skill` (the /skill command wrote it before settings exi
 passage, digest and model live in `chat_settings`. Every change is written together with a row in
 `chat_setting_change` saying who changed what, from what, to what, and when.
 
-Reads are cached per process for `SETTINGS_CACHE_S` seconds (a message reads its chat's settings;
-most chats never change them): a change made by another replica is seen within that time, a change
-made by this process at once. A message's own look-up (`ensure`: the skill, and the chat's row
-created on first sight) goes through the same cache, so a chat answered again within that time costs
-no SQL for them; a read that misses is one statement (the chat joined with its settings row).
+Reads are cached per process for `SETTINGS_CACHE_S` seconds (most chats never change them): a
+change made by another replica is seen within that time, a change made by this process at once. A
+message reads its chat's settings afresh, with its person, in its first statement
+(core/storage/arrival.py), and refreshes this cache with them; `ensure` (the chat's row created on
+first sight) is for the callers that need the chat without a message.
 """
 
 from __future__ import annotations
@@ -191,6 +191,10 @@ class ChatSettingsRepo(_Repo):
             self._cache.clear()
         self._cache[chat_key] = (self._clock() + self._cache_s, settings, exists)
         return settings
+
+    def remember(self, settings: ChatSettings) -> None:
+        """Cache settings just read elsewhere (a message's arrival), its chat's row known to exist."""
+        self._keep(settings.chat_key, settings, True)
 
     def forget_cached(self, chat_key: str | None = None) -> None:
         """Drop one chat's cached settings (None: all), so the next read goes to the database."""

@@ -47,7 +47,12 @@ def _fit_row(_mapper, _connection, target) -> None:
             setattr(target, column.key, fitted)
 
 
+def fit_row(target: object) -> None:
+    """The same cleaning for a row written without the ORM's unit of work (a Core INSERT)."""
+    _fit_row(None, None, target)
+
+
 event.listen(Mapper, "before_insert", _fit_row)  # every mapped class: all tables are SQLModel ones
 event.listen(Mapper, "before_update", _fit_row)
 
-__all__ = ["clean"]
+__all__ = ["clean", "fit_row"]

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import delete, func, or_, update
+from sqlalchemy import delete, func, insert, or_, update
 from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
@@ -25,6 +25,7 @@ from core.events import Citation
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import _Repo
+from core.storage.guard import fit_row
 from core.storage.models import Message, ReplyPart, ReplyStats, utcnow
 from core.storage.rows import affected, row_id
 from core.storage.status import INTERRUPTED, STREAMING
@@ -55,6 +56,23 @@ class Interrupted:
         return cls(row.chat_key, row.trace_id, shown)
 
 
+def started_reply(chat_key: str, trace_id: str) -> Message:
+    """A reply's row as it starts: no text yet, "streaming" (stored with its question: `MessageRepo.add`)."""
+    return Message(chat_key=chat_key, role="assistant", text="", status=STREAMING, trace_id=trace_id)
+
+
+def with_reply(s: Session, question: Message) -> int:
+    """Store a question with its reply's started row, one INSERT for both; the question's id."""
+    rows = [question, started_reply(question.chat_key, question.trace_id)]
+    columns = [c.name for c in Message.__table__.columns if c.name != "id"]  # type: ignore[attr-defined]
+    for row in rows:
+        fit_row(row)  # the ORM's NUL and length guard, for a Core INSERT
+    values = [{name: getattr(row, name) for name in columns} for row in rows]
+    ids = s.execute(insert(Message).values(values).returning(col(Message.id))).scalars().all()
+    s.commit()
+    return row_id(min(ids))  # the rows are inserted in order: the question's id is the smaller
+
+
 class ReplyRepo(_Repo):
     """The assistant row of each reply, from start to finish (see the module docstring)."""
 
@@ -62,7 +80,7 @@ class ReplyRepo(_Repo):
         """Record that a reply started (status "streaming")."""
 
         def store(s: Session) -> int:
-            row = Message(chat_key=chat_key, role="assistant", text="", status=STREAMING, trace_id=trace_id)
+            row = started_reply(chat_key, trace_id)
             s.add(row)
             s.commit()
             return row_id(row.id)

@@ -15,6 +15,7 @@ from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, func, select
 from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
+from core.storage.arrival import ArrivalRepo
 from core.storage.base import T, _Repo, shares_one_connection
 from core.storage.chat_settings import ChatSettingsRepo
 from core.storage.chatlog import ChatLog, TokenRevocations
@@ -24,7 +25,7 @@ from core.storage.feedback import FeedbackRepo
 from core.storage.models import Account, Chat, Message, Person
 from core.storage.operators import OperatorRepo
 from core.storage.reading import ReadingRepo
-from core.storage.replies import ReplyRepo
+from core.storage.replies import ReplyRepo, with_reply
 from core.storage.rows import affected, row_id
 from core.storage.status import MessageStatus
 
@@ -114,10 +115,11 @@ class IdentityRepo(_Repo):
 
         A changed display name is updated. Two concurrent first sightings end with one account.
         """
-        return await self._run(lambda s: self._resolve(s, platform, user_id, display_name))
+        return await self._run(lambda s: self.resolve_in(s, platform, user_id, display_name))
 
-    def _resolve(self, s: Session, platform: str, user_id: str, display_name: str) -> int:
-        account = _account(s, platform, user_id)
+    def resolve_in(self, s: Session, platform: str, user_id: str, display_name: str, *, read: bool = True) -> int:
+        """`resolve` inside the caller's session; `read` False: the caller found no account (arrival.py)."""
+        account = _account(s, platform, user_id) if read else None
         if account is None:
             try:
                 person = Person()
@@ -261,10 +263,12 @@ class MessageRepo(_Repo):
         status: MessageStatus = "ok",
         trace_id: str = "",
         quoted: str | None = None,
+        reply: bool = False,
     ) -> int:
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
 
         `quoted`: the screened quotes of a question as JSON (core/memory/quotes.py `dump_quotes`), in the same row.
+        `reply`: the question is answered now: its reply's row (`ReplyRepo.start`) goes in the same INSERT.
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.
@@ -286,9 +290,11 @@ class MessageRepo(_Repo):
                 trace_id=trace_id,
                 quoted=quoted,
             )
-            s.add(row)
-            s.commit()
-            return row_id(row.id)
+            if not reply:
+                s.add(row)
+                s.commit()
+                return row_id(row.id)
+            return with_reply(s, row)
 
         return await self._lock_retry.run(lambda: self._run(store), chat=chat_key, role=role, trace=trace_id)
 
@@ -376,6 +382,7 @@ class Storage:
         lock = threading.Lock() if shares_one_connection(engine) else None
         self.identities = IdentityRepo(engine, lock)
         self.settings = ChatSettingsRepo(engine, lock)
+        self.arrivals = ArrivalRepo(engine, lock, resolve=self.identities.resolve_in, settings=self.settings)
         self.chats = ChatRepo(engine, lock, forget=self.settings.forget_cached)
         self.messages = MessageRepo(engine, lock, lock_retry=lock_retry)
         self.replies = ReplyRepo(engine, lock)

@@ -1,0 +1,129 @@
+"""What memory reads for one turn, in one statement: the chat's summary state, its window, the
+person's facts and profile.
+
+The four reads are one `UNION ALL` of rows of one shape (a kind letter, two numbers, seven texts and
+a time), so a turn's context costs one round trip on SQLite and PostgreSQL alike. The result
+(`TurnReads`) is kept for the turn's background work (core/memory/context.py `after_reply`), which
+then folds and merges without reading again.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from sqlalchemy import DateTime, Engine, Integer, Text, cast, func, literal, null, union_all
+from sqlmodel import Session, col, select
+
+from core.memory.history import CONVERSATION_ROLES, WINDOW_STATUSES, Line
+from core.memory.models import ChatMemory, Fact, Profile
+from core.memory.quotes import load_quotes
+from core.memory.summary import ChatState
+from core.storage.models import Message
+
+
+@dataclass(frozen=True)
+class TurnReads:
+    """One turn's memory as read before its reply.
+
+    Attributes:
+        state: the chat's summary and marks.
+        lines: the window, oldest first (the turn's own messages left out).
+        limit: the most lines that were asked for (a shorter window holds every line after the mark).
+        facts: the person's facts usable in this chat, oldest first (full rows: vectors included).
+        profile: the stored profile as its JSON text ("" when the person has none).
+    """
+
+    state: ChatState
+    lines: list[Line]
+    limit: int
+    facts: list[Fact]
+    profile: str
+
+
+def _row(kind: str, n1: Any = None, n2: Any = None, *texts: Any, at: Any = None) -> list[Any]:
+    """One member's columns: kind, n1, n2, t1…t7, at (missing ones as typed NULLs)."""
+    padded = [*texts, *([None] * (7 - len(texts)))]
+    out: list[Any] = [literal(kind, Text).label("kind")]
+    out += [(cast(null(), Integer) if v is None else v).label(f"n{i}") for i, v in enumerate((n1, n2), 1)]
+    out += [(cast(null(), Text) if v is None else v).label(f"t{i}") for i, v in enumerate(padded, 1)]
+    out.append((cast(null(), DateTime) if at is None else at).label("at"))
+    return out
+
+
+def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_group: bool):
+    start = select(ChatMemory.window_start).where(ChatMemory.chat_key == chat_key).scalar_subquery()
+    window = select(Message).where(
+        Message.chat_key == chat_key,
+        col(Message.id) > func.coalesce(start, 0),
+        col(Message.role).in_(CONVERSATION_ROLES),
+        col(Message.status).in_(WINDOW_STATUSES),
+    )
+    if exclude_trace:
+        window = window.where(Message.trace_id != exclude_trace)
+    w = window.order_by(col(Message.id).desc()).limit(limit).subquery()
+    facts = select(Fact).where(Fact.person_id == person_id)
+    if in_group:
+        facts = facts.where(Fact.scope == "group")
+    f = facts.subquery()
+    m = ChatMemory.__table__.c  # type: ignore[attr-defined]
+    p = Profile.__table__.c  # type: ignore[attr-defined]
+    return union_all(
+        select(*_row("s", m.summarized_upto, m.window_start, m.summary)).where(m.chat_key == chat_key),
+        select(*_row("p", None, None, p.data)).where(p.person_id == person_id),
+        select(
+            *_row(
+                "f",
+                f.c.id,
+                None,
+                f.c.text,
+                f.c.scope,
+                f.c.platform,
+                f.c.account,
+                f.c.chat_key,
+                f.c.embedding,
+                f.c.model,
+                at=f.c.created_at,
+            )
+        ),
+        select(*_row("m", w.c.id, None, w.c.text, w.c.role, w.c.speaker, w.c.account, w.c.trace_id, w.c.quoted)),
+    )
+
+
+def read_turn(
+    engine: Engine, chat_key: str, person_id: int, *, limit: int, exclude_trace: str = "", in_group: bool = False
+) -> TurnReads:
+    """Summary state, window (the last `limit` lines, oldest first), facts and profile: one statement."""
+    state, profile = ChatState(), ""
+    lines: list[Line] = []
+    facts: list[Fact] = []
+    query = _query(chat_key, person_id, limit=limit, exclude_trace=exclude_trace, in_group=in_group)
+    with Session(engine) as s:
+        rows = s.execute(query).all()
+    for r in rows:
+        if r.kind == "s":
+            state = ChatState(r.t1 or "", r.n1 or 0, r.n2 or 0)
+        elif r.kind == "p":
+            profile = r.t1 or ""
+        elif r.kind == "f":
+            facts.append(_fact(r, person_id))
+        else:
+            lines.append(Line(r.n1, r.t2, r.t1, r.t3 or "", r.t4 or "", r.t5 or "", load_quotes(r.t6)))
+    lines.sort(key=lambda line: line.id)
+    facts.sort(key=lambda fact: fact.id or 0)
+    return TurnReads(state, lines, limit, facts, profile)
+
+
+def _fact(r: Any, person_id: int) -> Fact:
+    return Fact(
+        id=r.n1,
+        person_id=person_id,
+        text=r.t1,
+        scope=r.t2,
+        platform=r.t3 or "",
+        account=r.t4 or "",
+        chat_key=r.t5 or "",
+        embedding=r.t6 or "[]",
+        model=r.t7 or "",
+        created_at=r.at,
+    )
