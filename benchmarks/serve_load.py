@@ -18,8 +18,8 @@ window and per answer, and its resident memory. Per-person limits are raised so 
 
 ``--profile`` samples the server with py-spy (``pip install py-spy``; the benchmark looks beside the
 Python it runs on, then on PATH) for the timed window and writes ``--profile-out`` (speedscope JSON,
-or a flame graph SVG when the name ends in .svg); without py-spy it runs the server under cProfile
-(pstats file), which slows it. A summary of where the samples fell comes back in the JSON.
+or a flame graph SVG when the name ends in .svg); without py-spy, or with ``--profile cprofile``
+(call counts), it runs the server under cProfile (a .pstats file; the whole run, and slower). A summary of where the samples fell comes back in the JSON.
 
 The passage index is built once with ``fuzi index`` into ``--index`` (reused by later runs).
 
@@ -188,7 +188,7 @@ async def run(args: argparse.Namespace) -> dict:
     llm.set_default(fake_model)
     auth, port = JwtAuth(SECRET), free_port()
     base = f"http://127.0.0.1:{port}"
-    spy = find_py_spy() if args.profile else None
+    spy = find_py_spy() if args.profile == "py-spy" else None
     out = Path(args.profile_out)
     with tempfile.TemporaryDirectory() as home, open(args.server_log or Path(home) / "server.log", "w+b") as log:
         command = [sys.executable, "-m", "bot", "serve", "--port", str(port)]
@@ -265,7 +265,13 @@ def main() -> None:
         "--index", default=str(Path(tempfile.gettempdir()) / "fuzi-serve-load-index"), help="built once, reused"
     )
     parser.add_argument("--server-log", help="keep the server's log here (default: dropped with its home)")
-    parser.add_argument("--profile", action="store_true", help="sample the server (py-spy, else cProfile)")
+    parser.add_argument(
+        "--profile",
+        nargs="?",
+        const="py-spy",
+        choices=["py-spy", "cprofile"],
+        help="py-spy (else cProfile) or cprofile",
+    )
     parser.add_argument("--profile-out", default="serve_load_profile.json", help="speedscope .json or .svg")
     print(json.dumps(asyncio.run(run(parser.parse_args())), ensure_ascii=False, indent=2))
 
