@@ -126,3 +126,13 @@ def test_only_the_value_is_masked_in_query_strings_and_json() -> None:
     assert redactor.redact('{"token": "abcdefgh", "chat": "telegram:42"}') == (
         f'{{"token": "{MASK}", "chat": "telegram:42"}}'
     )
+
+
+def test_a_value_seen_before_a_secret_was_added_is_masked_after_it() -> None:
+    redactor = SecretRedactor()
+    value = "chat=web:hunter2-opaque/main"
+    assert redactor.redact(value) == value and redactor.redact(value) == value  # the second from memory
+    redactor.add_secret("hunter2-opaque")
+    assert redactor.redact(value) == f"chat=web:{MASK}/main"
+    long = "x" * 300 + "hunter2-opaque"  # past the remembered length: the same answer
+    assert redactor.redact(long) == "x" * 300 + MASK

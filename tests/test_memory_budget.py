@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from core.memory import MemoryConfig
-from core.memory.budget import PromptParts, estimate_tokens, fit_to_budget, message_tokens
+from core.memory.budget import CJK_RANGES, PromptParts, estimate_tokens, fit_to_budget, message_tokens
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.test_memory_fixtures import SYSTEM, all_text, dm, make_engine, script  # noqa: F401
 
@@ -14,6 +14,13 @@ def test_estimate_counts_cjk_per_character_and_latin_per_four():
     assert estimate_tokens("子曰: learn") == 2 + 2  # "子曰" + ceil(len(": learn") / 4)
     assert estimate_tokens("，。！") == 3  # CJK punctuation
     assert message_tokens({"role": "user", "content": "abcd"}) == 1 + 4
+
+
+def test_every_edge_of_the_cjk_ranges_counts_as_one_token_and_its_neighbour_outside_as_a_quarter():
+    for lo, hi in CJK_RANGES:
+        assert estimate_tokens(chr(lo) + chr(hi)) == 2
+        assert estimate_tokens(chr(lo - 1) * 4 + chr(hi + 1) * 4) == 2
+        assert estimate_tokens("ab" + chr(lo) + "cd" + chr(hi) + "e") == 2 + 2  # runs split by CJK add up
 
 
 def window(n_rounds: int, size: int = 50) -> list[dict]:

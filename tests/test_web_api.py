@@ -12,6 +12,7 @@ import jwt
 import pytest
 
 from adapters.web.auth import JwtAuth
+from adapters.web.hardening import IpLimiter
 from adapters.web.settings import WebSettings
 from bot.settings import Settings
 from core.ports import Refusal
@@ -194,6 +195,19 @@ async def test_oversize_body_and_per_ip_limit(tmp_path, fake_llm, retriever):
     assert streamed.status_code == 413
     assert statuses.count(429) >= 2 and health.status_code == 200
     assert 'fuzi_rate_limited_total{platform="web"}' in text
+
+
+def test_the_per_ip_window_moves_and_says_when_the_next_request_fits():
+    now = [1000.0]
+    limiter = IpLimiter(3, clock=lambda: now[0])
+    for t in (0.0, 10.0, 20.0):
+        now[0] = 1000.0 + t
+        assert limiter.allow("1.2.3.4")
+    now[0] = 1030.0
+    assert not limiter.allow("1.2.3.4") and limiter.allow("5.6.7.8")  # per address
+    assert limiter.retry_after_s("1.2.3.4") == 30  # the first request leaves the window at 1060
+    now[0] = 1060.0
+    assert limiter.allow("1.2.3.4") and not limiter.allow("1.2.3.4")  # a refused request is not counted
 
 
 async def test_health_ready_and_metrics(tmp_path, fake_llm, retriever):

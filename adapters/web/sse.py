@@ -94,21 +94,31 @@ class EventStreamResponse(Response):
                 raise error
 
     async def _deliver(self, queue: asyncio.Queue, send: Send, gone: asyncio.Task) -> bool:
-        """Send frames until the end (True) or until the client is gone (False)."""
+        """Send frames until the end (True) or until the client is gone (False).
+
+        The frames already waiting go out together in one body message (one socket write where
+        they would have been several: a model's chunks often arrive several to a read).
+        """
         while not gone.done():
-            get = asyncio.create_task(queue.get())
-            await asyncio.wait({get, gone}, timeout=self._heartbeat_s, return_when=asyncio.FIRST_COMPLETED)
-            if not get.done():
-                get.cancel()
-                if gone.done():
-                    return False
-                await send({"type": "http.response.body", "body": b": ping\n\n", "more_body": True})
-                continue
-            chunk = get.result()
-            if chunk is _END:
-                await send({"type": "http.response.body", "body": b"", "more_body": False})
+            if queue.empty():
+                get = asyncio.create_task(queue.get())
+                await asyncio.wait({get, gone}, timeout=self._heartbeat_s, return_when=asyncio.FIRST_COMPLETED)
+                if not get.done():
+                    get.cancel()
+                    if gone.done():
+                        return False
+                    await send({"type": "http.response.body", "body": b": ping\n\n", "more_body": True})
+                    continue
+                chunks = [get.result()]
+            else:
+                chunks = []
+            while not queue.empty() and (not chunks or chunks[-1] is not _END):
+                chunks.append(queue.get_nowait())
+            ended = chunks[-1] is _END
+            body = b"".join(chunks[:-1] if ended else chunks)
+            await send({"type": "http.response.body", "body": body, "more_body": not ended})
+            if ended:
                 return True
-            await send({"type": "http.response.body", "body": chunk, "more_body": True})
         return False
 
 

@@ -41,7 +41,10 @@ class StreamPump:
         """The next event, None at the end; raises TimeoutError past `timeout_s` and stream errors."""
         if timeout_s is not None and timeout_s <= 0:
             raise TimeoutError
-        item = await asyncio.wait_for(self._queue.get(), timeout_s)
+        if self._queue.empty():
+            item = await asyncio.wait_for(self._queue.get(), timeout_s)
+        else:  # already here: no getter task, no timer (a stream's chunks often come several at a time)
+            item = self._queue.get_nowait()
         if item is _END:
             return None
         if isinstance(item, TimeoutError):  # the stream's own timeout, not our deadline

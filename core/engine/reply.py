@@ -253,7 +253,10 @@ class ReplyTask:
 
 async def _next(queue: asyncio.Queue, task: asyncio.Task) -> Any:
     """The producer's next event; _END once it ended, even when it never got to put _END (a task
-    cancelled before its first step runs no `finally`)."""
+    cancelled before its first step runs no `finally`). An event already waiting is taken at once
+    (no getter task and no wait: a reply streams tens of deltas, often several at a time)."""
+    if not queue.empty():
+        return queue.get_nowait()
     while not task.done():
         getter = asyncio.ensure_future(queue.get())
         try:

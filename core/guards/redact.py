@@ -8,6 +8,7 @@ value of the event dict: strings, nested dicts/lists/tuples, exceptions and any 
 
 from __future__ import annotations
 
+import functools
 import re
 import traceback
 from collections.abc import Iterable, MutableMapping
@@ -16,6 +17,9 @@ from urllib.parse import quote
 
 MASK = "[REDACTED]"
 MIN_SECRET_CHARS = 6
+CACHED_CHARS, CACHE_SIZE = 200, 4096
+"""Short values (event names, ids, chat keys, levels) recur on line after line: their redaction is
+remembered, as the patterns run over every string value of every log line."""
 
 # Names a secret goes by in query strings, assignments and JSON/dict fields. The first group may
 # carry a prefix (``refresh_token``, ``client_secret``, ``x-api-key``); the second stands alone.
@@ -85,6 +89,7 @@ class SecretRedactor:
     ) -> None:
         self._secrets: list[str] = []
         self._patterns = patterns
+        self._short = functools.lru_cache(maxsize=CACHE_SIZE)(self._redact)
         for secret in secrets:
             self.add_secret(secret)
 
@@ -96,9 +101,13 @@ class SecretRedactor:
             if form not in self._secrets:
                 self._secrets.append(form)
         self._secrets.sort(key=len, reverse=True)
+        self._short.cache_clear()
 
     def redact(self, text: str) -> str:
         """Return `text` with every secret masked."""
+        return self._short(text) if len(text) <= CACHED_CHARS else self._redact(text)
+
+    def _redact(self, text: str) -> str:
         for secret in self._secrets:
             if secret in text:
                 text = text.replace(secret, MASK)

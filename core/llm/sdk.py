@@ -1,4 +1,8 @@
-"""The `openai` SDK's side of the client: failures classified once, stream chunks assembled.
+"""The `openai` SDK's side of the client: failures classified once, answers read from their JSON.
+
+The SDK sends the request and raises its errors; the request body goes out as the dict it is and
+answers come back as parsed JSON (``cast_to=object``), since the SDK's per-request transform of the
+typed parameters and its per-chunk model construction were a large share of a message's CPU.
 
 :func:`map_error` is the single place that decides what is transient (retried, then
 ``LLMUnavailable``) and what is a configuration error (``LLMConfigError``, never retried).
@@ -59,9 +63,44 @@ def _error_field(exc: openai.APIStatusError, name: str) -> str | None:
     return str(value) if isinstance(value, str | int) else None
 
 
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _usage(value: Any) -> Usage | None:
+    usage = _dict(value) if value is not None else None
+    return Usage(usage.get("prompt_tokens") or 0, usage.get("completion_tokens") or 0) if usage is not None else None
+
+
+def to_completion(response: dict[str, Any]) -> Completion:
+    """A non-streamed ``chat.completion`` body (JSON) as a Completion; raises TransientFailure
+    when it has no choices."""
+    choices = response.get("choices") or ()
+    if not choices:
+        raise TransientFailure("completion without choices")
+    choice = _dict(choices[0])
+    message = _dict(choice.get("message"))
+    calls = tuple(
+        ToolCall(id=c.get("id") or "", name=function.get("name") or "", arguments=function.get("arguments") or "")
+        for c in map(_dict, message.get("tool_calls") or ())
+        if (function := c.get("function")) is not None and isinstance(function, dict)
+    )
+    return Completion(
+        text=message.get("content") or "",
+        tool_calls=calls,
+        usage=_usage(response.get("usage")),
+        model=response.get("model") or "",
+        finish_reason=choice.get("finish_reason"),
+    )
+
+
 @dataclass
 class StreamAssembly:
-    """Accumulates stream chunks: text, tool calls joined by index, usage, finish reason."""
+    """Accumulates stream chunks: text, tool calls joined by index, usage, finish reason.
+
+    Chunks are the ``chat.completion.chunk`` JSON objects as sent (dicts): building the SDK's
+    pydantic models for every few characters cost more than everything else done per chunk.
+    """
 
     model: str = ""
     text: list[str] = field(default_factory=list)
@@ -70,34 +109,39 @@ class StreamAssembly:
     finish_reason: str | None = None
     progressed: bool = False  # a text or tool-call piece arrived (the model is producing)
 
-    def feed(self, chunk: Any) -> str:
-        """Take one ``ChatCompletionChunk``; return its text (possibly empty)."""
-        self.model = chunk.model or self.model
-        if chunk.usage is not None:
-            self.usage = Usage(chunk.usage.prompt_tokens or 0, chunk.usage.completion_tokens or 0)
-        if not chunk.choices:
+    def feed(self, chunk: dict[str, Any]) -> str:
+        """Take one chunk; return its text (possibly empty)."""
+        self.model = chunk.get("model") or self.model
+        if chunk.get("usage") is not None:
+            self.usage = _usage(chunk["usage"])
+        choices = chunk.get("choices")
+        if not choices:
             return ""
-        choice = chunk.choices[0]
-        self.finish_reason = choice.finish_reason or self.finish_reason
-        for delta in choice.delta.tool_calls or ():
-            self._feed_call(delta)
+        choice = _dict(choices[0])
+        self.finish_reason = choice.get("finish_reason") or self.finish_reason
+        delta = _dict(choice.get("delta"))
+        for call in delta.get("tool_calls") or ():
+            self._feed_call(_dict(call))
             self.progressed = True
-        piece = choice.delta.content or ""
+        piece = delta.get("content") or ""
         if piece:
             self.text.append(piece)
             self.progressed = True
         return piece
 
-    def _feed_call(self, delta: Any) -> None:
-        index = delta.index if delta.index is not None else len(self.calls)
-        call = self.calls.setdefault(index, {"id": "", "name": "", "arguments": []})
-        if delta.id:
-            call["id"] = delta.id
-        if delta.function is not None:
-            if delta.function.name:
-                call["name"] = delta.function.name
-            if delta.function.arguments:
-                call["arguments"].append(delta.function.arguments)
+    def _feed_call(self, delta: dict[str, Any]) -> None:
+        index = delta.get("index")
+        call = self.calls.setdefault(
+            index if index is not None else len(self.calls), {"id": "", "name": "", "arguments": []}
+        )
+        if delta.get("id"):
+            call["id"] = delta["id"]
+        function = delta.get("function")
+        if isinstance(function, dict):
+            if function.get("name"):
+                call["name"] = function["name"]
+            if function.get("arguments"):
+                call["arguments"].append(function["arguments"])
 
     def completion(self) -> Completion:
         """Everything received so far as one Completion (tool calls ordered by index)."""
