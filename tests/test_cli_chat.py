@@ -112,14 +112,15 @@ async def test_books_added_to_the_corpus_folder_join_the_index_at_the_next_start
 async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lancedb(tmp_path):
     """One process on SQLite with no FUZI_REDIS_URL: redis-py and Alembic (together 0.15–0.35 s of a
     2-core machine's ~3 s warm start) are not imported once the database is at the newest revision,
-    nor LanceDB (~0.9 s) once the tables' state is saved (core/retrieval/table_state.py)."""
+    nor LanceDB (~0.9 s) nor pyarrow (~30 ms; only writes build Arrow tables) once the tables' state
+    is saved (core/retrieval/table_state.py)."""
     code, out, err = await run_chat(tmp_path, ["巧言令色"])  # the first start: migrates, builds the index
     assert code == 0 and "巧言令色，鲜矣仁" in out, err
     code, out, err = await run_chat(tmp_path, ["巧言令色"], PYTHONPROFILEIMPORTTIME="1")
     assert code == 0 and "巧言令色，鲜矣仁" in out, err
     imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
     assert "sqlalchemy" in imported and "numpy" in imported  # the listing is complete
-    assert not {name for name in imported if name.split(".")[0] in ("redis", "alembic", "lancedb")}
+    assert not {name for name in imported if name.split(".")[0] in ("redis", "alembic", "lancedb", "pyarrow")}
 
 
 def test_a_reader_that_stops_early_gets_one_line_and_no_traceback(tmp_path):

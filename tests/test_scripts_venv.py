@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -55,15 +56,22 @@ def test_a_failed_install_falls_back_to_pip_then_prints_the_whole_log_and_fails(
 def test_uv_installs_with_pips_settings_and_pip_is_not_needed(tmp_path):
     _project(tmp_path, 'echo "$@" > "$(dirname "$0")/uv-args"\n')
     (tmp_path / "pyproject.toml").write_text('[project]\nname = "ok"\nversion = "0"\n')
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "answer.py").write_text("ANSWER = 42\n")
     proc = _ensure(tmp_path, "ocr")
     assert proc.returncode == 0 and proc.stdout == "", proc.stderr
     args = (tmp_path / ".venv" / "bin" / "uv-args").read_text().split()
-    assert args[:2] == ["pip", "install"] and "--compile-bytecode" in args
+    assert args[:2] == ["pip", "install"] and "--compile-bytecode" not in args  # compiled after the install
     assert args[args.index("--find-links") + 1] == "/nowhere/wheels"
     assert args[args.index("--constraint") + 1] == "/nowhere/c.txt"
     assert args[-2:] == ["-e", f"{tmp_path}[ocr]"]
     assert (tmp_path / ".venv" / ".fuzi-installed").exists()
     assert _ensure(tmp_path, "ocr").stderr == ""  # installed: the next start says nothing
+    # the venv is byte-compiled in the background, once: the marker says the compile finished
+    deadline = time.monotonic() + 60
+    while not (tmp_path / ".venv" / ".fuzi-compiled").exists() and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list((tmp_path / "core" / "__pycache__").glob("answer.*.pyc"))  # Fuzi's own modules too
 
 
 def test_a_pip_conf_value_on_several_lines_reaches_uv_item_by_item_with_pips_ca_bundle(tmp_path):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import getpass
 import os
 import sys
@@ -53,6 +54,10 @@ def _chat(args: argparse.Namespace) -> int:
         os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         print("fuzi chat: the output was closed; stopped answering", file=sys.stderr)
         return 1
+    finally:
+        # The engine is closed and the process ends next: the interpreter's last collection over
+        # every object of the imports (~0.3 s on 2 cores) frees nothing the OS would not.
+        gc.freeze()
 
 
 def file_media(path: Path | None, kind: str):

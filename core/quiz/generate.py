@@ -19,11 +19,12 @@ random place, and an explanation of at most 200 characters that cites the passag
 
 from __future__ import annotations
 
+import functools
 import random
 import re
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from core.types import Passage
 
@@ -102,6 +103,17 @@ def explanation(passage: Passage) -> str:
     return head + (body if len(body) <= room else body[: room - 1] + "…")
 
 
+@dataclass
+class _Index:
+    """What QuizMaker draws wrong answers from, built once from the passages."""
+
+    endings: dict[str, list[str]] = field(default_factory=dict)  # a book → its sentences' last clauses
+    places: dict[str, list[str]] = field(default_factory=dict)  # a book → its chapters / poems, in order
+    where: dict[str, set[str]] = field(default_factory=dict)  # a sentence → the places it stands in (repeated lines)
+    after: dict[str, set[str]] = field(default_factory=dict)  # a sentence's opening clauses → every ending they have
+    speakers: dict[str, list[str]] = field(default_factory=dict)  # a book → who speaks often enough
+
+
 class QuizMaker:
     """Makes quizzes from a list of passages (built once; the index work is done here).
 
@@ -111,27 +123,49 @@ class QuizMaker:
 
     def __init__(self, passages: Sequence[Passage]) -> None:
         self._passages = [p for p in passages if p.corpus and p.text.strip()]
-        self._endings: dict[str, list[str]] = {}
-        self._places: dict[str, list[str]] = {}
-        self._where: dict[str, set[str]] = {}  # a sentence → the places it stands in (repeated lines)
-        self._after: dict[str, set[str]] = {}  # a sentence's opening clauses → every ending they have
+
+    # The index is built at the first quiz (~50 ms for the five books), not at every start.
+    @functools.cached_property
+    def _index(self) -> _Index:
+        index = _Index()
         counts: dict[str, Counter[str]] = {}
         for p in self._passages:
             for s in sentences(p.text):
-                self._where.setdefault(_bare(s), set()).add(place(p))
+                index.where.setdefault(_bare(s), set()).add(place(p))
                 parts = [c for c in _CLAUSE.split(s) if c.strip()]
                 if len(parts) >= 2 and "曰" not in parts[-1]:
-                    self._endings.setdefault(p.corpus, []).append(parts[-1].strip())
-                    self._after.setdefault(_bare("".join(parts[:-1])), set()).add(_bare(parts[-1]))
-            book_places = self._places.setdefault(p.corpus, [])
+                    index.endings.setdefault(p.corpus, []).append(parts[-1].strip())
+                    index.after.setdefault(_bare("".join(parts[:-1])), set()).add(_bare(parts[-1]))
+            book_places = index.places.setdefault(p.corpus, [])
             if place(p) not in book_places:
                 book_places.append(place(p))
             who = speaker(p)
             if who:
                 counts.setdefault(p.corpus, Counter())[who] += 1
-        self._speakers = {
+        index.speakers = {
             book: [name for name, n in c.most_common() if n >= MIN_SPEAKER_PASSAGES] for book, c in counts.items()
         }
+        return index
+
+    @property
+    def _endings(self) -> dict[str, list[str]]:
+        return self._index.endings
+
+    @property
+    def _places(self) -> dict[str, list[str]]:
+        return self._index.places
+
+    @property
+    def _where(self) -> dict[str, set[str]]:
+        return self._index.where
+
+    @property
+    def _after(self) -> dict[str, set[str]]:
+        return self._index.after
+
+    @property
+    def _speakers(self) -> dict[str, list[str]]:
+        return self._index.speakers
 
     def make(self, rng: random.Random, kind: str | None = None, attempts: int = 40) -> Quiz:
         """A quiz of `kind` (None: any kind) on a random passage; NoQuiz when none can be made."""

@@ -26,6 +26,7 @@ route `gloss`; any other query does not run it, so its results are what they wer
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 from collections.abc import Iterable
@@ -235,13 +236,22 @@ class GlossIndex:
         passages = [p for p in passages if p.id in glosses or p.id in stanzas]
         self.ids = [p.id for p in passages]
         self._corpus = np.array([p.corpus for p in passages])
-        whole = [(p, glosses[p.id]) for p in passages if p.id in glosses]
-        parts = [(p, g) for p in passages for g in stanzas.get(p.id, [])]
-        self._glosses = _Documents(whole, self.ids, tokenizer, [0] * len(whole))
-        floor = [stanza_chars(p, g.stanza) for p, g in parts]
-        self._stanzas = _Documents(parts, self.ids, tokenizer, floor) if parts else None
+        self._whole = [(p, glosses[p.id]) for p in passages if p.id in glosses]
+        self._parts = [(p, g) for p in passages for g in stanzas.get(p.id, [])]
+        self._tokenizer = tokenizer
         self._grams = {t[i : i + QUOTED_CHARS] for p in passages for t in [squash(p.text)] for i in range(len(t))}
         self._pairs = {pair for p in passages for pair in pairs(p.text)}
+
+    # The BM25 collections are built when a query first runs the route (two thirds of the index's
+    # ~0.3 s build; a start and an answer from the text's own words never need them).
+    @functools.cached_property
+    def _glosses(self) -> _Documents:
+        return _Documents(self._whole, self.ids, self._tokenizer, [0] * len(self._whole))
+
+    @functools.cached_property
+    def _stanzas(self) -> _Documents | None:
+        floor = [stanza_chars(p, g.stanza) for p, g in self._parts]
+        return _Documents(self._parts, self.ids, self._tokenizer, floor) if self._parts else None
 
     def __len__(self) -> int:
         return len(self.ids)

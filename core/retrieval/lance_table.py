@@ -12,13 +12,12 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-import pyarrow as pa
-
 from core.books import books_in
 from core.retrieval.flat import FlatVectors
 from core.retrieval.table_state import TableState
 
 if TYPE_CHECKING:
+    import pyarrow as pa
     from lancedb.db import DBConnection
     from lancedb.table import Table
 
@@ -28,6 +27,8 @@ INLINE_ROWS = 20_000
 
 def vector_schema(fields: list[pa.Field], model_name: str, dim: int) -> pa.Schema:
     """`fields` plus a `vector` column of `dim` floats; the model and dimension in the metadata."""
+    import pyarrow as pa  # only where a table is written: a start reads the saved state (table_state.py)
+
     return pa.schema(
         [*fields, pa.field("vector", pa.list_(pa.float32(), dim))],
         metadata={"embedding_model": model_name, "embedding_dim": str(dim)},

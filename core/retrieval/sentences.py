@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 
 import numpy as np
-import pyarrow as pa
 
 from core.language.text import cjk_count
 from core.retrieval.documents import Passage, content_hash
@@ -49,6 +48,8 @@ class SentenceStore(LanceTable):
         return self._flat is not None
 
     def create(self, model_name: str, dim: int) -> None:
+        import pyarrow as pa  # writes only, as in store.py
+
         fields = [pa.field(name, pa.string()) for name in ("passage_id", "corpus", "content_hash")]
         schema = vector_schema(fields, model_name, dim)
         self._state = None
@@ -67,6 +68,8 @@ class SentenceStore(LanceTable):
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         if vectors.shape != (len(ids), dim):
             raise IndexMismatchError(f"sentence vectors have shape {vectors.shape}, expected {(len(ids), dim)}")
+        import pyarrow as pa
+
         corpus = {p.id: p.corpus for p in passages}
         hashes = {p.id: content_hash(p) for p in passages}
         table.add(

@@ -11,7 +11,6 @@ import json
 from pathlib import Path
 
 import numpy as np
-import pyarrow as pa
 import structlog
 
 from core.retrieval import table_state
@@ -74,6 +73,8 @@ class PassageStore(LanceTable):
 
     def create(self, model_name: str, dim: int) -> None:
         """Create (or replace) an empty table for vectors of this model and dimension."""
+        import pyarrow as pa  # writes only: a start imports neither pyarrow nor LanceDB (table_state.py)
+
         fields = [pa.field(name, pa.string()) for name in _COLUMNS]
         self._state = None
         self._table = self._db.create_table(self._name, schema=vector_schema(fields, model_name, dim), mode="overwrite")
@@ -183,6 +184,8 @@ class PassageStore(LanceTable):
         vectors = np.ascontiguousarray(vectors, dtype=np.float32)
         if vectors.shape != (len(passages), dim):
             raise IndexMismatchError(f"vectors have shape {vectors.shape}, the table holds {dim} dims")
+        import pyarrow as pa
+
         data = pa.table(
             {
                 "id": [p.id for p in passages],

@@ -1,0 +1,123 @@
+"""How long Fuzi takes to give its first answer: from a fresh clone, and warm.
+
+    python -m benchmarks.start_time warm [--runs 8]     .venv, corpus and index in place
+    python -m benchmarks.start_time fresh [--ref HEAD]  a clone, no pip or uv cache, no LLM key
+
+`warm` runs `printf '巧言令色\\n' | ./scripts/chat` and `python -m bot chat` (the same message) in
+turn, `--runs` times each, in this checkout (its .venv and $FUZI_HOME; the first start, if any, is
+not counted), and prints wall seconds (min, median, max) and CPU seconds (user + system) per start.
+`fresh` clones `--ref` of this repository into a temporary folder, points UV_CACHE_DIR and
+PIP_CACHE_DIR at empty folders (npm's cache is left as it is) and unsets FUZI_HOME and
+FUZI_CORPUS_DIR, then times `printf '巧言令色\\n' | ./scripts/chat` to the answer's first line on
+stdout and to the exit (the index build finishes first); it prints the install log's own figures
+too. Both print `uptime` before and after: on a shared machine wall time is an upper bound.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import resource
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+MESSAGE = "巧言令色\n"
+ANSWER = "巧言令色，鲜矣仁"
+
+
+def uptime() -> str:
+    return subprocess.run(["uptime"], capture_output=True, text=True).stdout.strip()
+
+
+def _cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def one_start(command: list[str], cwd: Path, env: dict[str, str]) -> tuple[float, float]:
+    """(wall s, CPU s) of one piped start, answer checked."""
+    cpu, t0 = _cpu(), time.perf_counter()
+    done = subprocess.run(command, cwd=cwd, env=env, input=MESSAGE, capture_output=True, text=True, timeout=300)
+    wall = time.perf_counter() - t0
+    if done.returncode != 0 or ANSWER not in done.stdout:
+        raise SystemExit(f"{' '.join(command)}: exit {done.returncode}, no answer\n{done.stderr[-2000:]}")
+    return wall, _cpu() - cpu
+
+
+def summary(values: list[float]) -> dict[str, float]:
+    return {"min": round(min(values), 2), "median": round(statistics.median(values), 2), "max": round(max(values), 2)}
+
+
+def warm(runs: int) -> dict:
+    env = dict(os.environ)
+    python = str(ROOT / ".venv" / "bin" / "python")
+    if not Path(python).exists():
+        python = sys.executable
+    commands = {"./scripts/chat": ["./scripts/chat"], "python -m bot chat": [python, "-m", "bot", "chat"]}
+    one_start(commands["./scripts/chat"], ROOT, env)  # a first start (venv, corpus, index) is not counted
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in commands}
+    for _ in range(runs):
+        for name, command in commands.items():
+            times[name].append(one_start(command, ROOT, env))
+    return {
+        name: {"wall_s": summary([w for w, _ in runs_]), "cpu_s": summary([c for _, c in runs_])}
+        for name, runs_ in times.items()
+    }
+
+
+def fresh(ref: str) -> dict:
+    with tempfile.TemporaryDirectory(prefix="fuzi-fresh-") as tmp:
+        clone, caches = Path(tmp) / "fuzi", Path(tmp) / "caches"
+        subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "-q", ref], check=True)
+        env = {k: v for k, v in os.environ.items() if k not in ("FUZI_HOME", "FUZI_CORPUS_DIR", "VIRTUAL_ENV")}
+        env |= {"UV_CACHE_DIR": str(caches / "uv"), "PIP_CACHE_DIR": str(caches / "pip")}
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            ["./scripts/chat"],
+            cwd=clone,
+            env=env,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(MESSAGE)
+        proc.stdin.close()
+        first = None
+        for line in proc.stdout:
+            if first is None and line.strip():
+                first = time.perf_counter() - t0
+        code = proc.wait()
+        end = time.perf_counter() - t0
+        log = (clone / ".venv" / "install.log").read_text(encoding="utf-8", errors="replace")
+        steps = [line.strip() for line in log.splitlines() if line.startswith(("Resolved", "Prepared", "Installed"))]
+        # the background byte-compile of the venv: wait for it, so the temporary folder can go
+        deadline = time.monotonic() + 600
+        while not (clone / ".venv" / ".fuzi-compiled").exists() and time.monotonic() < deadline:
+            time.sleep(1)
+        shutil.rmtree(clone / ".venv", ignore_errors=True)
+    return {"exit_code": code, "first_answer_s": round(first or end, 1), "exit_s": round(end, 1), "install": steps}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    sub = parser.add_subparsers(dest="what", required=True)
+    sub.add_parser("warm").add_argument("--runs", type=int, default=8)
+    sub.add_parser("fresh").add_argument("--ref", default="HEAD")
+    args = parser.parse_args()
+    before = uptime()
+    result = warm(args.runs) if args.what == "warm" else fresh(args.ref)
+    print(json.dumps({"uptime_before": before, **result, "uptime_after": uptime()}, ensure_ascii=False, indent=2))
+
+
+if __name__ == "__main__":
+    main()
