@@ -69,12 +69,17 @@ ABOUT_ZH = (
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
     r"|\b(poems?|songs?|odes?|passages?)\s+(about|on|of|that|which|describing|dealing)\b"
+    r"|\b(?!(?:of|the|three|hundred|these|those)\b)[a-z]+\s+(poems|songs|odes)\b"  # "love poems": plural, a list
 )
+SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
 ABOUT_EN = re.compile(r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?)\b")
-SONGS_ZH = ("诗经", "诗", "国风", "雅", "颂")
+SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
+# A speaker or book named as the source of a quotation ("孔子说：", "《诗经》上说：“…", "诗云"): a
+# translation of a later book that quotes it says so, so such a mention names no book to search in.
+ATTRIBUTION = re.compile(r"[^\s，。；：！？“”、]{1,8}?(?:上|里|中)?(?:说|曰|云|道|讲)\s*[：:，,“「\"]")
 # 大学 (a university) and 中庸 (the mean, a virtue the Analects names) name their book only as titles
 MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
     "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
@@ -95,6 +100,7 @@ def book_hint(query: str) -> str:
     zh, lower = to_simplified(query), query.lower()
     if has_cjk(zh) and not is_modern_question(zh):
         return "all"
+    zh = ATTRIBUTION.sub("", zh)  # 孔子说：… / 《诗经》说：… quotes its speaker (any later book does): no hint
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
     named = [b for b, (words, english) in MARKERS.items() if any(w in zh for w in words) or english.search(lower)]
@@ -172,7 +178,7 @@ class ThemeIndex:
         found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
         if not found:
             return None
-        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower))
+        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
         if _qualified(zh, lower, found):
             if not asks_list:
                 return None
@@ -208,6 +214,7 @@ def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
     content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
     # one leftmost-longest pass (not word by word: 讽刺诗 must lose 讽刺, not 刺诗, whatever the order)
     words = {w for t in themes for w in t.zh} | set(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD)
+    words |= {w.strip("《》") for ws, _ in MARKERS.values() for w in ws}  # the book it names says nothing more
     pattern = "|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w))))
     rest_zh = re.sub(pattern, "", zh)
     return bool(content) or cjk_count(rest_zh) >= 2
@@ -225,6 +232,7 @@ _EN_SCAFFOLD = frozenset(
 _ZH_SCAFFOLD = (
     "什么",
     "怎么",
+    "怎样",
     "如何",
     "有",
     "对",
