@@ -77,9 +77,6 @@ SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
-# A speaker or book named as the source of a quotation ("孔子说：", "《诗经》上说：“…", "诗云"): a
-# translation of a later book that quotes it says so, so such a mention names no book to search in.
-ATTRIBUTION = re.compile(r"[^\s，。；：！？“”、]{1,8}?(?:上|里|中)?(?:说|曰|云|道|讲)\s*[：:，,“「\"]")
 # 大学 (a university) and 中庸 (the mean, a virtue the Analects names) name their book only as titles
 MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
     "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
@@ -100,7 +97,6 @@ def book_hint(query: str) -> str:
     zh, lower = to_simplified(query), query.lower()
     if has_cjk(zh) and not is_modern_question(zh):
         return "all"
-    zh = ATTRIBUTION.sub("", zh)  # 孔子说：… / 《诗经》说：… quotes its speaker (any later book does): no hint
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
     named = [b for b, (words, english) in MARKERS.items() if any(w in zh for w in words) or english.search(lower)]
