@@ -37,6 +37,11 @@ def test_a_question_names_its_book_and_a_classical_line_does_not():
     assert book_hint("不学诗，无以言") == "all"  # a quote with 诗 in it is not a question about poems
 
 
+def test_a_songs_marker_is_a_word_not_a_character():
+    assert book_hint("我讨厌郑国的靡靡之音扰乱了典雅的正乐，这是什么意思？") == "all"  # 典雅 is no 大雅
+    assert book_hint("大雅里有哪些写周人祖先的诗？") == "shijing"
+
+
 def test_book_first_keeps_fused_order_within_each_book():
     table = PassageTable.from_passages(
         [

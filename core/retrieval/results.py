@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from core.retrieval.embedder import QUERY_MAX_TOKENS
 from core.retrieval.fusion import FLAT_GAP, GLOSS_WEIGHT, RRF_K
 
 
@@ -48,6 +49,8 @@ class RetrieverConfig:
         flat_gap: the vector route's weight shrinks for a query whose 1st and 5th candidates are
             closer than this in cosine, the keyword route's likewise (`fusion.flat_weights`; 0: off).
         topics: a topic question ("诗经里有哪些写爱情的诗？") ranks the theme's passages (themes.py).
+        query_tokens: the vector route embeds at most this many tokens of a query's head
+            (`embedder.query_head`; 0: all of it); the other routes read the whole query.
     """
 
     fusion: str = "score"
@@ -66,6 +69,7 @@ class RetrieverConfig:
     quotes_first: bool = True
     topics: bool = True
     book_hint: bool = True
+    query_tokens: int = QUERY_MAX_TOKENS
 
 
 @dataclass(frozen=True)

@@ -12,7 +12,7 @@ import structlog
 from core.books import book_order, books_in
 from core.books.named import unheld_books
 from core.retrieval.documents import Passage, group_of, sort_key
-from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features
+from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features, query_head
 from core.retrieval.fusion import Fused, flat_weights, promote, query_language, quote_key, rrf, score_fusion, squash
 from core.retrieval.glossary import expand_english
 from core.retrieval.glosses import GlossIndex
@@ -272,11 +272,11 @@ class HybridRetriever:
         self, query: str, pool: int, corpus: str, timings: dict, vectors: dict
     ) -> list[tuple[str, float]]:
         started = time.perf_counter()
-        # Emoji or punctuation only: nothing to embed, so this route has no vote (and no fault),
-        # whatever the embedder; a backend may also find no feature in a query with letters.
+        # Emoji or punctuation only, whatever the embedder (or a backend finds no feature): no vote, no fault.
         if not self._vectors or not has_features(query):  # keyword-only start, or nothing to embed
             return []
-        text = vector_text(query, english=self.config.english_expansion, modern=self.config.question_filter)
+        head = query_head(self._embedder, query, self.config.query_tokens)  # a long query: its head
+        text = vector_text(head, english=self.config.english_expansion, modern=self.config.question_filter)
         try:
             vector = await asyncio.shield(self._query_vector(text, vectors))
         except QueryWithoutFeatures:

@@ -69,9 +69,11 @@ ABOUT_ZH = (
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
     r"|\b(poems?|songs?|odes?|passages?)\s+(about|on|of|that|which|describing|dealing)\b"
+    r"|\b(?!(?:of|the|three|hundred|these|those)\b)[a-z]+\s+(poems|songs|odes)\b"  # "love poems": plural, a list
 )
+SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
 ABOUT_EN = re.compile(r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?)\b")
-SONGS_ZH = ("诗经", "诗", "国风", "雅", "颂")
+SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
@@ -172,7 +174,7 @@ class ThemeIndex:
         found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
         if not found:
             return None
-        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower))
+        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
         if _qualified(zh, lower, found):
             if not asks_list:
                 return None
@@ -208,6 +210,7 @@ def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
     content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
     # one leftmost-longest pass (not word by word: 讽刺诗 must lose 讽刺, not 刺诗, whatever the order)
     words = {w for t in themes for w in t.zh} | set(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD)
+    words |= {w.strip("《》") for ws, _ in MARKERS.values() for w in ws}  # the book it names says nothing more
     pattern = "|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w))))
     rest_zh = re.sub(pattern, "", zh)
     return bool(content) or cjk_count(rest_zh) >= 2
@@ -225,6 +228,7 @@ _EN_SCAFFOLD = frozenset(
 _ZH_SCAFFOLD = (
     "什么",
     "怎么",
+    "怎样",
     "如何",
     "有",
     "对",

@@ -1,7 +1,8 @@
 """The retrieval lab commands (`python -m evals eval|bench`).
 
 * `eval [FILE …] [--heldout]`: `fuzi eval` with the lab's sets as default files: the dev sets of the
-  four retrieval tasks (evals/{retrieval,retrieval_en,topics,four_books}/dev.jsonl), or their held-out sets.
+  retrieval tasks (evals/{retrieval,retrieval_en,topics,four_books,fresh}/dev.jsonl), or their held-out
+  sets (`fresh` has none).
 * `bench [--queries FILE] [--synthetic N]`: per-stage latency, index build time and peak RSS
   (evals/retrieval/bench.py).
 """
@@ -15,12 +16,13 @@ from pathlib import Path
 from bot.commands import retrieval as product
 
 EVALS = Path(__file__).resolve().parents[1]
-TASKS = ("retrieval", "retrieval_en", "topics", "four_books")  # evals/<task>/{dev,heldout}.jsonl
+TASKS = ("retrieval", "retrieval_en", "topics", "four_books", "fresh")  # evals/<task>/{dev,heldout}.jsonl
+DEV_ONLY = ("fresh",)  # sets for choosing methods, with no held-out side
 
 
 def register(sub: argparse._SubParsersAction) -> None:
     """Add `eval` and `bench`."""
-    p = sub.add_parser("eval", help="fuzi eval on the four tasks' dev sets (or --heldout)")
+    p = sub.add_parser("eval", help="fuzi eval on the retrieval tasks' dev sets (or --heldout)")
     product.add_eval_arguments(p, nargs="*")
     p.add_argument("--heldout", action="store_true", help="default files: the held-out sets instead of dev")
     p.set_defaults(func=evaluate)
@@ -35,7 +37,8 @@ def evaluate(args: argparse.Namespace) -> int:
     """`fuzi eval` on the given files, or on the default sets of `TASKS`."""
     if not args.file:
         split = "heldout" if args.heldout else "dev"
-        args.file = [str((EVALS / task / f"{split}.jsonl").relative_to(EVALS.parent)) for task in TASKS]
+        tasks = [t for t in TASKS if split == "dev" or t not in DEV_ONLY]
+        args.file = [str((EVALS / task / f"{split}.jsonl").relative_to(EVALS.parent)) for task in tasks]
     return product.run_eval_files(args)
 
 
