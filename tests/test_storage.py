@@ -101,3 +101,24 @@ async def test_messages_by_person_span_chats(tmp_path):
     await storage.messages.add("console:b", "user", "二", person_id=person)
     await storage.messages.add("console:b", "assistant", "答")
     assert [m.text for m in await storage.messages.by_person(person, 10)] == ["一", "二"]
+
+
+def test_a_fresh_database_turns_to_wal_while_another_connection_writes_to_it(tmp_path):
+    """Several processes opening a fresh file together: one writes (rollback journal) while another
+    switches to WAL; SQLite refuses the switch at once, its busy timeout unused, until the write ends."""
+    import threading
+
+    path = tmp_path / "fresh.sqlite3"
+    writer = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+    writer.execute("CREATE TABLE t (x)")
+    writer.execute("BEGIN IMMEDIATE")
+    writer.execute("INSERT INTO t VALUES (1)")
+    threading.Timer(0.3, lambda: writer.execute("COMMIT")).start()
+    engine = create_engine_and_tables(f"sqlite:///{path}")
+    try:
+        with engine.connect() as conn:
+            assert conn.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+            assert conn.exec_driver_sql("SELECT count(*) FROM t").scalar() == 1
+    finally:
+        engine.dispose()
+        writer.close()

@@ -6,6 +6,8 @@ psycopg 3) gets a pool that checks connections before use and sessions in UTC.
 
 from __future__ import annotations
 
+import sqlite3
+import time
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
@@ -125,7 +127,7 @@ def _sqlite_pragmas(dbapi_connection, _record, *, busy_timeout_ms: int) -> None:
     cursor = dbapi_connection.cursor()
     try:
         cursor.execute(f"PRAGMA busy_timeout={busy_timeout_ms}")  # first: WAL switching may wait too
-        cursor.execute("PRAGMA journal_mode=WAL")
+        _switch_to_wal(cursor, busy_timeout_ms / 1000)
         # WAL + NORMAL: a commit survives the process being killed (it is in the WAL once written);
         # only a power loss may roll back the last commits. FULL fsyncs every commit (the inbox's
         # write before a webhook's 200 took a multiple of the time: docs/performance.md).
@@ -133,6 +135,25 @@ def _sqlite_pragmas(dbapi_connection, _record, *, busy_timeout_ms: int) -> None:
         cursor.execute("PRAGMA foreign_keys=ON")
     finally:
         cursor.close()
+
+
+def _switch_to_wal(cursor, wait_s: float) -> None:
+    """`PRAGMA journal_mode=WAL`, retried while another connection holds the write lock.
+
+    The switch reads the file, then needs it exclusively; SQLite answers "database is locked" at
+    once, without its busy handler, when another connection holds or waits for the write lock
+    meanwhile (its deadlock rule), as when several processes open a fresh database together. So
+    the busy timeout is kept here by hand.
+    """
+    deadline = time.monotonic() + wait_s
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode=WAL")
+            return
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) or time.monotonic() >= deadline:
+                raise
+            time.sleep(0.02)
 
 
 def _safe_name(parsed) -> str:
