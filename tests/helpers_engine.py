@@ -167,6 +167,12 @@ def sqlite_storage(tmp_path: Path) -> Storage:
     return Storage(create_engine_and_tables(f"sqlite:///{tmp_path / 'fuzi.sqlite3'}"))
 
 
+async def asked(storage: Storage, chat_key: str, trace_id: str, question: str = "问") -> int:
+    """A question and its reply's started row ("streaming"), stored as the engine stores them before it
+    asks the model (`MessageRepo.add(reply=True)`); the question's id."""
+    return await storage.messages.add(chat_key, "user", question, trace_id=trace_id, reply=True)
+
+
 def incoming(text: str, *, user: str = "alice", chat: str = "c1", command: str | None = None, **kw) -> Incoming:
     return Incoming(platform="console", user_id=user, chat_id=chat, text=text, user_name=user, command=command, **kw)
 

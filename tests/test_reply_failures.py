@@ -37,10 +37,6 @@ class FailingReplies(ReplyRepo):
         if name in self.failing:
             raise _Down()
 
-    async def start(self, chat_key: str, trace_id: str) -> int:
-        self._maybe_fail("start")
-        return await super().start(chat_key, trace_id)
-
     async def finish(self, chat_key, trace_id, text, level, status, citations=(), *, stats=None) -> int:
         self._maybe_fail("finish")
         return await super().finish(chat_key, trace_id, text, level, status, citations, stats=stats)

@@ -31,6 +31,7 @@ from core.storage import Storage, create_database_engine, open_database
 from core.storage.migrate import alembic_config, head_revision, upgrade
 from tests.fakes.engine import ScriptedEngine
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
+from tests.helpers_engine import asked
 from tests.helpers_schedule import DictSettings, FakeClock, RecordingPoster, tiny_passages, utc
 
 
@@ -42,7 +43,7 @@ async def test_each_part_of_an_answer_finds_it_once_the_reply_ended(database_url
     engine = open_database(database_url)
     try:
         storage = Storage(engine)
-        await storage.replies.start("telegram:7", "t1")
+        await asked(storage, "telegram:7", "t1")
         assert await storage.replies.shown_in("t1", tg(10))
         assert await storage.replies.shown_in("t1", tg(11), 1) and await storage.replies.shown_in("t1", tg(12), 2)
         assert [await storage.feedback.reply_at(tg(n)) for n in (10, 11, 12)] == [None] * 3  # still streaming
@@ -52,12 +53,12 @@ async def test_each_part_of_an_answer_finds_it_once_the_reply_ended(database_url
         assert await storage.feedback.rate("telegram", "telegram:5", "👍", where=tg(12)) == "up"
         assert await storage.feedback.reply_at(tg(12, chat="8")) is None  # the same id in another chat
 
-        await storage.replies.start("telegram:7", "t2")  # a message id noted again (an edit sent anew) moves
+        await asked(storage, "telegram:7", "t2")  # a message id noted again (an edit sent anew) moves
         await storage.replies.shown_in("t2", tg(12), 1)
         await storage.replies.finish("telegram:7", "t2", "四", 1, "ok")
         assert await storage.feedback.reply_at(tg(12)) == "t2"
 
-        await storage.replies.start("telegram:7", "t3")  # a reply whose messages are noted for reactions only
+        await asked(storage, "telegram:7", "t3")  # a reply whose messages are noted for reactions only
         await storage.replies.shown_in("t3", tg(30), 0)
         await storage.replies.finish("telegram:7", "t3", "五", 1, "ok")
         assert await storage.feedback.reply_at(tg(30)) == "t3"

@@ -9,7 +9,7 @@ from types import SimpleNamespace
 from core.shown_in import ShownIn
 from core.storage.replies import Interrupted
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.helpers_engine import collect, incoming, make_service, sqlite_storage
+from tests.helpers_engine import asked, collect, incoming, make_service, sqlite_storage
 
 
 class _GatedSearch:
@@ -55,11 +55,9 @@ async def test_a_config_error_leaves_no_started_row(tmp_path, fake_llm):
 async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_once(tmp_path):
     storage = sqlite_storage(tmp_path)
     service = make_service(storage)
-    await storage.messages.add("telegram:7", "user", "问", status="ok", trace_id="t1")
-    await storage.replies.start("telegram:7", "t1")
+    await asked(storage, "telegram:7", "t1")
     await storage.replies.shown_in("t1", ShownIn("telegram", "7", 1001))
-    await storage.messages.add("discord:9", "user", "问", status="ok", trace_id="t2")
-    await storage.replies.start("discord:9", "t2")
+    await asked(storage, "discord:9", "t2")
     future = datetime.now(UTC) - timedelta(minutes=5)
     assert await storage.replies.close_interrupted(future) == []  # too young: another process may own them
     await service.close_interrupted()
@@ -73,8 +71,7 @@ async def test_close_interrupted_marks_reply_and_question_and_hands_them_out_onc
 
 async def test_a_reply_closed_by_another_process_while_running_is_revived_when_it_finishes(tmp_path):
     storage = sqlite_storage(tmp_path)
-    await storage.messages.add("console:c1", "user", "问", status="ok", trace_id="t9")
-    await storage.replies.start("console:c1", "t9")
+    await asked(storage, "console:c1", "t9")
     await storage.replies.close_interrupted()  # e.g. `fuzi chat` started beside the running bot
     await storage.replies.finish("console:c1", "t9", "答", 2, "ok")
     rows = await storage.messages.recent("console:c1", 5)

@@ -22,7 +22,7 @@ from core.storage import Storage, create_database_engine
 from core.storage.migrate import alembic_config, current_revision, head_revision, upgrade
 from core.storage.replies import Interrupted
 from tests.helpers_db import postgres_url  # noqa: F401
-from tests.helpers_engine import sqlite_storage
+from tests.helpers_engine import asked, sqlite_storage
 
 WEB_FOOTNOTES = '[{"n": 1, "id": "lunyu:1.1", "ref": "《论语·学而》第1章"}]'
 OLD_ROWS = [  # as the code before 0024 wrote them: where shown in `account` and reply_shown, references in reply_cited
@@ -54,7 +54,7 @@ def test_the_text_form_is_written_and_read_in_one_place():
 
 async def test_a_malformed_stored_reference_counts_as_nothing_shown(tmp_path):
     storage = sqlite_storage(tmp_path)
-    await storage.replies.start("telegram:7", "t1")
+    await asked(storage, "telegram:7", "t1")
     with storage.engine.begin() as conn:
         conn.execute(text("UPDATE message SET shown_in = 'telegram:7:oops' WHERE trace_id = 't1'"))
     (cut,) = await storage.replies.close_interrupted()
@@ -63,7 +63,7 @@ async def test_a_malformed_stored_reference_counts_as_nothing_shown(tmp_path):
 
 async def test_a_reply_and_its_footnotes_are_stored_together(tmp_path):
     storage = sqlite_storage(tmp_path)
-    await storage.replies.start("telegram:7", "t1")
+    await asked(storage, "telegram:7", "t1")
     cited = [Citation(1, "lunyu:3.22", "《论语·八佾》第22章", "管仲之器小哉")]
     await storage.replies.finish("telegram:7", "t1", "器小。[1]", 0, "ok", cited)
     assert await storage.citations.of(["t1", "nope"]) == {

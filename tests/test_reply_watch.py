@@ -11,7 +11,7 @@ import pytest
 
 from core.events import FinalReply
 from core.shown_in import ShownIn
-from tests.helpers_engine import incoming, make_service, sqlite_storage
+from tests.helpers_engine import asked, incoming, make_service, sqlite_storage
 from tests.test_reply_failures import FailingReplies
 
 pytestmark = pytest.mark.timeout(60)
@@ -34,8 +34,7 @@ async def _statuses(storage, chat: str = "console:c1") -> list[tuple[str, str]]:
 async def test_a_dead_process_reply_is_repaired_by_a_live_one_within_the_lease(tmp_path):
     storage = sqlite_storage(tmp_path)
     # what a process killed mid-reply leaves: the question, its started row, where it is shown
-    await storage.messages.add("telegram:7", "user", "问", status="ok", trace_id="dead")
-    await storage.replies.start("telegram:7", "dead")
+    await asked(storage, "telegram:7", "dead")
     await storage.replies.shown_in("dead", ShownIn("telegram", "7", 1001))
     retriever = _GatedSearch()
     live = make_service(storage, retriever=retriever, reply_lease_s=0.6)  # the replica still alive
@@ -61,10 +60,10 @@ async def _drain(service, text: str = "学而时习之") -> list:
 async def test_two_processes_sweeping_together_close_each_row_once(tmp_path):
     storage = sqlite_storage(tmp_path)
     for n in range(3):
-        await storage.replies.start("telegram:7", f"t{n}")
+        await asked(storage, "telegram:7", f"t{n}")
         await storage.replies.shown_in(f"t{n}", ShownIn("telegram", "7", n))
     a, b = (make_service(storage, reply_lease_s=0.2) for _ in range(2))
-    await storage.replies.start("discord:9", "d0")  # no Discord adapter here: left to a process that has one
+    await asked(storage, "discord:9", "d0")  # no Discord adapter here: left to a process that has one
     for service in (a, b):
         service.take_interrupted("telegram")
     await asyncio.sleep(0.3)
@@ -123,8 +122,7 @@ async def _raises(*args, **kwargs):
 
 async def test_a_reply_cut_before_anything_was_shown_is_handed_out_by_its_chat(tmp_path):
     storage = sqlite_storage(tmp_path)
-    await storage.messages.add("telegram:8/77", "user", "问", status="ok", trace_id="early")
-    await storage.replies.start("telegram:8/77", "early")  # killed before its first message existed
+    await asked(storage, "telegram:8/77", "early")  # killed before its first message existed
     service = make_service(storage, reply_lease_s=0.2)
     assert service.take_interrupted("telegram") == [] and service.take_interrupted("discord") == []
     await asyncio.sleep(0.3)

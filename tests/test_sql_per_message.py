@@ -177,8 +177,7 @@ async def test_finish_footnotes_and_the_chat_look_up_on_both_backends(database_u
         assert chat.is_group and (await storage.settings.fresh("telegram:-7")).is_group
         await storage.settings.change("telegram:-7", "script", "traditional", account="telegram:1", is_group=True)
         assert (await storage.settings.ensure("telegram:-7", "telegram", True)).script == "traditional"
-        await storage.messages.add("telegram:-7", "user", "问", trace_id="t1")
-        await storage.replies.start("telegram:-7", "t1")
+        await storage.messages.add("telegram:-7", "user", "问", trace_id="t1", reply=True)
         first = [Citation(1, "lunyu:3.22", "《论语·八佾》第22章", "管仲之器小哉")]
         row = await storage.replies.finish("telegram:-7", "t1", "器小。[1]", 0, "streaming", first)
         again = [Citation(1, "lunyu:1.1", "《论语·学而》第1章", "学而时习之")]

@@ -76,17 +76,6 @@ def with_reply(s: Session, question: Message) -> int:
 class ReplyRepo(_Repo):
     """The assistant row of each reply, from start to finish (see the module docstring)."""
 
-    async def start(self, chat_key: str, trace_id: str) -> int:
-        """Record that a reply started (status "streaming")."""
-
-        def store(s: Session) -> int:
-            row = started_reply(chat_key, trace_id)
-            s.add(row)
-            s.commit()
-            return row_id(row.id)
-
-        return await self._run(store)
-
     async def shown_in(self, trace_id: str, where: ShownIn, part: int | None = None) -> bool:
         """Note where the reply is shown: its own message (``part`` None, the row's ``shown_in``: a
         crash repair edits it), or message ``part`` of the answer (0 the first), which only maps

@@ -268,7 +268,7 @@ class MessageRepo(_Repo):
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
 
         `quoted`: the screened quotes of a question as JSON (core/memory/quotes.py `dump_quotes`), in the same row.
-        `reply`: the question is answered now: its reply's row (`ReplyRepo.start`) goes in the same INSERT.
+        `reply`: the question is answered now: its reply's started row (`replies.started_reply`) goes in the same INSERT.
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.
