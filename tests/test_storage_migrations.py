@@ -16,6 +16,7 @@ from sqlmodel import SQLModel
 
 import core.guards.models  # noqa: F401
 import core.memory.models  # noqa: F401
+import core.quiz.models  # noqa: F401
 import core.recite.models  # noqa: F401
 import core.schedule.models  # noqa: F401
 from core.storage import Storage, create_database_engine, open_database
