@@ -62,11 +62,10 @@ def test_index_search_eval(env, capsys):
 
 
 def test_eval_defaults_are_the_evals_layout(capsys):
-    from evals.retrieval.cli import DEV_ONLY, TASKS
+    from evals.retrieval.cli import TASKS
 
     for task in TASKS:  # `python -m evals eval` alone runs the dev sets, `--heldout` the held-out ones
-        assert (REPO / "evals" / task / "heldout.jsonl").exists() is (task not in DEV_ONLY)
-        for split in ("dev",) if task in DEV_ONLY else ("dev", "heldout"):
+        for split in ("dev", "heldout"):
             rows = (REPO / "evals" / task / f"{split}.jsonl").read_text(encoding="utf-8").splitlines()
             assert rows and all(json.loads(r)["query"] for r in rows)
     with pytest.raises(SystemExit) as exited:  # `fuzi eval` takes files: an installed wheel has no evals/

@@ -2,7 +2,7 @@
 
 * `eval [FILE …] [--heldout]`: `fuzi eval` with the lab's sets as default files: the dev sets of the
   retrieval tasks (evals/{retrieval,retrieval_en,topics,four_books,fresh}/dev.jsonl), or their held-out
-  sets (`fresh` has none).
+  sets.
 * `bench [--queries FILE] [--synthetic N]`: per-stage latency, index build time and peak RSS
   (evals/retrieval/bench.py).
 """
@@ -17,7 +17,6 @@ from bot.commands import retrieval as product
 
 EVALS = Path(__file__).resolve().parents[1]
 TASKS = ("retrieval", "retrieval_en", "topics", "four_books", "fresh")  # evals/<task>/{dev,heldout}.jsonl
-DEV_ONLY = ("fresh",)  # sets for choosing methods, with no held-out side
 
 
 def register(sub: argparse._SubParsersAction) -> None:
@@ -37,8 +36,7 @@ def evaluate(args: argparse.Namespace) -> int:
     """`fuzi eval` on the given files, or on the default sets of `TASKS`."""
     if not args.file:
         split = "heldout" if args.heldout else "dev"
-        tasks = [t for t in TASKS if split == "dev" or t not in DEV_ONLY]
-        args.file = [str((EVALS / task / f"{split}.jsonl").relative_to(EVALS.parent)) for task in tasks]
+        args.file = [str((EVALS / task / f"{split}.jsonl").relative_to(EVALS.parent)) for task in TASKS]
     return product.run_eval_files(args)
 
 
