@@ -111,7 +111,11 @@ class MiniEngine:
         self.llm = OpenAIChatClient(base_url=fake.base_url, api_key="sk-test", model="m", retry=RetryPolicy(attempts=1))
         self.clock = clock or Clock()
         self.memory = build_memory(
-            self.engine, self.llm, embedder or HashEmbedder(), config or MemoryConfig(window_rounds=2), clock=self.clock
+            self.engine,
+            self.llm,
+            embedder or HashEmbedder(),
+            config or MemoryConfig(window_rounds=2, summary_fold_rounds=0),
+            clock=self.clock,
         )
         self.fake = fake
 

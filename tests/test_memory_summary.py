@@ -72,7 +72,7 @@ async def test_failed_summary_keeps_old_and_folds_overflow_next_time(make_engine
 
 
 async def test_summary_is_cut_to_the_configured_length(make_engine, script, fake_llm):
-    eng = make_engine(config=MemoryConfig(window_rounds=1, summary_max_chars=50))
+    eng = make_engine(config=MemoryConfig(window_rounds=1, summary_fold_rounds=0, summary_max_chars=50))
     script.summaries.append("长" * 500)
     await eng.say(dm("u1", "一"))
     await eng.say(dm("u1", "二"))

@@ -31,7 +31,9 @@ class Process:
         self.engine = create_engine_and_tables(f"sqlite:///{db}")
         self.storage = Storage(self.engine)
         self.llm = OpenAIChatClient(base_url=fake.base_url, api_key="sk", model="m", retry=RetryPolicy(attempts=1))
-        self.memory = build_memory(self.engine, self.llm, HashEmbedder(), MemoryConfig(window_rounds=1))
+        self.memory = build_memory(
+            self.engine, self.llm, HashEmbedder(), MemoryConfig(window_rounds=1, summary_fold_rounds=0)
+        )
         self.service = make_service(
             self.storage,
             llm=self.llm,

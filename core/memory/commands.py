@@ -47,7 +47,7 @@ class MemoryCommands:
         chats: per-chat summary state.
         history: stored-message queries.
         linker: account linking.
-        window_rounds: rounds in the window (to say what /reset cleared).
+        window_rounds: most rounds the prompt shows (the window and the unfolded tail: to say what /reset cleared).
         link_ttl_s: code lifetime, for the /link reply.
     """
 
@@ -180,7 +180,7 @@ class MemoryCommands:
         key = turn.incoming.chat_key
         state = await asyncio.to_thread(self._chats.get, key)
         window = await asyncio.to_thread(
-            self._history.window, key, after_id=state.window_start, limit=2 * self.window_rounds
+            self._history.window, key, after_id=state.overflow_after, limit=2 * self.window_rounds
         )
         last = await asyncio.to_thread(self._history.last_id, key)
         before = await asyncio.to_thread(self._chats.reset, key, last)

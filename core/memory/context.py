@@ -50,7 +50,8 @@ class MemoryContextBuilder:
     """Implements ``core.ports.ContextBuilder`` over the window, summary, facts and profile.
 
     A turn's four reads are one statement (core/memory/reads.py); what they found is kept for the
-    turn's `after_reply`, which folds and merges from it without reading again.
+    turn's `after_reply`, which decides from it whether a fold may be due and merges the profile
+    without reading it again.
 
     Args:
         engine: the shared SQLAlchemy engine (memory tables and messages).
@@ -58,6 +59,9 @@ class MemoryContextBuilder:
         summarizer: folds overflow into the summary after a reply; None disables summaries.
         profiler: extracts the profile after a reply; None disables extraction.
         window_rounds: rounds (user + reply) kept verbatim.
+        fold_rounds: rounds that leave the window before they are folded into the summary, in one
+            request; until then the prompt shows them too (the window plus the unfolded tail).
+            0: whatever leaves the window is folded after the reply.
         budget_tokens: estimated-token budget for the whole input.
         reserve_tokens: part of the budget kept free for tool results added by the agent.
         facts_in_prompt: most facts put into the system prompt (the most relevant ones).
@@ -71,6 +75,7 @@ class MemoryContextBuilder:
         summarizer: Summarizer | None,
         profiler: ProfileExtractor | None,
         window_rounds: int = 5,
+        fold_rounds: int = 1,
         budget_tokens: int = 6000,
         reserve_tokens: int = 1500,
         facts_in_prompt: int = 5,
@@ -79,6 +84,7 @@ class MemoryContextBuilder:
         self._reads: OrderedDict[str, TurnReads] = OrderedDict()
         self._summarizer, self._profiler = summarizer, profiler
         self.window_rounds = window_rounds
+        self.fold_rounds = fold_rounds
         self.budget_tokens = budget_tokens
         self.reserve_tokens = reserve_tokens
         self.facts_in_prompt = facts_in_prompt
@@ -94,12 +100,12 @@ class MemoryContextBuilder:
             self._engine,
             inc.chat_key,
             turn.person_id,
-            limit=2 * self.window_rounds,
+            limit=2 * (self.window_rounds + self.fold_rounds),
             exclude_trace=inc.trace_id,
             in_group=inc.is_group,
         )
         self._keep(inc.trace_id, reads)
-        state, lines = reads.state, reads.lines
+        state, lines = reads.state, reads.unfolded
         facts = await self._facts.recall(
             turn.person_id, inc.text, self.facts_in_prompt, in_group=inc.is_group, rows=reads.facts
         )
@@ -139,12 +145,12 @@ class MemoryContextBuilder:
     async def after_reply(self, turn: Turn, reply_text: str) -> None:
         """Schedule summary folding and profile extraction from what `build` read; returns at once.
 
-        No fold when the window read had room for this turn's question and answer (nothing left
-        it); no profile write when the extracted profile adds nothing to the one read.
+        No fold until, with this turn's question and answer, `fold_rounds` rounds have left the
+        window unfolded; no profile write when the extracted profile adds nothing to the one read.
         """
         reads = self._reads.pop(turn.incoming.trace_id, None)
-        if self._summarizer is not None and _may_overflow(reads):
-            self._spawn(self._fold(self._summarizer, turn, reads), f"fold:{turn.incoming.chat_key}")
+        if self._summarizer is not None and self._may_overflow(reads):
+            self._spawn(self._fold(self._summarizer, turn), f"fold:{turn.incoming.chat_key}")
         if self._profiler is not None and reply_text.strip() and turn.incoming.text.strip():
             self._spawn(self._extract(self._profiler, turn, reply_text, reads), f"profile:{turn.person_id}")
 
@@ -161,11 +167,17 @@ class MemoryContextBuilder:
             self._locks[key] = lock
         return lock
 
-    async def _fold(self, summarizer: Summarizer, turn: Turn, reads: TurnReads | None) -> None:
+    def _may_overflow(self, reads: TurnReads | None) -> bool:
+        """Whether folding may find a batch: unknown reads, or unfolded lines that, with this turn's
+        question and answer, fill the window and `fold_rounds` rounds more (a read cut at its limit
+        counts as full)."""
+        return reads is None or len(reads.unfolded) + 2 >= 2 * self.window_rounds + max(2 * self.fold_rounds, 1)
+
+    async def _fold(self, summarizer: Summarizer, turn: Turn) -> None:
         inc = turn.incoming
         async with self._lock(f"chat:{inc.chat_key}"):
             try:
-                await summarizer.fold(inc.chat_key, is_group=inc.is_group, state=reads.state if reads else None)
+                await summarizer.fold(inc.chat_key, is_group=inc.is_group)
             except Exception as exc:
                 log.warning("summary_failed", chat=inc.chat_key, trace_id=inc.trace_id, error=type(exc).__name__)
 
@@ -196,9 +208,3 @@ class MemoryContextBuilder:
     async def _drain(self) -> None:
         while self._tasks:
             await asyncio.gather(*list(self._tasks), return_exceptions=True)
-
-
-def _may_overflow(reads: TurnReads | None) -> bool:
-    """Whether folding may find something: unknown reads, or a window with no room left for the
-    turn's question and answer (a shorter one held every line after the mark, so nothing overflows)."""
-    return reads is None or len(reads.lines) + 2 > reads.limit

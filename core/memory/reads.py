@@ -40,6 +40,12 @@ class TurnReads:
     facts: list[Fact]
     profile: str
 
+    @property
+    def unfolded(self) -> list[Line]:
+        """The lines not yet in the summary: the window and the overflow waiting for its batch."""
+        upto = self.state.summarized_upto
+        return [line for line in self.lines if line.id > upto]
+
 
 def _row(kind: str, n1: Any = None, n2: Any = None, *texts: Any, at: Any = None) -> list[Any]:
     """One member's columns: kind, n1, n2, t1…t7, at (missing ones as typed NULLs)."""

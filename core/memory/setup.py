@@ -33,6 +33,7 @@ class MemoryConfig:
     window_rounds: int = 5
     summary_max_chars: int = 300
     summary_batch_messages: int = 40
+    summary_fold_rounds: int = 4
     prompt_budget_tokens: int = 6000
     tool_reserve_tokens: int = 1500
     facts_in_prompt: int = 5
@@ -112,6 +113,7 @@ def build_memory(
         summarizer=summarizer,
         profiler=profiler,
         window_rounds=cfg.window_rounds,
+        fold_rounds=cfg.summary_fold_rounds if summarizer is not None else 0,
         budget_tokens=cfg.prompt_budget_tokens,
         reserve_tokens=cfg.tool_reserve_tokens,
         facts_in_prompt=cfg.facts_in_prompt,
@@ -122,7 +124,7 @@ def build_memory(
         chats=chats,
         history=history,
         linker=linker,
-        window_rounds=cfg.window_rounds,
+        window_rounds=cfg.window_rounds + cfg.summary_fold_rounds,
         link_ttl_s=cfg.link_code_ttl_s,
     )
     return Memory(context, commands, memory_tools(facts, history), facts, profiles, linker)
@@ -147,6 +149,7 @@ def _llm_parts(
         window_messages=2 * cfg.window_rounds,
         max_chars=cfg.summary_max_chars,
         batch_messages=cfg.summary_batch_messages,
+        fold_messages=2 * cfg.summary_fold_rounds,
     )
     profiler = ProfileExtractor(llm, load_prompt(prompts, "profile"), profiles) if cfg.profile_enabled else None
     return summarizer, profiler

@@ -1,8 +1,9 @@
 """Per-chat short-term state and the incremental summariser.
 
 The window is the last N rounds (2N messages) of a chat. Messages that fell out of the window and
-are not yet in the summary are the *overflow*; only the overflow and the old summary go to the
-LLM, and the answer replaces the summary. ``summarized_upto`` advances only when a new summary was
+are not yet in the summary are the *overflow*; it is folded in batches: only once it holds
+``fold_messages`` lines do they and the old summary go to the LLM, in one request, and the answer
+replaces the summary. Until then the prompt shows them with the window (core/memory/context.py). ``summarized_upto`` advances only when a new summary was
 stored, so after a failure the same overflow (plus whatever overflowed since) is folded in at the
 next attempt; the messages themselves always stay stored.
 """
@@ -137,6 +138,7 @@ class Summarizer:
         max_chars: longest summary kept.
         batch_messages: most overflow messages sent in one call (more are folded in further calls).
         line_chars: each overflow message is cut to this length.
+        fold_messages: fewest overflow messages worth a call (less overflow waits for more).
     """
 
     def __init__(
@@ -150,48 +152,48 @@ class Summarizer:
         max_chars: int = 300,
         batch_messages: int = 40,
         line_chars: int = 300,
+        fold_messages: int = 1,
     ):
         self._llm, self._prompt, self._history, self._store = llm, prompt, history, store
         self.window_messages = window_messages
         self.max_chars = max_chars
         self.batch_messages = batch_messages
         self.line_chars = line_chars
+        self.fold_messages = max(1, min(fold_messages, batch_messages))
 
-    async def fold(self, chat_key: str, *, is_group: bool, max_rounds: int = 5, state: ChatState | None = None) -> int:
-        """Fold pending overflow into the summary; returns how many messages were folded.
+    async def fold(self, chat_key: str, *, is_group: bool, max_rounds: int = 5) -> int:
+        """Fold pending overflow into the summary once there are `fold_messages` lines of it;
+        returns how many messages were folded.
 
-        `state`: the chat's state as just read (the turn's context read it), used for the first
-        round instead of reading it again (a stale one is caught by `save_summary`'s check).
+        The state and the overflow are read together, fresh (a fold that went first, in this
+        process or another, is seen); a state changed while the LLM wrote fails `save_summary`'s
+        check and nothing is stored, so no line is ever folded twice.
         Raises whatever the LLM raises (the caller logs it); the stored state is then unchanged.
         """
-        folded, handed = 0, state is not None
+        folded = 0
         for _ in range(max_rounds):
-            if state is None:
-                state = await asyncio.to_thread(self._store.get, chat_key)
-            overflow = await asyncio.to_thread(self._overflow, chat_key, state)
-            if not overflow:
+            state, overflow = await asyncio.to_thread(self._pending, chat_key)
+            if len(overflow) < self.fold_messages:
                 break
             summary = await self._summarise(state.summary, overflow, is_group)
-            stored = await asyncio.to_thread(self._store.save_summary, chat_key, summary, overflow[-1].id, state)
-            if not stored and handed:  # the handed state was stale (another fold went first): read it now
-                state, handed = None, False
-                continue
-            if not stored:
+            if not await asyncio.to_thread(self._store.save_summary, chat_key, summary, overflow[-1].id, state):
                 break
             folded += len(overflow)
             log.info("summary_updated", chat=chat_key, folded=len(overflow), chars=len(summary))
             if len(overflow) < self.batch_messages:
                 break
-            state = None
         return folded
 
-    def _overflow(self, chat_key: str, state: ChatState) -> list[Line]:
+    def _pending(self, chat_key: str) -> tuple[ChatState, list[Line]]:
+        """The chat's state and its overflow (oldest first, at most `batch_messages`)."""
+        state = self._store.get(chat_key)
         window = self._history.window(chat_key, after_id=state.window_start, limit=self.window_messages)
         if not window:
-            return []
-        return self._history.between(
+            return state, []
+        overflow = self._history.between(
             chat_key, after_id=state.overflow_after, before_id=window[0].id, limit=self.batch_messages
         )
+        return state, overflow
 
     async def _summarise(self, existing: str, overflow: list[Line], is_group: bool) -> str:
         messages = self._prompt.render(
