@@ -100,6 +100,7 @@ def build_memory(
     facts = FactStore(engine, embedder, max_facts=cfg.max_facts, max_chars=cfg.fact_max_chars, screen=fact_screen)
     profiles = ProfileStore(engine)
     summarizer, profiler = _llm_parts(llm, cfg, prompts, history, chats, profiles)
+    fold_rounds = cfg.summary_fold_rounds if summarizer is not None else 0  # nothing folds: the window alone
     linker = AccountLinker(
         engine,
         ttl_s=cfg.link_code_ttl_s,
@@ -113,7 +114,7 @@ def build_memory(
         summarizer=summarizer,
         profiler=profiler,
         window_rounds=cfg.window_rounds,
-        fold_rounds=cfg.summary_fold_rounds if summarizer is not None else 0,
+        fold_rounds=fold_rounds,
         budget_tokens=cfg.prompt_budget_tokens,
         reserve_tokens=cfg.tool_reserve_tokens,
         facts_in_prompt=cfg.facts_in_prompt,
@@ -124,7 +125,7 @@ def build_memory(
         chats=chats,
         history=history,
         linker=linker,
-        window_rounds=cfg.window_rounds + cfg.summary_fold_rounds,
+        window_rounds=cfg.window_rounds + fold_rounds,
         link_ttl_s=cfg.link_code_ttl_s,
     )
     return Memory(context, commands, memory_tools(facts, history), facts, profiles, linker)

@@ -3,9 +3,10 @@
 The window is the last N rounds (2N messages) of a chat. Messages that fell out of the window and
 are not yet in the summary are the *overflow*; it is folded in batches: only once it holds
 ``fold_messages`` lines do they and the old summary go to the LLM, in one request, and the answer
-replaces the summary. Until then the prompt shows them with the window (core/memory/context.py). ``summarized_upto`` advances only when a new summary was
-stored, so after a failure the same overflow (plus whatever overflowed since) is folded in at the
-next attempt; the messages themselves always stay stored.
+replaces the summary. Until then the prompt shows them with the window (core/memory/context.py).
+``summarized_upto`` advances only when a new summary was stored, so after a failure the same
+overflow (plus whatever overflowed since) is folded in at the next attempt; the messages
+themselves always stay stored.
 """
 
 from __future__ import annotations
