@@ -94,7 +94,9 @@ def busiest_second(times: list[float]) -> int:
     return max(sum(1 for t in times if s <= t < s + 1.0) for s in times)
 
 
-async def test_a_late_event_loop_keeps_the_rate_and_the_one_second_window():
+async def test_a_late_event_loop_never_exceeds_the_rate_or_the_one_second_window():
+    """Real time, a loaded loop: what must hold however loaded the machine is (that lateness costs no
+    rate is measured on a virtual clock below, where the machine's load cannot change it)."""
     limiter, rec = PriorityRateLimiter(20), Recorder()
     stop = False
 
@@ -104,12 +106,11 @@ async def test_a_late_event_loop_keeps_the_rate_and_the_one_second_window():
             await asyncio.sleep(0)
 
     hog = asyncio.create_task(busy_process())
-    start = time.monotonic()
     await asyncio.gather(*(request(limiter, rec, f"m{i}", "first") for i in range(41)))
-    elapsed, stop = time.monotonic() - start, True
+    stop = True
     await hog
     times = [t for _, t in rec.sent]
-    assert elapsed < 2.0 + 0.3  # 40 intervals of 0.05 s (2.47 s when each was counted from a late wake-up)
+    assert len(times) == 41
     assert busiest_second(times) <= 20 and min(b - a for a, b in zip(times, times[1:])) >= 0.025 * 0.9
 
 
