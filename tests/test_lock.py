@@ -50,7 +50,9 @@ def test_the_lock_pins_every_runtime_requirement_within_its_range():
 
 
 def test_the_check_sees_a_missing_or_stale_pin_and_a_line_that_is_no_plain_pin():
-    pins = _pins("# header\nnumpy==2.4.6 ; python_full_version < '3.12'\nnumpy==2.5.5 ; python_full_version >= '3.12'\n")
+    pins = _pins(
+        "# header\nnumpy==2.4.6 ; python_full_version < '3.12'\nnumpy==2.5.5 ; python_full_version >= '3.12'\n"
+    )
     assert _disagreements(["numpy>=1.26"], pins) == []
     assert _disagreements(["numpy>=2.5"], pins) == ["numpy==2.4.6 is outside >=2.5"]
     assert _disagreements(["jieba>=0.42.1"], pins) == ["jieba: not in requirements.lock"]
