@@ -107,10 +107,12 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         plain.say("first start: answering from the keyword index while the passage index is built …")
 
     serving = asyncio.Event()
+    if built:
+        serving.set()  # the table serves at once: the update or the sentence vectors start now
 
     async def build() -> Embedder:  # the embedder, for the sentence step
-        # The retriever's keyword route first: the embedding threads took both cores from it and
-        # delayed a first start's first answer (the build starts a second or two later instead).
+        # A first build waits for the keyword route: the embedding threads took both cores from it
+        # and delayed the first answer (the build starts a second or two later instead).
         await serving.wait()
         embedder = await asyncio.to_thread(build_embedder, settings)
         if built and not stale:
