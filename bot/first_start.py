@@ -12,7 +12,7 @@ from __future__ import annotations
 import asyncio
 import sys
 from contextlib import AsyncExitStack, ExitStack
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import structlog
 
@@ -43,6 +43,7 @@ class IndexBuild:
         table_built: the passage table existed (only the sentence vectors are being added).
         refresh: the passage table existed but held other passages than the corpus (a book was
             added): it is served as it is and brought up to the corpus in the background.
+        serving: set by `keyword_first` once the retriever serves; the build waits for it.
     """
 
     passages: list
@@ -50,6 +51,7 @@ class IndexBuild:
     sentences: asyncio.Task | None = None
     table_built: bool = False
     refresh: bool = False
+    serving: asyncio.Event = field(default_factory=asyncio.Event)
 
 
 async def prepare_data(settings: Settings, progress: Progress | None = None) -> IndexBuild | None:
@@ -104,7 +106,14 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
     else:
         plain.say("first start: answering from the keyword index while the passage index is built …")
 
+    serving = asyncio.Event()
+    if built:
+        serving.set()  # the table serves at once: the update or the sentence vectors start now
+
     async def build() -> Embedder:  # the embedder, for the sentence step
+        # A first build waits for the keyword route: the embedding threads took both cores from it
+        # and delayed the first answer (the build starts a second or two later instead).
+        await serving.wait()
         embedder = await asyncio.to_thread(build_embedder, settings)
         if built and not stale:
             return embedder
@@ -124,7 +133,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
 
     table = asyncio.create_task(build())
     sentences = asyncio.create_task(add_sentences(table)) if wanted else None
-    return IndexBuild(passages, table, sentences, built, refresh=stale)
+    return IndexBuild(passages, table, sentences, built, refresh=stale, serving=serving)
 
 
 async def keyword_first(
@@ -137,6 +146,7 @@ async def keyword_first(
     else:
         retriever = await build_retriever(settings, llm=llm, embedder=embedder, start=False)
         await retriever.start_keyword_only(build.passages)
+    build.serving.set()
 
     async def switch() -> None:
         await build.task

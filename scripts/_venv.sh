@@ -24,7 +24,8 @@ ensure_venv() {
   _fuzi_compile_later "$root"
 }
 
-# usage: venv_ready EXTRAS — true when .venv holds this pyproject.toml's install with EXTRAS.
+# usage: venv_ready EXTRAS — true when .venv holds this pyproject.toml's (and requirements.lock's)
+# install with EXTRAS.
 venv_ready() {
   local root
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -32,7 +33,7 @@ venv_ready() {
     grep -qxF "$(_fuzi_want "$root" "$1")" "$root/.venv/.fuzi-installed"
 }
 
-_fuzi_want() { echo "$(sha256sum "$1/pyproject.toml" | cut -c1-16) [$2]"; }
+_fuzi_want() { echo "$(cat "$1/pyproject.toml" "$1/requirements.lock" 2>/dev/null | sha256sum | cut -c1-16) [$2]"; }
 
 # Byte-compiling at install took 8.5 s of a fresh clone's first answer (uv, 5,870 files on 2 cores).
 # The venv and Fuzi's own modules are compiled after the install instead, in the background at the
@@ -65,35 +66,56 @@ _fuzi_install() {
 }
 
 _fuzi_uv() {
-  local root="$1" extras="$2" py="$1/.venv/bin/python" key value item cert=()
-  local pip=("$py" -m pip --disable-pip-version-check --no-input)
-  local args=(--python "$py" --index-strategy unsafe-best-match)
-  if ! "$py" -m pip --version >/dev/null 2>&1; then
-    # A venv made without pip: python3's own pip works on it (`--python`: pip 22.3 or later), else ensurepip.
-    if python3 -m pip --python "$py" --version >/dev/null 2>&1; then
-      pip=(python3 -m pip --disable-pip-version-check --no-input --python "$py")
-    else
-      _fuzi_ensurepip "$py" || return 1
-    fi
+  local root="$1" extras="$2" lock="$1/requirements.lock"
+  _fuzi_uv_ready "$root" || return 1
+  local uv=("${_fuzi_uv_cmd[@]}") args=("${_fuzi_uv_args[@]}")
+  if [ -z "$extras" ] && [ -f "$lock" ]; then
+    # The pinned runtime set (requirements.lock): no resolve, one index lookup per pin. Any miss (a
+    # pin that this Python or these indexes lack, a dependency that the lock does not hold) resolves.
+    "${uv[@]}" pip install "${args[@]}" --no-deps -r "$lock" -e "$root" &&
+      "${uv[@]}" pip check --python "$root/.venv/bin/python" && return 0
+    echo "requirements.lock did not install as it is; resolving pyproject.toml's requirements instead"
   fi
-  [ -x "$root/.venv/bin/uv" ] || "${pip[@]}" install -q "uv==$FUZI_UV_VERSION" || return 1
-  # pip's own settings (pip.conf, PIP_* variables: indexes, find-links, constraints, the CA bundle)
-  # apply to uv too. `pip config list` prints values as Python literals: a pip.conf value written on
-  # several lines (several extra indexes) comes as one line with "\n" between its items.
+  "${uv[@]}" pip install "${args[@]}" -e "$root${extras:+[$extras]}"
+}
+
+# usage: _fuzi_uv_ready ROOT — installs uv into ROOT/.venv; sets _fuzi_uv_cmd (uv, with pip's CA bundle
+# as SSL_CERT_FILE) and _fuzi_uv_args (pip's own settings: pip.conf, PIP_* variables: indexes,
+# find-links, constraints).
+_fuzi_uv_ready() {
+  local root="$1" py="$1/.venv/bin/python" key value item conf
+  local pip=("$py" -m pip --disable-pip-version-check --no-input)
+  _fuzi_uv_cmd=(env "$root/.venv/bin/uv")
+  _fuzi_uv_args=(--python "$py" --index-strategy unsafe-best-match)
+  # A venv made without pip: python3's own pip works on it (`--python`: pip 22.3 or later), else
+  # ensurepip. Its settings are read while uv installs (each pip start is 0.5–1 s).
+  "$py" -m pip --version >/dev/null 2>&1 || pip=(python3 -m pip --disable-pip-version-check --no-input --python "$py")
+  conf="$(mktemp)"
+  "${pip[@]}" config list >"$conf" 2>/dev/null &
+  if [ ! -x "$root/.venv/bin/uv" ] && ! "${pip[@]}" install -q "uv==$FUZI_UV_VERSION"; then
+    wait $! || true
+    [ "${pip[0]}" = python3 ] && _fuzi_ensurepip "$py" || { rm -f "$conf"; return 1; }
+    pip=("$py" -m pip --disable-pip-version-check --no-input)
+    "${pip[@]}" install -q "uv==$FUZI_UV_VERSION" || { rm -f "$conf"; return 1; }
+    "${pip[@]}" config list >"$conf" 2>/dev/null
+  fi
+  wait $! || true
+  # `pip config list` prints values as Python literals: a pip.conf value written on several lines
+  # (several extra indexes) comes as one line with "\n" between its items.
   while IFS='=' read -r key value; do
     value="${value#\'}"; value="${value%\'}"; value="${value//\\n/ }"
     for item in $value; do
       case "${key##*.}" in
-        index-url) args+=(--index-url "$item") ;;
-        extra-index-url) args+=(--extra-index-url "$item") ;;
-        find-links) args+=(--find-links "$item") ;;
-        constraint) args+=(--constraint "$item") ;;
-        no-index) [ "$item" = "true" ] || [ "$item" = "1" ] && args+=(--no-index) ;;
-        cert) cert=("SSL_CERT_FILE=$item") ;;  # uv's name for a custom CA bundle
+        index-url) _fuzi_uv_args+=(--index-url "$item") ;;
+        extra-index-url) _fuzi_uv_args+=(--extra-index-url "$item") ;;
+        find-links) _fuzi_uv_args+=(--find-links "$item") ;;
+        constraint) _fuzi_uv_args+=(--constraint "$item") ;;
+        no-index) [ "$item" = "true" ] || [ "$item" = "1" ] && _fuzi_uv_args+=(--no-index) ;;
+        cert) _fuzi_uv_cmd=(env "SSL_CERT_FILE=$item" "$root/.venv/bin/uv") ;;  # uv's name for a CA bundle
       esac
     done
-  done < <("${pip[@]}" config list 2>/dev/null)
-  env ${cert[@]+"${cert[@]}"} "$root/.venv/bin/uv" pip install "${args[@]}" -e "$root${extras:+[$extras]}"
+  done <"$conf"
+  rm -f "$conf"
 }
 
 _fuzi_pip() {

@@ -93,3 +93,30 @@ def test_a_pip_conf_value_on_several_lines_reaches_uv_item_by_item_with_pips_ca_
     extra = [args[i + 1] for i, a in enumerate(args) if a == "--extra-index-url"]
     assert extra == ["https://a.example/simple", "https://b.example/simple"], args
     assert (tmp_path / ".venv" / "bin" / "uv-cert").read_text().strip() == "/nowhere/ca.pem"
+
+
+def test_without_extras_the_lock_installs_unresolved_and_a_failed_check_resolves_instead(tmp_path):
+    """requirements.lock: `--no-deps -r requirements.lock -e ROOT`, then `uv pip check`; when the check
+    fails (a dependency the lock does not hold), the resolving install of pyproject.toml runs."""
+    _project(
+        tmp_path,
+        'echo "$*" >> "$(dirname "$0")/uv-calls"; case "$2" in check) exit "$(cat "$(dirname "$0")/check")";; esac\n',
+    )
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ok"\nversion = "0"\n')
+    (tmp_path / "requirements.lock").write_text("six==1.16.0\n")
+    calls, check = tmp_path / ".venv" / "bin" / "uv-calls", tmp_path / ".venv" / "bin" / "check"
+    check.write_text("0")
+    assert _ensure(tmp_path).returncode == 0
+    first, second = calls.read_text().splitlines()
+    assert first.startswith("pip install") and first.endswith(
+        f"--no-deps -r {tmp_path}/requirements.lock -e {tmp_path}"
+    )
+    assert second.startswith("pip check")
+    calls.unlink()
+    check.write_text("1")
+    (tmp_path / "requirements.lock").write_text("six==1.17.0\n")  # a new lock: the venv is installed again
+    assert _ensure(tmp_path).returncode == 0
+    lines = calls.read_text().splitlines()
+    assert len(lines) == 3 and lines[1].startswith("pip check") and lines[2].endswith(f"-e {tmp_path}")
+    assert "--no-deps" not in lines[2]
+    assert "resolving pyproject.toml's requirements instead" in (tmp_path / ".venv" / "install.log").read_text()
