@@ -127,7 +127,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         embedder = await table
         with plain.counted("adding sentence vectors", unit="passages") as step:
             more = await asyncio.to_thread(
-                build_index, store, embedder, passages, sentences=True, sentence_progress=step
+                build_index, store, embedder, passages, sentences=True, sentence_progress=step, glosses=True
             )
         plain.say(f"added the sentence vectors in {more.seconds:.0f} s")
 

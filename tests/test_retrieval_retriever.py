@@ -350,7 +350,7 @@ async def test_sentence_vectors_are_incremental_and_never_stale(tmp_path):
     assert set(store.sentences.hashes()) == with_sentences and with_sentences
     config = RetrieverConfig(sentence_vectors="max")
     retriever = await open_retriever(tmp_path / "db", embedder, config=config)
-    assert retriever._sentences
+    assert retriever._routes.sentences
     line = split_sentences(passages[0])[1]
     response = await retriever.search(line, k=3, mode="vector")
     assert response.results[0].id == passages[0].id  # results stay passage-level
@@ -359,10 +359,13 @@ async def test_sentence_vectors_are_incremental_and_never_stale(tmp_path):
     build_index(PassageStore(tmp_path / "db"), embedder, changed)
     with capture_logs() as logs:
         stale = await open_retriever(tmp_path / "db", embedder, config=config)
-    assert not stale._sentences and any(e["event"] == "sentence_vectors_stale" for e in logs)
+    assert not stale._routes.sentences and any(e["event"] == "sentence_vectors_stale" for e in logs)
     build_index(PassageStore(tmp_path / "db"), embedder, changed, sentences=True)
     fresh = await open_retriever(tmp_path / "db", embedder, config=config)
-    assert fresh._sentences and (await fresh.search("又一句新的诗", k=1, mode="vector")).results[0].id == passages[0].id
+    assert (
+        fresh._routes.sentences
+        and (await fresh.search("又一句新的诗", k=1, mode="vector")).results[0].id == passages[0].id
+    )
 
 
 async def test_a_fresh_machine_answers_from_the_keyword_route_until_the_table_is_built(tmp_path, corpus_dir):

@@ -115,6 +115,7 @@ def _index(args: argparse.Namespace) -> int:
                 rebuild=args.rebuild,
                 progress=step,
                 sentences=settings.retrieval.sentence_vectors != "off",
+                glosses=True,
             )
     except IndexMismatchError as exc:
         return _fail(str(exc))

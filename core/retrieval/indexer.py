@@ -13,6 +13,7 @@ from dataclasses import dataclass
 
 from core.retrieval.documents import Passage, content_hash, embedding_text
 from core.retrieval.embedder import Embedder
+from core.retrieval.gloss_vectors import GlossVectors
 from core.retrieval.store import PassageStore
 
 
@@ -41,11 +42,14 @@ def build_index(
     progress=None,
     sentences: bool = False,
     sentence_progress=None,
+    glosses: bool = False,
 ) -> IndexReport:
     """Bring the table in line with `passages` (blocking; run it in a worker thread from async code).
 
     With `sentences`, the sentences of multi-sentence passages are embedded too, into the sentence
-    table (incremental the same way; `sentence_progress(done, total)` counts those passages).
+    table (incremental the same way; `sentence_progress(done, total)` counts those passages). With
+    `glosses`, the passages' glosses are embedded when the saved gloss vectors are not those of the
+    current glosses and model (gloss_vectors.py).
     Raises IndexMismatchError when the table was built with another model and `rebuild` is False.
     """
     started = time.perf_counter()
@@ -70,6 +74,8 @@ def build_index(
         _index_sentences(
             store, embedder, passages, rebuild=rebuild, batch=batch, embed=embed, progress=sentence_progress
         )
+    if glosses:
+        GlossVectors.build(store, passages, embedder.model_name, embedder.dim, embed or _embed_with(embedder))
     if todo or gone or rebuild:
         store.ensure_ann_index()  # only from `ann_min_rows` passages up; exact search below that
     return IndexReport(
@@ -101,6 +107,10 @@ def _index_sentences(
         table.replace(chunk, [split[p.id] for p in chunk], vectors)
         if progress:
             progress(start + len(chunk), len(todo))
+
+
+def _embed_with(embedder: Embedder):
+    return lambda texts: _run(embedder.embed_passages(texts))
 
 
 def _run(coro):

@@ -5,19 +5,23 @@ degrading to one route when the other fails."""
 from __future__ import annotations
 
 import asyncio
+import functools
 import time
+from collections.abc import Callable, Coroutine
+from typing import Any
 
 import structlog
 
 from core.books import book_order, books_in
 from core.books.named import unheld_books
 from core.retrieval.documents import Passage, group_of, sort_key
-from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features, query_head
+from core.retrieval.embedder import Embedder
 from core.retrieval.fusion import Fused, flat_weights, promote, query_language, quote_key, rrf, score_fusion, squash
+from core.retrieval.gloss_vectors import GlossVectors
 from core.retrieval.glossary import expand_english
 from core.retrieval.glosses import GlossIndex
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
-from core.retrieval.modern import expand_modern, vector_text
+from core.retrieval.modern import expand_modern
 from core.retrieval.ordering import book_first, lines_first, linked_sources, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
@@ -33,6 +37,7 @@ from core.retrieval.store import IndexMissingError, PassageStore
 from core.retrieval.themes import ThemeIndex, TopicQuery, book_hint
 from core.retrieval.timing import Clock, maybe_thread, ms
 from core.retrieval.translate import QueryTranslator, wants_translation
+from core.retrieval.vector_route import VectorRoutes
 
 log = structlog.get_logger(__name__)
 
@@ -77,8 +82,7 @@ class HybridRetriever:
         self._themes: ThemeIndex | None = None
         self._glosses: GlossIndex | None = None  # the `gloss` route (glosses.py), built with the rules
         self._rules_task: asyncio.Task | None = None
-        self._sentences = False
-        self._vectors = False  # False until `start()`: keyword-only (see `start_keyword_only`)
+        self._routes = VectorRoutes(store, embedder, self.config)  # ready after `start()`: keyword-only before
 
     # ------------------------------------------------------------------ readiness
     async def start(self) -> None:
@@ -112,7 +116,7 @@ class HybridRetriever:
     @property
     def vectors_ready(self) -> bool:
         """True once `start()` loaded the vector table (False while serving keyword-only)."""
-        return self._vectors
+        return self._routes.ready
 
     def _load(self) -> None:
         saved = self.config.snapshot and self._store.load_state()  # unchanged tables: no LanceDB (table_state.py)
@@ -126,11 +130,13 @@ class HybridRetriever:
                 f"keyword index holds {len(snapshot.keyword)} passages but the table holds {stored}; refusing to start"
             )
         self._store.load_flat()  # exact in-memory scan below the ANN threshold
-        self._sentences = self.config.sentence_vectors != "off" and self._sentences_usable()
+        self._routes.sentences = self.config.sentence_vectors != "off" and self._sentences_usable()
+        passages = (snapshot.passages[pid] for pid in snapshot.passages.order)
+        self._routes.glosses = GlossVectors.load(self._store, passages, self._embedder.model_name, self._embedder.dim)
         self._passages = snapshot.passages
         self._keyword = snapshot.keyword
         self._verbatim = snapshot.verbatim
-        self._vectors = True
+        self._routes.ready = True
         if self.config.snapshot and not saved:
             self._store.save_state()  # the next start reads this instead of LanceDB
         log.info("retriever_ready", passages=stored, model=self._embedder.model_name, source=source)
@@ -238,16 +244,21 @@ class HybridRetriever:
 
     async def _run_routes(self, query, pool, corpus, mode, clock, timings, topic=None):
         names = ["vector", "keyword"] if mode == "hybrid" else [mode]
-        if mode == "hybrid" and self.config.sentence_vectors == "route" and self._sentences:
+        if mode == "hybrid" and self.config.sentence_vectors == "route" and self._routes.sentences:
             names.append("sentence")
         if mode == "hybrid" and self.config.weights.get("keyword", 1.0) == 0:
             names = ["vector"]
         if mode == "hybrid" and self._translator is not None and wants_translation(query):
             names.append("translated")
-        runners = {"vector": self._vector_route, "keyword": self._keyword_route, "sentence": self._sentence_route}
-        runners["translated"] = self._translated_route
-        if mode == "hybrid" and topic is None and self._glosses is not None and self._glosses.wants(query):
-            names, runners["gloss"] = [*names, "gloss"], self._glosses.route
+        glosses = self._glosses if mode == "hybrid" and topic is None else None
+        glossed = glosses is not None and glosses.wants(query)  # the gloss route, and gloss vectors, serve it
+        runners: dict[str, Callable[..., Coroutine[Any, Any, list[tuple[str, float]]]]] = {
+            "keyword": self._keyword_route
+        }
+        runners["vector"] = functools.partial(self._routes.vector, glossed=glossed)
+        runners["sentence"], runners["translated"] = self._routes.sentence, self._translated_route
+        if glosses is not None and glossed:
+            names, runners["gloss"] = [*names, "gloss"], glosses.route
         vectors: dict[str, asyncio.Future] = {}  # this search's embedding, shared by the vector and sentence routes
         tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings, vectors)) for n in names}
         done, pending = await asyncio.wait(tasks.values(), timeout=clock.remaining())
@@ -267,54 +278,6 @@ class HybridRetriever:
         if not rankings:
             raise RetrievalError("every retrieval route failed")
         return rankings, failed
-
-    async def _vector_route(
-        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict
-    ) -> list[tuple[str, float]]:
-        started = time.perf_counter()
-        # Emoji or punctuation only, whatever the embedder (or a backend finds no feature): no vote, no fault.
-        if not self._vectors or not has_features(query):  # keyword-only start, or nothing to embed
-            return []
-        head = query_head(self._embedder, query, self.config.query_tokens)  # a long query: its head
-        text = vector_text(head, english=self.config.english_expansion, modern=self.config.question_filter)
-        try:
-            vector = await asyncio.shield(self._query_vector(text, vectors))
-        except QueryWithoutFeatures:
-            return []
-        timings["embed"] = ms(started)
-        started = time.perf_counter()
-        hits = await maybe_thread(self._store.in_memory, self._store.vector_search, vector, pool, corpus)
-        if self.config.sentence_vectors == "max" and self._sentences:
-            best = dict(hits)
-            for pid, score in await maybe_thread(
-                self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus
-            ):
-                best[pid] = max(best.get(pid, -1.0), score)
-            hits = list(best.items())
-        timings["vector"] = ms(started)
-        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
-        return hits[:pool]
-
-    def _query_vector(self, query: str, vectors: dict[str, asyncio.Future]) -> asyncio.Future:
-        future = vectors.get(query)
-        if future is None:
-            future = vectors[query] = asyncio.ensure_future(self._embedder.embed_query(query))
-        return future
-
-    async def _sentence_route(
-        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict
-    ) -> list[tuple[str, float]]:
-        if not has_features(query):
-            return []
-        try:
-            vector = await asyncio.shield(self._query_vector(query, vectors))
-        except QueryWithoutFeatures:
-            return []
-        hits = await maybe_thread(
-            self._store.sentences.in_memory, self._store.sentences.search, vector, pool * 3, corpus
-        )
-        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
-        return hits[:pool]
 
     async def _translated_route(self, query, pool, corpus, timings, vectors) -> list[tuple[str, float]]:
         """The keyword route over the LLM's classical wording of the question (none: no votes)."""

@@ -220,6 +220,10 @@ class PassageStore(LanceTable):
         """Where the retriever's snapshot for this table content lives (inside the LanceDB folder)."""
         return self.path / ".snapshots" / f"{self._name}.{fingerprint[:32]}"
 
+    def gloss_vectors_path(self, fingerprint: str) -> Path:
+        """Where the gloss vectors for this fingerprint live (gloss_vectors.py; inside the LanceDB folder)."""
+        return self.path / ".glosses" / f"{self._name}.{fingerprint[:32]}.npz"
+
     def snapshot_glob(self) -> str:
         return f"{self._name}.*"
 

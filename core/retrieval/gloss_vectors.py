@@ -1,0 +1,120 @@
+"""Gloss vectors: each passage's English and modern-Chinese gloss (glosses.py) embedded on its own.
+
+An English question or a modern-Chinese paraphrase is far, for the small embedder, from the classical
+text it describes, and close to a plain gloss of it, written in the reader's own language and
+register. `fuzi index` embeds every gloss of `data/glosses` (not the stanza renderings) as its passage
+is embedded (the passage prefix; a poem's title before its Chinese gloss, as the gloss route indexes
+it) and saves the matrix next to the table (`<lancedb>/.glosses/<table>.<fingerprint>.npz`). The
+fingerprint is a sha256 over the embedder's model and dimension and every text embedded, so an edited
+gloss or another model gives another name and a stale file is never read; a rebuild with the same
+glosses keeps the file. A start without it serves as before.
+
+For the queries the gloss route serves (`GlossIndex.wants`), the vector route scores a passage by the
+best of its own, its sentences' and its glosses' cosine with the query (docs/retrieval.md).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+import numpy as np
+import structlog
+
+from core.retrieval.documents import Passage, embedding_text, sort_key
+from core.retrieval.flat import FlatVectors
+from core.retrieval.glosses import Gloss, load_glosses
+from core.retrieval.store import PassageStore
+
+log = structlog.get_logger(__name__)
+
+FORMAT = "fuzi-gloss-vectors-1"
+
+
+@dataclass(frozen=True)
+class _Rows:
+    """The rows to embed: every glossed passage's English gloss, then its Chinese gloss, in corpus order."""
+
+    ids: list[str]
+    corpus: list[str]
+    texts: list[str]
+
+    @classmethod
+    def of(cls, passages: Iterable[Passage], glosses: dict[str, Gloss]) -> _Rows:
+        chosen = [p for p in sorted(passages, key=lambda p: sort_key(p.id)) if p.id in glosses]
+        # the Chinese gloss is embedded as its passage is (a poem's title first), as the gloss route indexes it
+        zh = [embedding_text(Passage(p.id, p.ref, p.corpus, p.title, glosses[p.id].zh)) for p in chosen]
+        ids, corpus = [p.id for p in chosen], [p.corpus for p in chosen]
+        return cls(ids + ids, corpus + corpus, [glosses[p.id].en for p in chosen] + zh)
+
+    def fingerprint(self, model_name: str, dim: int) -> str:
+        """sha256 over the format, the model, the dimension and every (id, text) row."""
+        digest = hashlib.sha256(f"{FORMAT}\n{model_name}\n{dim}\n".encode())
+        for pid, text in zip(self.ids, self.texts):
+            digest.update(f"{pid}\t{text}\n".encode())
+        return digest.hexdigest()
+
+
+class GlossVectors:
+    """The English and Chinese gloss vectors of the glossed passages; `search` maps rows to passages."""
+
+    def __init__(self, ids: list[str], corpus: list[str], matrix: np.ndarray):
+        self._flat = FlatVectors(ids, corpus, matrix)
+
+    def __len__(self) -> int:
+        return len(self._flat)
+
+    def search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
+        """(passage id, best gloss cosine), best first, at most `limit` passages."""
+        best: dict[str, float] = {}
+        for pid, score in self._flat.search(vector, 2 * limit, corpus):
+            best.setdefault(pid, score)  # rows come best first: a passage's first row is its best
+        return list(best.items())[:limit]
+
+    @classmethod
+    def load(cls, store: PassageStore, passages: Iterable[Passage], model_name: str, dim: int) -> GlossVectors | None:
+        """The saved vectors for these passages' current glosses and this model, else None."""
+        rows = _Rows.of(passages, load_glosses())
+        if not rows.ids:
+            return None
+        path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))
+        try:
+            with np.load(path) as data:
+                matrix = data["vectors"]
+        except (OSError, KeyError, ValueError):
+            log.warning("gloss_vectors_missing", hint="run `fuzi index`")
+            return None
+        if matrix.shape != (len(rows.ids), dim):
+            log.warning("gloss_vectors_malformed", shape=matrix.shape, hint="run `fuzi index`")
+            return None
+        return cls(rows.ids, rows.corpus, matrix)
+
+    @classmethod
+    def build(
+        cls,
+        store: PassageStore,
+        passages: Iterable[Passage],
+        model_name: str,
+        dim: int,
+        embed: Callable[[list[str]], np.ndarray],
+    ) -> bool:
+        """Embed and save the gloss vectors unless the file for the current glosses exists; True
+        when it embedded. The file is written under a temporary name and renamed into place."""
+        rows = _Rows.of(passages, load_glosses())
+        if not rows.ids:
+            return False
+        path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))
+        if path.exists():
+            return False
+        vectors = np.asarray(embed(rows.texts), dtype=np.float32)
+        if vectors.shape != (len(rows.ids), dim) or not np.isfinite(vectors).all():
+            raise ValueError(f"gloss vectors have shape {vectors.shape}, expected {(len(rows.ids), dim)}")
+        path.parent.mkdir(parents=True, exist_ok=True)
+        for old in path.parent.glob(f"{store.snapshot_glob()}.npz"):
+            old.unlink(missing_ok=True)
+        partial = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
+        np.savez(partial, vectors=vectors)
+        partial.replace(path)
+        return True

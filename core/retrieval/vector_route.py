@@ -1,0 +1,87 @@
+"""The vector route: the query's embedding against the passage, sentence and gloss vectors.
+
+A passage scores the best of its own cosine with the query and its sentences' (`sentence_vectors =
+"max"`), and, for a query the gloss route serves (English, a modern-Chinese question or translation:
+`GlossIndex.wants`), its glosses' too (gloss_vectors.py). With `sentence_vectors = "route"` the
+sentences are a route of their own (`sentence`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+
+from core.retrieval.documents import sort_key
+from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features, query_head
+from core.retrieval.gloss_vectors import GlossVectors
+from core.retrieval.modern import vector_text
+from core.retrieval.results import RetrieverConfig
+from core.retrieval.store import PassageStore
+from core.retrieval.timing import maybe_thread, ms
+
+Hits = list[tuple[str, float]]
+
+
+class VectorRoutes:
+    """The vector and sentence routes of one retriever; `ready` once the passage vectors are loaded."""
+
+    def __init__(self, store: PassageStore, embedder: Embedder, config: RetrieverConfig):
+        self._store = store
+        self._embedder = embedder
+        self.config = config
+        self.ready = False  # False until the retriever's `start()`: keyword-only
+        self.sentences = False
+        self.glosses: GlossVectors | None = None
+
+    async def vector(
+        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict, *, glossed: bool = False
+    ) -> Hits:
+        """The passages nearest the query's head (a long query: its first `query_tokens` tokens);
+        `glossed`: the gloss vectors count too."""
+        started = time.perf_counter()
+        # Emoji or punctuation only, whatever the embedder (or a backend finds no feature): no vote, no fault.
+        if not self.ready or not has_features(query):
+            return []
+        head = query_head(self._embedder, query, self.config.query_tokens)
+        text = vector_text(head, english=self.config.english_expansion, modern=self.config.question_filter)
+        try:
+            vector = await asyncio.shield(self._query_vector(text, vectors))
+        except QueryWithoutFeatures:
+            return []
+        timings["embed"] = ms(started)
+        started = time.perf_counter()
+        store = self._store
+        hits = await maybe_thread(store.in_memory, store.vector_search, vector, pool, corpus)
+        more: list[Hits] = []
+        if self.config.sentence_vectors == "max" and self.sentences:
+            more.append(await maybe_thread(store.sentences.in_memory, store.sentences.search, vector, pool * 3, corpus))
+        if glossed and self.glosses is not None:
+            more.append(self.glosses.search(vector, pool * 3, corpus))
+        if more:
+            best = dict(hits)
+            for pid, score in (hit for extra in more for hit in extra):
+                best[pid] = max(best.get(pid, -1.0), score)
+            hits = list(best.items())
+        timings["vector"] = ms(started)
+        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
+        return hits[:pool]
+
+    async def sentence(self, query: str, pool: int, corpus: str, timings: dict, vectors: dict) -> Hits:
+        """The sentence vectors as a route of their own (`sentence_vectors = "route"`)."""
+        if not has_features(query):
+            return []
+        try:
+            vector = await asyncio.shield(self._query_vector(query, vectors))
+        except QueryWithoutFeatures:
+            return []
+        sentences = self._store.sentences
+        hits = await maybe_thread(sentences.in_memory, sentences.search, vector, pool * 3, corpus)
+        hits.sort(key=lambda h: (-round(h[1], 6), sort_key(h[0])))
+        return hits[:pool]
+
+    def _query_vector(self, query: str, vectors: dict[str, asyncio.Future]) -> asyncio.Future:
+        """This search's embedding of `query`, shared by its routes."""
+        future = vectors.get(query)
+        if future is None:
+            future = vectors[query] = asyncio.ensure_future(self._embedder.embed_query(query))
+        return future

@@ -1,0 +1,90 @@
+"""Gloss vectors (core/retrieval/gloss_vectors.py): built by `fuzi index` once per gloss content and
+model, loaded at start, used by the vector route only for the queries the gloss route serves."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from core.retrieval import glosses as glosses_module
+from core.retrieval.gloss_vectors import GlossVectors
+from core.retrieval.indexer import build_index
+from core.retrieval.store import PassageStore
+from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever
+from tests.test_retrieval_gloss import DOCS, GLOSSES, write
+
+
+class Counting(HashingEmbedder):
+    def __init__(self):
+        super().__init__()
+        self.texts = 0
+
+    def embed_passages_sync(self, texts):
+        self.texts += len(texts)
+        return super().embed_passages_sync(texts)
+
+
+def files(db):
+    return sorted((db / ".glosses").glob("*.npz"))
+
+
+def test_built_once_per_gloss_content_and_model(tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    db, embedder = tmp_path / "db", Counting()
+    build_index(PassageStore(db), embedder, DOCS, glosses=True)
+    passages = embedder.texts
+    assert len(files(db)) == 1 and passages == len(DOCS) + 2 * len(GLOSSES)  # an English and a Chinese one each
+    build_index(PassageStore(db), embedder, DOCS, glosses=True, rebuild=True)
+    assert embedder.texts == passages + len(DOCS)  # same glosses, same model: the saved vectors are kept
+    edited = [dict(GLOSSES[0], en="Zengzi asks himself three questions every day."), *GLOSSES[1:]]
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g2", edited))
+    first = files(db)
+    build_index(PassageStore(db), embedder, DOCS, glosses=True)
+    assert embedder.texts == passages + len(DOCS) + 2 * len(GLOSSES) and len(files(db)) == 1 and files(db) != first
+    loaded = GlossVectors.load(PassageStore(db), DOCS, embedder.model_name, embedder.dim)
+    assert loaded is not None and len(loaded) == 2 * len(GLOSSES)
+    assert GlossVectors.load(PassageStore(db), DOCS, "another-model", embedder.dim) is None  # another model: none
+
+
+def test_a_passage_scores_its_best_gloss_row(tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    db, embedder = tmp_path / "db", HashingEmbedder()
+    build_index(PassageStore(db), embedder, DOCS, glosses=True)
+    vectors = GlossVectors.load(PassageStore(db), DOCS, embedder.model_name, embedder.dim)
+    assert vectors is not None
+    query = embedder.embed_passages_sync([GLOSSES[1]["zh"]])[0]
+    hits = vectors.search(query, 5)
+    assert hits[0][0] == "lunyu:2.7" and hits[0][1] > 0.99
+    assert len({pid for pid, _ in hits}) == len(hits) == 3  # one hit per passage, at most its best row
+    assert [pid for pid, _ in vectors.search(query, 5, corpus="shijing")] == ["shijing:73"]
+
+
+async def test_only_the_queries_the_gloss_route_serves_use_them(tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    db = tmp_path / "db"
+    build_index(PassageStore(db), HashingEmbedder(), DOCS)
+    plain = await open_retriever(db)  # glosses, but no gloss vectors: warned, served as before
+    assert plain._routes.glosses is None
+    build_index(PassageStore(db), HashingEmbedder(), DOCS, glosses=True)
+    glossed = await open_retriever(db)
+    assert glossed._routes.glosses is not None
+
+    english = "Was he loyal and did he keep his word to friends?"
+    top = (await glossed.search(english, k=4)).results[0]
+    assert top.id == "lunyu:1.4" and top.routes["vector"] == 1
+    for query in ("学而时习之", "大车", "🙂", "What did Confucius say about filial piety?"):  # quote, title, topic
+        before = [(r.id, r.routes, r.fusion_score) for r in (await plain.search(query, k=4)).results]
+        after = [(r.id, r.routes, r.fusion_score) for r in (await glossed.search(query, k=4)).results]
+        assert after == before, query
+
+
+async def test_a_damaged_file_is_not_used(tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    db = tmp_path / "db"
+    build_index(PassageStore(db), HashingEmbedder(), DOCS, glosses=True)
+    (path,) = files(db)
+    np.savez(path, vectors=np.zeros((1, 384), dtype=np.float32))
+    retriever = await open_retriever(db)
+    assert retriever._routes.glosses is None
+    assert (await retriever.search("Was he loyal to friends?", k=2)).results
+    path.write_bytes(b"not an npz")
+    assert GlossVectors.load(PassageStore(db), DOCS, "hashing-char12:384", 384) is None
