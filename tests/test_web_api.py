@@ -85,7 +85,9 @@ async def test_skill_switch_then_message(tmp_path, fake_llm, retriever):
 
 
 async def test_busy_notice_and_cancel(tmp_path, fake_llm, retriever):
-    fake_llm.stream_text(ANSWER * 60, chunk=2, chunk_delay=0.05)  # ~50 s unless cancelled: still running on a busy machine
+    fake_llm.stream_text(
+        ANSWER * 60, chunk=2, chunk_delay=0.05
+    )  # ~50 s unless cancelled: still running on a busy machine
     async with web_app(tmp_path, fake_llm, retriever) as (base, runtime, _), httpx.AsyncClient(timeout=20) as client:
         async with client.stream("POST", f"{base}/v1/chat", json={"message": "何为学？"}) as response:
             seen, stream = [], sse(response)
