@@ -9,8 +9,8 @@ not counted), and prints wall seconds (min, median, max) and CPU seconds (user +
 `fresh` clones `--ref` of this repository into a temporary folder, points UV_CACHE_DIR and
 PIP_CACHE_DIR at empty folders (npm's cache is left as it is) and unsets FUZI_HOME and
 FUZI_CORPUS_DIR, then times `printf '巧言令色\\n' | ./scripts/chat` to the answer's first line on
-stdout and to the exit (the index build finishes first); it prints the install log's own figures
-too. Both print `uptime` before and after: on a shared machine wall time is an upper bound.
+stdout and to the exit (the index build finishes first; `--first-answer-only` stops the chat at the
+answer instead, as a person who closes it would); it prints the install log's own figures too. Both print `uptime` before and after: on a shared machine wall time is an upper bound.
 """
 
 from __future__ import annotations
@@ -72,7 +72,7 @@ def warm(runs: int) -> dict:
     }
 
 
-def fresh(ref: str) -> dict:
+def fresh(ref: str, first_answer_only: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="fuzi-fresh-") as tmp:
         clone, caches = Path(tmp) / "fuzi", Path(tmp) / "caches"
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(clone)], check=True)
@@ -96,6 +96,8 @@ def fresh(ref: str) -> dict:
         for line in proc.stdout:
             if first is None and line.strip():
                 first = time.perf_counter() - t0
+                if first_answer_only:
+                    proc.terminate()
         code = proc.wait()
         end = time.perf_counter() - t0
         log = (clone / ".venv" / "install.log").read_text(encoding="utf-8", errors="replace")
@@ -112,10 +114,12 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     sub = parser.add_subparsers(dest="what", required=True)
     sub.add_parser("warm").add_argument("--runs", type=int, default=8)
-    sub.add_parser("fresh").add_argument("--ref", default="HEAD")
+    fresh_ = sub.add_parser("fresh")
+    fresh_.add_argument("--ref", default="HEAD")
+    fresh_.add_argument("--first-answer-only", action="store_true", help="stop the chat at its first answer")
     args = parser.parse_args()
     before = uptime()
-    result = warm(args.runs) if args.what == "warm" else fresh(args.ref)
+    result = warm(args.runs) if args.what == "warm" else fresh(args.ref, args.first_answer_only)
     print(json.dumps({"uptime_before": before, **result, "uptime_after": uptime()}, ensure_ascii=False, indent=2))
 
 
