@@ -29,14 +29,12 @@ class TurnReads:
     Attributes:
         state: the chat's summary and marks.
         lines: the window, oldest first (the turn's own messages left out).
-        limit: the most lines that were asked for (a shorter window holds every line after the mark).
         facts: the person's facts usable in this chat, oldest first (full rows: vectors included).
         profile: the stored profile as its JSON text ("" when the person has none).
     """
 
     state: ChatState
     lines: list[Line]
-    limit: int
     facts: list[Fact]
     profile: str
 
@@ -117,7 +115,7 @@ def read_turn(
             lines.append(Line(r.n1, r.t2, r.t1, r.t3 or "", r.t4 or "", r.t5 or "", load_quotes(r.t6)))
     lines.sort(key=lambda line: line.id)
     facts.sort(key=lambda fact: fact.id or 0)
-    return TurnReads(state, lines, limit, facts, profile)
+    return TurnReads(state, lines, facts, profile)
 
 
 def _fact(r: Any, person_id: int) -> Fact:
