@@ -1,5 +1,6 @@
 """Gloss vectors (core/retrieval/gloss_vectors.py): built by `fuzi index` once per gloss content and
-model, loaded at start, used by the vector route only for the queries the gloss route serves."""
+model, loaded from the gloss route's glosses when a query first runs that route, used by the vector
+route only for the queries the gloss route serves."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import numpy as np
 
 from core.retrieval import glosses as glosses_module
 from core.retrieval.gloss_vectors import GlossVectors
+from core.retrieval.glosses import load_glosses
 from core.retrieval.indexer import build_index
 from core.retrieval.store import PassageStore
 from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever
@@ -40,16 +42,18 @@ def test_built_once_per_gloss_content_and_model(tmp_path, monkeypatch):
     first = files(db)
     build_index(PassageStore(db), embedder, DOCS, glosses=True)
     assert embedder.texts == passages + len(DOCS) + 2 * len(GLOSSES) and len(files(db)) == 1 and files(db) != first
-    loaded = GlossVectors.load(PassageStore(db), DOCS, embedder.model_name, embedder.dim)
+    loaded = GlossVectors.load(PassageStore(db), DOCS, load_glosses(), embedder.model_name, embedder.dim)
     assert loaded is not None and len(loaded) == 2 * len(GLOSSES)
-    assert GlossVectors.load(PassageStore(db), DOCS, "another-model", embedder.dim) is None  # another model: none
+    assert (
+        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), "another-model", embedder.dim) is None
+    )  # another model: none
 
 
 def test_a_passage_scores_its_best_gloss_row(tmp_path, monkeypatch):
     monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
     db, embedder = tmp_path / "db", HashingEmbedder()
     build_index(PassageStore(db), embedder, DOCS, glosses=True)
-    vectors = GlossVectors.load(PassageStore(db), DOCS, embedder.model_name, embedder.dim)
+    vectors = GlossVectors.load(PassageStore(db), DOCS, load_glosses(), embedder.model_name, embedder.dim)
     assert vectors is not None
     query = embedder.embed_passages_sync([GLOSSES[1]["zh"]])[0]
     hits = vectors.search(query, 5)
@@ -63,10 +67,10 @@ async def test_only_the_queries_the_gloss_route_serves_use_them(tmp_path, monkey
     db = tmp_path / "db"
     build_index(PassageStore(db), HashingEmbedder(), DOCS)
     plain = await open_retriever(db)  # glosses, but no gloss vectors: warned, served as before
-    assert plain._routes.glosses is None
+    assert plain._glosses is not None and plain._glosses.vectors is None
     build_index(PassageStore(db), HashingEmbedder(), DOCS, glosses=True)
     glossed = await open_retriever(db)
-    assert glossed._routes.glosses is not None
+    assert glossed._glosses is not None and glossed._glosses.vectors is not None
 
     english = "Was he loyal and did he keep his word to friends?"
     top = (await glossed.search(english, k=4)).results[0]
@@ -84,7 +88,28 @@ async def test_a_damaged_file_is_not_used(tmp_path, monkeypatch):
     (path,) = files(db)
     np.savez(path, vectors=np.zeros((1, 384), dtype=np.float32))
     retriever = await open_retriever(db)
-    assert retriever._routes.glosses is None
+    assert retriever._glosses is not None and retriever._glosses.vectors is None
     assert (await retriever.search("Was he loyal to friends?", k=2)).results
     path.write_bytes(b"not an npz")
-    assert GlossVectors.load(PassageStore(db), DOCS, "hashing-char12:384", 384) is None
+    assert GlossVectors.load(PassageStore(db), DOCS, load_glosses(), "hashing-char12:384", 384) is None
+
+
+async def test_read_once_with_the_gloss_route_when_a_query_first_runs_it(tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    db = tmp_path / "db"
+    build_index(PassageStore(db), HashingEmbedder(), DOCS, glosses=True)
+    reads: list[bool] = []
+    read = glosses_module._read
+    monkeypatch.setattr(
+        glosses_module, "_read", lambda folder, *, stanzas: reads.append(stanzas) or read(folder, stanzas=stanzas)
+    )
+    loads: list[int] = []
+    load = GlossVectors.load.__func__  # type: ignore[attr-defined]
+    monkeypatch.setattr(GlossVectors, "load", classmethod(lambda cls, *a, **kw: loads.append(1) or load(cls, *a, **kw)))
+    retriever = await open_retriever(db)
+    assert reads == [False, True] and loads == []  # the start reads the glosses once, the vectors not at all
+    await retriever.search("学而时习之", k=2)  # a quote: no gloss route, no gloss vectors
+    assert loads == []
+    top = (await retriever.search("Was he loyal and did he keep his word to friends?", k=2)).results[0]
+    await retriever.search("What did Zengzi ask himself every day?", k=2)
+    assert top.id == "lunyu:1.4" and loads == [1] and reads == [False, True]  # loaded once, from that one read

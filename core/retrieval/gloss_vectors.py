@@ -10,7 +10,9 @@ gloss or another model gives another name and a stale file is never read; a rebu
 glosses keeps the file. A start without it serves as before.
 
 For the queries the gloss route serves (`GlossIndex.wants`), the vector route scores a passage by the
-best of its own, its sentences' and its glosses' cosine with the query (docs/retrieval.md).
+best of its own, its sentences' and its glosses' cosine with the query (docs/retrieval.md). They are
+loaded from the gloss route's own read of the glosses when a query first runs that route
+(`GlossIndex.vectors`).
 """
 
 from __future__ import annotations
@@ -74,9 +76,12 @@ class GlossVectors:
         return list(best.items())[:limit]
 
     @classmethod
-    def load(cls, store: PassageStore, passages: Iterable[Passage], model_name: str, dim: int) -> GlossVectors | None:
-        """The saved vectors for these passages' current glosses and this model, else None."""
-        rows = _Rows.of(passages, load_glosses())
+    def load(
+        cls, store: PassageStore, passages: Iterable[Passage], glosses: dict[str, Gloss], model_name: str, dim: int
+    ) -> GlossVectors | None:
+        """The saved vectors for these passages' `glosses` (as read for the gloss route: `GlossIndex.vectors`)
+        and this model, else None."""
+        rows = _Rows.of(passages, glosses)
         if not rows.ids:
             return None
         path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))

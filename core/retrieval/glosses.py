@@ -29,10 +29,11 @@ from __future__ import annotations
 import functools
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -44,6 +45,9 @@ from core.retrieval.glossary import PHRASES
 from core.retrieval.keyword import KeywordIndex, bm25_index, okapi_scores, strip_question_words
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.translate import wants_translation
+
+if TYPE_CHECKING:
+    from core.retrieval.gloss_vectors import GlossVectors
 
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 STANZA_DIR = "stanzas"  # the stanza renderings, a folder of GLOSS_DIR
@@ -214,6 +218,10 @@ def stanza_chars(passage: Passage, stanza: int) -> int:
     return cjk_count(parts[stanza - 1]) if 0 < stanza <= len(parts) else 0
 
 
+# Loads the gloss vectors of the glossed passages and their glosses (gloss_vectors.py), or None.
+VectorLoader = Callable[[list[Passage], dict[str, Gloss]], "GlossVectors | None"]
+
+
 class GlossIndex:
     """BM25 over the glosses of the passages given, and over their stanza renderings: a passage
     scores as the better of its gloss and its best stanza (a passage with neither is not in it).
@@ -222,7 +230,8 @@ class GlossIndex:
     them (their BM25 statistics are theirs alone); a stanza's rendering only counts for a Chinese
     query at least as long as the stanza (a rendering is not shorter than what it renders, and a
     question of nine characters is no rendering of a stanza of sixteen) and for English that is not
-    a question (`is_question`)."""
+    a question (`is_question`). `vectors` loads the glosses' vectors (gloss_vectors.py) from the
+    glosses read here, when the vector route first asks for them (`vectors`)."""
 
     def __init__(
         self,
@@ -231,6 +240,7 @@ class GlossIndex:
         *,
         stanzas: dict[str, list[Gloss]] | None = None,
         tokenizer: str = "bigram",
+        vectors: VectorLoader | None = None,
     ):
         stanzas = stanzas or {}
         passages = [p for p in passages if p.id in glosses or p.id in stanzas]
@@ -239,6 +249,7 @@ class GlossIndex:
         self._whole = [(p, glosses[p.id]) for p in passages if p.id in glosses]
         self._parts = [(p, g) for p in passages for g in stanzas.get(p.id, [])]
         self._tokenizer = tokenizer
+        self._vector_loader = vectors
         self._grams = {t[i : i + QUOTED_CHARS] for p in passages for t in [squash(p.text)] for i in range(len(t))}
         self._pairs = {pair for p in passages for pair in pairs(p.text)}
 
@@ -253,16 +264,31 @@ class GlossIndex:
         floor = [stanza_chars(p, g.stanza) for p, g in self._parts]
         return _Documents(self._parts, self.ids, self._tokenizer, floor) if self._parts else None
 
+    # So are the gloss vectors (35–40 ms: a sha256 over every gloss names their file), for the same queries.
+    @functools.cached_property
+    def vectors(self) -> GlossVectors | None:
+        """The gloss vectors of the glossed passages (None: no loader, no glosses or no file)."""
+        if self._vector_loader is None or not self._whole:
+            return None
+        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole})
+
     def __len__(self) -> int:
         return len(self.ids)
 
     @classmethod
-    def load(cls, passages: PassageTable, folder: Path | None = None, *, tokenizer: str = "bigram") -> GlossIndex:
+    def load(
+        cls,
+        passages: PassageTable,
+        folder: Path | None = None,
+        *,
+        tokenizer: str = "bigram",
+        vectors: VectorLoader | None = None,
+    ) -> GlossIndex:
         """The index of `folder`'s glosses and stanza renderings (default data/glosses) for the
-        passages of the table."""
+        passages of the table; `vectors`: the loader of their gloss vectors (`GlossIndex.vectors`)."""
         glosses, stanzas = load_glosses(folder), load_stanzas(folder)
         chosen = [passages[i] for i in passages.order if i in glosses or i in stanzas]
-        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer)
+        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer, vectors=vectors)
 
     def is_modern_prose(self, query: str) -> bool:
         """Modern Chinese without a question word: PROSE_MIN_PAIRS character pairs or more, under

@@ -104,9 +104,16 @@ class HybridRetriever:
         """Build the quote-line, theme and gloss indexes: at once for the books (~0.1 s), in the
         background above INLINE_MAX_PASSAGES (the search serves meanwhile)."""
 
+        # the gloss vectors are read from the glosses the route reads, when a query first runs it
+        vectors = functools.partial(
+            GlossVectors.load, self._store, model_name=self._embedder.model_name, dim=self._embedder.dim
+        )
+
         async def build(passages: PassageTable) -> None:
             self._lines, self._themes = await asyncio.to_thread(rule_indexes, passages)
-            self._glosses = await asyncio.to_thread(GlossIndex.load, passages, tokenizer=self.config.tokenizer)
+            self._glosses = await asyncio.to_thread(
+                GlossIndex.load, passages, tokenizer=self.config.tokenizer, vectors=vectors
+            )
 
         if len(self._passages) <= INLINE_MAX_PASSAGES:
             await build(self._passages)
@@ -131,8 +138,6 @@ class HybridRetriever:
             )
         self._store.load_flat()  # exact in-memory scan below the ANN threshold
         self._routes.sentences = self.config.sentence_vectors != "off" and self._sentences_usable()
-        passages = (snapshot.passages[pid] for pid in snapshot.passages.order)
-        self._routes.glosses = GlossVectors.load(self._store, passages, self._embedder.model_name, self._embedder.dim)
         self._passages = snapshot.passages
         self._keyword = snapshot.keyword
         self._verbatim = snapshot.verbatim
@@ -251,13 +256,14 @@ class HybridRetriever:
         if mode == "hybrid" and self._translator is not None and wants_translation(query):
             names.append("translated")
         glosses = self._glosses if mode == "hybrid" and topic is None else None
-        glossed = glosses is not None and glosses.wants(query)  # the gloss route, and gloss vectors, serve it
+        if glosses is not None and not glosses.wants(query):
+            glosses = None  # the gloss route, and the gloss vectors, serve only the queries it wants
         runners: dict[str, Callable[..., Coroutine[Any, Any, list[tuple[str, float]]]]] = {
             "keyword": self._keyword_route
         }
-        runners["vector"] = functools.partial(self._routes.vector, glossed=glossed)
+        runners["vector"] = functools.partial(self._routes.vector, glosses=glosses)
         runners["sentence"], runners["translated"] = self._routes.sentence, self._translated_route
-        if glosses is not None and glossed:
+        if glosses is not None:
             names, runners["gloss"] = [*names, "gloss"], glosses.route
         vectors: dict[str, asyncio.Future] = {}  # this search's embedding, shared by the vector and sentence routes
         tasks = {n: asyncio.create_task(runners[n](query, pool, corpus, timings, vectors)) for n in names}

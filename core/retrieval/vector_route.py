@@ -13,7 +13,7 @@ import time
 
 from core.retrieval.documents import sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features, query_head
-from core.retrieval.gloss_vectors import GlossVectors
+from core.retrieval.glosses import GlossIndex
 from core.retrieval.modern import vector_text
 from core.retrieval.results import RetrieverConfig
 from core.retrieval.store import PassageStore
@@ -31,13 +31,12 @@ class VectorRoutes:
         self.config = config
         self.ready = False  # False until the retriever's `start()`: keyword-only
         self.sentences = False
-        self.glosses: GlossVectors | None = None
 
     async def vector(
-        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict, *, glossed: bool = False
+        self, query: str, pool: int, corpus: str, timings: dict, vectors: dict, *, glosses: GlossIndex | None = None
     ) -> Hits:
         """The passages nearest the query's head (a long query: its first `query_tokens` tokens);
-        `glossed`: the gloss vectors count too."""
+        `glosses` (a query the gloss route serves): their vectors count too."""
         started = time.perf_counter()
         # Emoji or punctuation only, whatever the embedder (or a backend finds no feature): no vote, no fault.
         if not self.ready or not has_features(query):
@@ -55,8 +54,8 @@ class VectorRoutes:
         more: list[Hits] = []
         if self.config.sentence_vectors == "max" and self.sentences:
             more.append(await maybe_thread(store.sentences.in_memory, store.sentences.search, vector, pool * 3, corpus))
-        if glossed and self.glosses is not None:
-            more.append(self.glosses.search(vector, pool * 3, corpus))
+        if glosses is not None and glosses.vectors is not None:
+            more.append(glosses.vectors.search(vector, pool * 3, corpus))
         if more:
             best = dict(hits)
             for pid, score in (hit for extra in more for hit in extra):
