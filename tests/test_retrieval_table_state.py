@@ -117,3 +117,33 @@ async def test_a_state_is_not_saved_when_a_write_comes_during_the_reads(index, m
     monkeypatch.setattr(table_state, "stamp", lambda folder, tables: next(stamps))
     PassageStore(index).save_state()
     assert saved(index) == []
+
+
+async def test_a_retriever_started_before_another_store_wrote_reads_the_write_at_its_next_start(index):
+    store = PassageStore(index)
+    retriever = HybridRetriever(store, HashingEmbedder())
+    await retriever.start()  # LanceDB opened at this version (no state yet)
+    more = [*DOCS, passage("lunyu:1.2", "其为人也孝弟，而好犯上者，鲜矣。不好犯上，而好作乱者，未之有也。")]
+    build_index(PassageStore(index), HashingEmbedder(), more, sentences=True)  # the build, through its own store
+    await retriever.start()
+    assert retriever.size == store.count() == 4 and "lunyu:1.2" in store.sentences.hashes()
+    again = PassageStore(index)
+    assert again.load_state() and again.count() == 4 and len(again.hashes()) == 4  # the state saved is of 4
+
+
+def test_a_state_saved_by_a_store_opened_before_a_write_holds_the_write(index):
+    store = PassageStore(index)
+    assert store.count() == 3  # opened at this version
+    build_index(PassageStore(index), HashingEmbedder(), [*DOCS, passage("lunyu:1.2", "其为人也孝弟。")])
+    store.save_state()
+    assert store.count() == 3  # the store serves the version it opened, as its retriever's snapshot
+    again = PassageStore(index)
+    assert again.load_state() and again.count() == 4 and "lunyu:1.2" in again.hashes()
+
+
+def test_a_write_killed_before_its_commit_changes_the_stamp(index):
+    """Lance commits by writing the version's manifest last: a write killed before it leaves data files only."""
+    PassageStore(index).save_state()
+    assert PassageStore(index).load_state()
+    (index / "passages.lance" / "data" / "killed-before-commit.lance").write_bytes(b"")
+    assert not PassageStore(index).load_state()  # LanceDB is read (it ignores the uncommitted file)

@@ -4,7 +4,9 @@ Both tables keep the embedding model and dimension in the schema metadata, key t
 passage id column, carry each passage's content hash, and may hold their vectors in memory
 (`FlatVectors`) for an exact scan. The LanceDB connection is made on first use (`Connection`), and
 a table given its saved `TableState` (core/retrieval/table_state.py) answers a start's reads from
-it; its first write forgets the state and goes to LanceDB.
+it; its first write forgets the state and goes to LanceDB. An open LanceDB table reads the version it
+was opened at, whatever was written since through another handle: each start opens the tables again,
+so a retriever started on a half-built table reads the whole table at its next start.
 """
 
 from __future__ import annotations
@@ -91,6 +93,11 @@ class LanceTable:
             except ValueError:
                 return None
         return self._table
+
+    def _forget_version(self) -> None:
+        """Open the table again at the next read: an open LanceDB table stays at the version it was
+        opened at and never sees the writes of another handle (another store, another process)."""
+        self._table = None
 
     def _writing(self):
         """The table for a write: the saved state no longer describes it."""

@@ -104,20 +104,30 @@ class PassageStore(LanceTable):
         for table in (self, self.sentences):
             table._state = states[table._name] if states else None
             table._flat = None
+            table._forget_version()
         self._ann = None
         return states is not None
 
     def save_state(self) -> None:
         """Read both tables from LanceDB and save what a start reads, kept only when no write came
-        in between (the version listing is the same before and after the reads)."""
+        in between (the version listing is the same before and after the reads). The reads open the
+        tables anew, at the version `before` names or a later one; this store keeps serving the
+        version it had open."""
         before = table_state.stamp(self.path, self._tables())
         if before is None:
             return
+        serving = self._table, self.sentences._table
         for table in (self, self.sentences):
             table._state = None
-        passages = self._open()
-        scanned = passages is None or not (passages.count_rows() >= self.ann_min_rows > 0 and self._has_ann(passages))
-        states = {self._name: self.state(flat=scanned), self.sentences._name: self.sentences.state(flat=True)}
+            table._forget_version()
+        try:
+            passages = self._open()
+            scanned = passages is None or not (
+                passages.count_rows() >= self.ann_min_rows > 0 and self._has_ann(passages)
+            )
+            states = {self._name: self.state(flat=scanned), self.sentences._name: self.sentences.state(flat=True)}
+        finally:
+            self._table, self.sentences._table = serving
         if table_state.stamp(self.path, self._tables()) != before:
             return
         try:

@@ -13,7 +13,9 @@ other folders, so the listing of `_versions` (names, sizes, modification times) 
 times of the table's folders change with every write, whichever process makes it. The state file's
 name carries a hash of them (`stamp`); a start that finds no file for the current stamp opens
 LanceDB as before and saves a new one, kept only when the stamp was the same before and after the
-reads. A table folder that cannot be listed gives no stamp, and so LanceDB.
+reads, which open the tables anew (an open LanceDB table keeps the version it was opened at: a
+retriever started on a half-built table would read, and save, that version again; lance_table.py).
+A table folder that cannot be listed gives no stamp, and so LanceDB.
 """
 
 from __future__ import annotations
