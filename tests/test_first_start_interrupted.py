@@ -1,6 +1,7 @@
 """A first start killed during its index build, then the next start (bot/first_start.py): that start
-serves the partial table at once, brings it up to the corpus in the background and then reads the
-whole table, and the start after it reads a saved state of the whole table (core/retrieval/table_state.py)."""
+serves the partial table at once, brings it up to the corpus and adds the sentence vectors in the
+background, then reads the whole tables, and the start after it reads a saved state of the whole
+tables (core/retrieval/table_state.py)."""
 
 from __future__ import annotations
 
@@ -57,6 +58,8 @@ async def test_the_start_after_a_killed_first_build_completes_it_and_saves_the_w
 
     store = build_store(settings)
     assert store.load_state() and store.count() == len(passages)  # the state saved is the whole table's
+    in_lancedb = build_store(settings).sentences.hashes()  # and all the sentence vectors, built meanwhile
+    assert store.sentences.hashes() == in_lancedb and len(in_lancedb) > 640
     assert await prepare_data(settings, Progress(io.StringIO(), rich=False)) is None  # nothing left to build
     again = HybridRetriever(build_store(settings), HashingEmbedder())
     await again.start()
