@@ -32,7 +32,9 @@ from core.retrieval.flat import FlatVectors
 
 log = structlog.get_logger(__name__)
 
-FORMAT = "fuzi-table-state-1"
+# 2: the reads open the tables anew; a state of 1 may hold a half-built table (its sentence vectors in
+# part) under the stamp of the whole one, so none is read: the first start after reads LanceDB once
+FORMAT = "fuzi-table-state-2"
 
 
 @dataclass(frozen=True)
