@@ -230,8 +230,8 @@ class GlossIndex:
     them (their BM25 statistics are theirs alone); a stanza's rendering only counts for a Chinese
     query at least as long as the stanza (a rendering is not shorter than what it renders, and a
     question of nine characters is no rendering of a stanza of sixteen) and for English that is not
-    a question (`is_question`). `vectors` loads the glosses' vectors (gloss_vectors.py) from the
-    glosses read here, when the vector route first asks for them (`vectors`)."""
+    a question (`is_question`). `vectors`, when given, loads the glosses' vectors (gloss_vectors.py)
+    from the glosses read here, the first time the vector route asks for them (`GlossIndex.vectors`)."""
 
     def __init__(
         self,
@@ -264,7 +264,7 @@ class GlossIndex:
         floor = [stanza_chars(p, g.stanza) for p, g in self._parts]
         return _Documents(self._parts, self.ids, self._tokenizer, floor) if self._parts else None
 
-    # So are the gloss vectors (35–40 ms: a sha256 over every gloss names their file), for the same queries.
+    # So are the gloss vectors (15–40 ms: a sha256 over every gloss names their file), for the same queries.
     @functools.cached_property
     def vectors(self) -> GlossVectors | None:
         """The gloss vectors of the glossed passages (None: no loader, no glosses or no file)."""
