@@ -35,6 +35,9 @@ def test_a_question_names_its_book_and_a_classical_line_does_not():
     assert book_hint("哪首诗写了等待爱人的女子？") == "shijing"
     assert book_hint("孔子怎么看管仲？") == "lunyu"
     assert book_hint("不学诗，无以言") == "all"  # a quote with 诗 in it is not a question about poems
+    retold = "商汤的铭文说：一天新，就天天新。《诗经》说：周虽然是古老的国家，却禀受了新的天命。"
+    assert book_hint(retold) == "all"  # the passage's own source, cited: no book asked for
+    assert book_hint("《诗经》说什么是思无邪？") == "shijing"
 
 
 def test_a_songs_marker_is_a_word_not_a_character():
