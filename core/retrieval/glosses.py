@@ -13,6 +13,8 @@ words with that stanza's rendering, not with the poem's one-line summary. The st
 collection of their own and a poem scores as the better of its gloss and its best stanza; a stanza
 counts only for a Chinese query at least as long as the stanza itself, and never for an English question
 (`is_question`): questions describe passages, renderings reproduce them (docs/retrieval.md).
+`data/glosses/segments/*.jsonl`, `{"id", "segment", "en", "zh"}`, does the same for the segments of
+the long prose chapters (core/retrieval/segments.py): one story of a forty-line chapter of the Mencius.
 
 `GlossIndex` searches them: an English query by Okapi BM25 (`WordBM25`, k1 1.5, b 0.75) over the English glosses
 (lowercase, stopwords dropped, light suffix stemming, two-word pinyin names of the glossary joined:
