@@ -35,6 +35,9 @@ def test_a_question_names_its_book_and_a_classical_line_does_not():
     assert book_hint("哪首诗写了等待爱人的女子？") == "shijing"
     assert book_hint("孔子怎么看管仲？") == "lunyu"
     assert book_hint("不学诗，无以言") == "all"  # a quote with 诗 in it is not a question about poems
+    retold = "商汤的铭文说：一天新，就天天新。《诗经》说：周虽然是古老的国家，却禀受了新的天命。"
+    assert book_hint(retold) == "all"  # the passage's own source, cited: no book asked for
+    assert book_hint("《诗经》说什么是思无邪？") == "shijing"
 
 
 def test_a_songs_marker_is_a_word_not_a_character():
@@ -54,6 +57,25 @@ def test_book_first_keeps_fused_order_within_each_book():
     fused = [Fused(i, 1.0 - n / 10) for n, i in enumerate(["lunyu:1.1", "shijing:1", "lunyu:1.2", "shijing:2"])]
     assert [f.id for f in book_first(fused, "shijing", table)] == ["shijing:1", "shijing:2", "lunyu:1.1", "lunyu:1.2"]
     assert book_first(fused, "all", table) == fused
+
+
+def test_a_question_after_a_saying_of_confucius_finds_it_in_the_mean_too():
+    table = PassageTable.from_passages(
+        [
+            passage("zhongyong:9", "子曰：“天下国家可均也，爵禄可辞也，白刃可蹈也，中庸不可能也。”"),
+            passage("zhongyong:10", "子路问强。子曰：“南方之强与？北方之强与？”"),
+            passage("mengzi:7.14", "孟子曰：“求也为季氏宰……孔子曰：‘求非我徒也。’”"),  # Mencius speaks
+            passage("zhongyong:39", "《诗》曰：“予怀明德。”子曰：“声色之于以化民，末也。”"),  # the ode first
+            passage("zhongyong:1", "天命之谓性，率性之谓道"),
+            passage("lunyu:6.29", "子曰：“中庸之为德也，其至矣乎！”"),
+        ]
+    )
+    fused = [Fused(pid, 1.0 - n / 10) for n, pid in enumerate(table.order)]
+    first = [f.id for f in book_first(fused, "lunyu", table, speakers=True)]
+    assert first == ["zhongyong:9", "zhongyong:10", "lunyu:6.29", "mengzi:7.14", "zhongyong:39", "zhongyong:1"]
+    themes = [f.id for f in book_first(fused, "lunyu", table)]  # a question about his views: the Analects
+    assert themes[0] == "lunyu:6.29" and themes[1:] == [pid for pid in table.order if pid != "lunyu:6.29"]
+    assert [f.id for f in book_first(fused, "mengzi", table, speakers=True)][0] == "mengzi:7.14"
 
 
 def test_modern_words_bring_their_classical_terms_and_quotes_bring_none():

@@ -13,6 +13,8 @@ words with that stanza's rendering, not with the poem's one-line summary. The st
 collection of their own and a poem scores as the better of its gloss and its best stanza; a stanza
 counts only for a Chinese query at least as long as the stanza itself, and never for an English question
 (`is_question`): questions describe passages, renderings reproduce them (docs/retrieval.md).
+`data/glosses/segments/*.jsonl`, `{"id", "segment", "en", "zh"}`, does the same for the segments of
+the long prose chapters (core/retrieval/segments.py): one story of a forty-line chapter of the Mencius.
 
 `GlossIndex` searches them: an English query by Okapi BM25 (`WordBM25`, k1 1.5, b 0.75) over the English glosses
 (lowercase, stopwords dropped, light suffix stemming, two-word pinyin names of the glossary joined:
@@ -43,6 +45,7 @@ from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
 from core.retrieval.glossary import PHRASES
 from core.retrieval.keyword import KeywordIndex, bm25_index, okapi_scores, strip_question_words
+from core.retrieval.segments import parts
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.translate import wants_translation
 
@@ -51,6 +54,7 @@ if TYPE_CHECKING:
 
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 STANZA_DIR = "stanzas"  # the stanza renderings, a folder of GLOSS_DIR
+SEGMENT_DIR = "segments"  # the long chapters' segment renderings (core/retrieval/segments.py)
 MAX_EN_WORDS = 80  # generous bounds: a gloss is 1–2 sentences (spec: ≤ 45 words, ≤ 60 字)
 MAX_ZH_CHARS = 120
 QUOTED_CHARS = 4  # a modern-Chinese query with this many characters of a passage in a row quotes it
@@ -84,7 +88,7 @@ class Gloss:
     id: str
     en: str
     zh: str
-    stanza: int = 0  # 1-based stanza of the poem the rendering is of; 0: the whole passage
+    stanza: int = 0  # 1-based stanza or segment the rendering is of (segments.parts); 0: the whole passage
 
 
 def load_glosses(folder: Path | None = None) -> dict[str, Gloss]:
@@ -94,7 +98,7 @@ def load_glosses(folder: Path | None = None) -> dict[str, Gloss]:
     fields id, en and zh, or for an id glossed twice.
     """
     glosses: dict[str, Gloss] = {}
-    for where, gloss in _read(GLOSS_DIR if folder is None else folder, stanzas=False):
+    for where, gloss in _read(GLOSS_DIR if folder is None else folder, part=None):
         if gloss.id in glosses:
             raise GlossError(f"{where}: {gloss.id} is glossed twice")
         glosses[gloss.id] = gloss
@@ -102,20 +106,23 @@ def load_glosses(folder: Path | None = None) -> dict[str, Gloss]:
 
 
 def load_stanzas(folder: Path | None = None) -> dict[str, list[Gloss]]:
-    """Every stanza rendering in `folder`/stanzas/*.jsonl (default data/glosses), by passage id, in
-    stanza order; no folder: none. Raises GlossError as `load_glosses` does, and for a `stanza`
-    that is not a positive integer or a stanza rendered twice."""
-    stanzas: dict[str, list[Gloss]] = {}
+    """Every part rendering, by passage id in part order: the stanzas in `folder`/stanzas/*.jsonl
+    (`{"id", "stanza", "en", "zh"}`) and the long chapters' segments in `folder`/segments/*.jsonl
+    (`{"id", "segment", "en", "zh"}`); default folder data/glosses, no folder: none. Raises GlossError
+    as `load_glosses` does, and for a part number that is not a positive integer or a part rendered twice."""
+    base = GLOSS_DIR if folder is None else folder
+    parts: dict[str, list[Gloss]] = {}
     seen: set[tuple[str, int]] = set()
-    for where, gloss in _read((GLOSS_DIR if folder is None else folder) / STANZA_DIR, stanzas=True):
-        if (gloss.id, gloss.stanza) in seen:
-            raise GlossError(f"{where}: {gloss.id} stanza {gloss.stanza} is rendered twice")
-        seen.add((gloss.id, gloss.stanza))
-        stanzas.setdefault(gloss.id, []).append(gloss)
-    return {pid: sorted(rows, key=lambda g: g.stanza) for pid, rows in stanzas.items()}
+    for sub, key in ((STANZA_DIR, "stanza"), (SEGMENT_DIR, "segment")):
+        for where, gloss in _read(base / sub, part=key):
+            if (gloss.id, gloss.stanza) in seen:
+                raise GlossError(f"{where}: {gloss.id} {key} {gloss.stanza} is rendered twice")
+            seen.add((gloss.id, gloss.stanza))
+            parts.setdefault(gloss.id, []).append(gloss)
+    return {pid: sorted(rows, key=lambda g: g.stanza) for pid, rows in parts.items()}
 
 
-def _read(folder: Path, *, stanzas: bool) -> Iterable[tuple[str, Gloss]]:
+def _read(folder: Path, *, part: str | None) -> Iterable[tuple[str, Gloss]]:
     if not folder.is_dir():
         return
     for path in sorted(folder.glob("*.jsonl")):
@@ -127,18 +134,18 @@ def _read(folder: Path, *, stanzas: bool) -> Iterable[tuple[str, Gloss]]:
                 row = json.loads(line)
             except json.JSONDecodeError as exc:
                 raise GlossError(f"{where}: not JSON ({exc.msg})") from exc
-            fields = "id, stanza, en, zh" if stanzas else "id, en, zh"
+            fields = f"id, {part}, en, zh" if part else "id, en, zh"
             if not isinstance(row, dict):
                 raise GlossError(f"{where}: expected an object {{{fields}}}")
             missing = [k for k in ("id", "en", "zh") if not isinstance(row.get(k), str) or not row[k].strip()]
             if missing:
                 raise GlossError(f"{where}: missing or empty {', '.join(missing)}")
-            stanza = row.get("stanza", 0) if stanzas else 0
-            if stanzas and (type(stanza) is not int or stanza < 1):
-                raise GlossError(f"{where}: stanza must be a positive integer")
+            number = row.get(part, 0) if part else 0
+            if part and (type(number) is not int or number < 1):
+                raise GlossError(f"{where}: {part} must be a positive integer")
             if len(row["en"].split()) > MAX_EN_WORDS or len(row["zh"]) > MAX_ZH_CHARS:
                 raise GlossError(f"{where}: gloss too long (en ≤ {MAX_EN_WORDS} words, zh ≤ {MAX_ZH_CHARS} chars)")
-            yield where, Gloss(row["id"], row["en"].strip(), row["zh"].strip(), stanza)
+            yield where, Gloss(row["id"], row["en"].strip(), row["zh"].strip(), number)
 
 
 def stem(word: str) -> str:
@@ -213,9 +220,9 @@ def is_question(query: str) -> bool:
 
 
 def stanza_chars(passage: Passage, stanza: int) -> int:
-    """CJK characters of the passage's `stanza` (1-based; 0 when it has no such stanza)."""
-    parts = [s for s in passage.text.split("\n") if s.strip()]
-    return cjk_count(parts[stanza - 1]) if 0 < stanza <= len(parts) else 0
+    """CJK characters of the passage's `stanza` or segment (1-based; 0 when it has no such part)."""
+    found = parts(passage.corpus, passage.text)
+    return cjk_count(found[stanza - 1]) if 0 < stanza <= len(found) else 0
 
 
 # Loads the gloss vectors of the glossed passages and their glosses (gloss_vectors.py), or None.

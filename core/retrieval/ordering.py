@@ -9,6 +9,8 @@ in the theme's order, for a survey question (core/retrieval/themes.py).
 
 from __future__ import annotations
 
+import re
+
 from core.books import books_in
 from core.language.text import squash
 from core.retrieval.fusion import Fused
@@ -51,13 +53,27 @@ def survey_first(fused: list[Fused], ranking: list[tuple[str, float]]) -> list[F
     return top + [f for f in fused if f.id not in seen]
 
 
-def book_first(fused: list[Fused], book: str, passages: PassageTable) -> list[Fused]:
+# Confucius is the first speaker: 子曰 / 仲尼曰 / 孔子曰 before any other 曰, not part of a longer
+# name (孟子曰, 曾子曰). The Doctrine of the Mean's 子曰 chapters and the Great Learning's 子曰 are his.
+CONFUCIUS_SPEAKS = re.compile(r"^[^曰]*?(?<![\u4e00-\u9fff])(?:子|仲尼|孔子)曰")
+
+
+def book_first(fused: list[Fused], book: str, passages: PassageTable, *, speakers: bool = False) -> list[Fused]:
     """The passages of `book` (a selection: "lunyu", "lunyu,mengzi" …; "all": no change) first, fused
-    order kept."""
+    order kept. With `speakers`, a question naming Confucius (the Analects' selection) also keeps first
+    the passages of another book where Confucius is the one who speaks: a question after one saying
+    ("孔子说，中庸很难做到") may be after 中庸's 子曰 chapters, while a question about his views on a
+    theme keeps to the Analects, the record of his sayings (the caller passes `speakers` for the first)."""
     if book == "all":
         return fused
     books = books_in(book)
-    return sorted(fused, key=lambda f: passages[f.id].corpus not in books)
+    confucius = speakers and "lunyu" in books
+
+    def named(f: Fused) -> bool:
+        p = passages[f.id]
+        return p.corpus in books or (confucius and bool(CONFUCIUS_SPEAKS.match(p.text)))
+
+    return sorted(fused, key=lambda f: not named(f))
 
 
 LINKED_TOP = 5

@@ -317,7 +317,7 @@ class HybridRetriever:
                 {r: [i for i, _ in hits] for r, hits in rankings.items()}, self.config.weights, self.config.rrf_k
             )
         if mode == "hybrid" and self.config.book_hint and corpus == "all":
-            fused = book_first(fused, book_hint(query), self._passages)
+            fused = book_first(fused, book_hint(query), self._passages, speakers=topic is None)
         if mode == "hybrid" and self.config.verbatim_boost:
             key = quote_key(query)
             if key:

@@ -77,6 +77,8 @@ SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
+# "《诗经》说：…" in a retelling cites the passage's own source: it asks for no book
+CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]")
 # 大学 (a university) and 中庸 (the mean, a virtue the Analects names) name their book only as titles
 MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
     "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
@@ -97,6 +99,7 @@ def book_hint(query: str) -> str:
     zh, lower = to_simplified(query), query.lower()
     if has_cjk(zh) and not is_modern_question(zh):
         return "all"
+    zh = CITED.sub("", zh)
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
     named = [b for b, (words, english) in MARKERS.items() if any(w in zh for w in words) or english.search(lower)]
