@@ -32,7 +32,9 @@ def test_a_long_chapter_is_cut_at_sentence_ends_and_a_short_one_is_whole():
 def test_every_segment_of_every_long_chapter_has_one_rendering(corpus_dir):
     prose = {p.id: p for p in load_corpus(corpus_dir) if p.corpus != "shijing"}
     rendered = {pid: rows for pid, rows in load_stanzas().items() if pid in prose}
-    expected = {(pid, n) for pid, p in prose.items() if len(cut := segments(p.text)) > 1 for n in range(1, len(cut) + 1)}
+    expected = {
+        (pid, n) for pid, p in prose.items() if len(cut := segments(p.text)) > 1 for n in range(1, len(cut) + 1)
+    }
     assert {(pid, g.stanza) for pid, rows in rendered.items() for g in rows} == expected
     assert len(expected) > 150  # the Mencius's long chapters above all
     assert all(stanza_chars(prose[pid], g.stanza) >= TAIL_CHARS for pid, rows in rendered.items() for g in rows)
