@@ -255,7 +255,7 @@ class HybridRetriever:
             names = ["vector"]
         if mode == "hybrid" and self._translator is not None and wants_translation(query):
             names.append("translated")
-        glosses = self._glosses if mode == "hybrid" and topic is None else None
+        glosses = self._glosses if mode == "hybrid" and (topic is None or topic.qualified) else None
         if glosses is not None and not glosses.wants(query):
             glosses = None  # the gloss route, and the gloss vectors, serve only the queries it wants
         runners: dict[str, Callable[..., Coroutine[Any, Any, list[tuple[str, float]]]]] = {

@@ -73,19 +73,29 @@ SURVEY_EN = re.compile(
 )
 SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
 ABOUT_EN = re.compile(r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?)\b")
+GOVERN_EN = r"\b(?:about|on|regarding|concerning)\s+(?:[\w'-]+\s+){0,2}?"
+GOVERN_ZH = "|".join(map(re.escape, (*ABOUT_ZH, "对", "有关", "涉及")))
+GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|孟子|大学|中庸|诗经)?(?:论|谈|讲)")  # 孟子论性善: modern enough
+VIEW_ZH = "看法|观点|主张|论述|态度|思想|言论|说法|评价"
 SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
 # "《诗经》说：…" in a retelling cites the passage's own source: it asks for no book
 CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]")
-# 大学 (a university) and 中庸 (the mean, a virtue the Analects names) name their book only as titles
+# 中庸 (the mean, a virtue the Analects names) names its book as a title or as a place (中庸里, 中庸
+# 一书); 大学 (a university) as a title, or as 大学里 where nothing before it makes it a school
+# (在大学里, 上大学里, 我们大学里)
+_AS_BOOK = r"一书|这本书|书中|书里|篇|第[一二三四五六七八九十\d]|开篇|首章|原文"
 MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
     "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
-    "daxue": (("《大学》", "大学之道", "大学章句", "礼记·大学"), re.compile(r"\b(great learning|daxue|da xue)\b")),
+    "daxue": (
+        ("《大学》", "大学之道", "大学章句", "礼记·大学"),
+        re.compile(r"\b(great learning|daxue|da xue)\b|大学(?:" + _AS_BOOK + r")|(?<![在上读念们个的])大学里"),
+    ),
     "zhongyong": (
         ("《中庸》", "中庸章句", "礼记·中庸"),
-        re.compile(r"\b(doctrine of the mean|zhongyong|zhong yong)\b"),
+        re.compile(r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:" + _AS_BOOK + r"|里|中(?!的))"),
     ),
 }
 
@@ -102,7 +112,7 @@ def book_hint(query: str) -> str:
     zh = CITED.sub("", zh)
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
-    named = [b for b, (words, english) in MARKERS.items() if any(w in zh for w in words) or english.search(lower)]
+    named = [b for b, (words, other) in MARKERS.items() if any(w in zh for w in words) or other.search(f"{zh} {lower}")]
     if songs != analects:
         named.insert(0, "shijing" if songs else "lunyu")
     elif analects and named:
@@ -127,6 +137,7 @@ class TopicQuery:
     themes: tuple[Theme, ...]
     survey: bool
     corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
+    qualified: bool = False  # says more than its themes: the gloss route still runs
 
 
 class ThemeIndex:
@@ -172,23 +183,19 @@ class ThemeIndex:
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
-        zh = to_simplified(query)
-        lower = query.lower()
+        zh, lower = _without_titles(to_simplified(query)), _without_titles(query.lower())
         found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
         if not found:
             return None
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
-        if _qualified(zh, lower, found):
-            if not asks_list:
-                return None
-            survey = False  # "哪几首写男女相思的诗": a list, narrowed by its other words: fused, not forced
-        elif asks_list:
-            survey = True
-        elif any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower):
-            survey = False
-        else:
+        if not asks_list and not (any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower)):
             return None
-        return TopicQuery(tuple(found), survey, book_hint(query))
+        qualified = _qualified(zh, lower, found)
+        if qualified and not asks_list and not _governs(zh, lower, found):
+            return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
+        # a question that says more than its theme ("哪几首写男女相思的诗", "Mencius on war and military
+        # conquest", "friends who lie"): the theme is one more fused route, its other words choose
+        return TopicQuery(tuple(found), asks_list and not qualified, book_hint(query), qualified)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
@@ -201,6 +208,33 @@ class ThemeIndex:
                 if _in(pid, topic.corpus) and _in(pid, corpus):
                     scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n
         return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def _without_titles(text: str) -> str:
+    """`text` less the names of 大学 and 中庸 as books: "the Doctrine of the Mean" asks no theme."""
+    for book in ("daxue", "zhongyong"):
+        words, other = MARKERS[book]
+        for w in words:
+            text = text.replace(w, " ")
+        text = other.sub(" ", text)
+    return text
+
+
+def _governs(zh: str, lower: str, themes: list[Theme]) -> bool:
+    """True when a modern or English question makes a theme its subject: a marker right before it
+    ("on war and conquest", "about human nature being good", 孟子论性善, 关于井田制…的主张) or a
+    view of it after it (对鬼神…的态度). A classical line never does."""
+    if has_cjk(zh) and not is_modern_question(zh) and not GOVERN_ZH_STRICT.search(zh):
+        return False
+    for theme in themes:
+        if theme.en is not None and re.search(GOVERN_EN + theme.en.pattern, lower):
+            return True
+        words = "|".join(map(re.escape, theme.zh))
+        if words and re.search(f"(?:{GOVERN_ZH})" + r"\W?.{0,2}?(?:" + words + ")", zh):
+            return True
+        if words and re.search("(?:" + words + r").{0,6}?的?(?:" + VIEW_ZH + ")", zh):
+            return True
+    return False
 
 
 def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
