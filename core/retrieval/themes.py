@@ -65,6 +65,14 @@ ABOUT_ZH = (
     "讲",
     "主题",
     "题材",
+    "称赞",
+    "评价",
+    "赞扬",
+    "批评",
+    "态度",
+    "什么样的人",
+    "歌颂",
+    "赞美",
 )
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
@@ -72,8 +80,10 @@ SURVEY_EN = re.compile(
     r"|\b(?!(?:of|the|three|hundred|these|those)\b)[a-z]+\s+(poems|songs|odes)\b"  # "love poems": plural, a list
 )
 SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
-ABOUT_EN = re.compile(r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?)\b")
-GOVERN_EN = r"\b(?:about|on|regarding|concerning)\s+(?:[\w'-]+\s+){0,2}?"
+ABOUT_EN = re.compile(
+    r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?|describ\w*|judg\w*|essence)\b"
+)
+GOVERN_EN = r"\b(?:about|on|regarding|concerning|essence of|concept of|idea of)\s+(?:[\w'-]+\s+){0,2}?"
 GOVERN_ZH = "|".join(map(re.escape, (*ABOUT_ZH, "对", "有关", "涉及")))
 GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|孟子|大学|中庸|诗经)?(?:论|谈|讲)")  # 孟子论性善: modern enough
 VIEW_ZH = "看法|观点|主张|论述|态度|思想|言论|说法|评价"
@@ -260,7 +270,7 @@ _EN_SCAFFOLD = frozenset(
     "shijing lunyu tell me us please anything something any some there according poem poems song songs ode "
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
-    "at complaint complaints lament laments genre kind kinds".split()
+    "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging".split()
 )
 _ZH_SCAFFOLD = (
     "什么",
