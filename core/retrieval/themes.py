@@ -5,14 +5,14 @@ The texts never say "love" or "war", so neither word overlap nor a small embedde
 first, written and reviewed from the standard commentaries (sources in each file's header; never
 generated at run time), and the words that name each theme in Chinese and English questions.
 
-A question that names a theme is a *survey* ("诗经里有哪些写爱情的诗？", "Which poems are love
-songs?") or is *about* it ("孔子怎么看孝？", "What did Confucius say about friendship?"). A survey
-ranks the theme's passages first, in the file's order (关雎 before 泽陂); an about-question adds the
-theme as one more fused route (its passages scored by their place in the list), so the question's
-other words still choose among them. A question that says more than its theme ("friends *who lie*")
-asks about one passage and is no topic question, unless it asks for a list ("哪几首写男女相思的诗"):
-then the theme is a fused route too. A question naming 诗经/poems/songs keeps to the
-Book of Songs, one naming 论语/Confucius/the Master to the Analects.
+A question that names a theme as its subject asks for a list ("诗经里有哪些写爱情的诗？", "Which
+poems are love songs?") or about it ("孔子怎么看孝？", "What did Confucius say about music?"). One
+that says no more than its theme is a *survey*: the theme's passages first, in the file's order (关雎
+before 泽陂). One that says more ("friends *who lie*", 哪几首写男女相思的诗, "Mencius on war *and
+conquest*") adds the theme as one more fused route (passages scored by their place in the list) and
+keeps the gloss route, so its other words still choose; without a list it counts only when a marker
+governs the theme (on/about X, 论X, 对X的态度), never in a classical line. A question naming 诗经/
+poems/songs keeps to the Book of Songs, one naming 论语/Confucius/the Master to the Analects.
 """
 
 from __future__ import annotations
@@ -203,9 +203,10 @@ class ThemeIndex:
         qualified = _qualified(zh, lower, found)
         if qualified and not asks_list and not _governs(zh, lower, found):
             return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
-        # a question that says more than its theme ("哪几首写男女相思的诗", "Mencius on war and military
-        # conquest", "friends who lie"): the theme is one more fused route, its other words choose
-        return TopicQuery(tuple(found), asks_list and not qualified, book_hint(query), qualified)
+        # a question that says no more than its theme ranks the theme's passages first, list or not; one
+        # that says more ("哪几首写男女相思的诗", "Mencius on war and conquest", "friends who lie") fuses
+        # the theme as one more route, so its other words choose
+        return TopicQuery(tuple(found), not qualified, book_hint(query), qualified)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
