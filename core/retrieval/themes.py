@@ -194,7 +194,7 @@ class ThemeIndex:
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
         zh, lower = _without_titles(to_simplified(query)), _without_titles(query.lower())
-        found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
+        found = _named(self.themes, zh, lower)
         if not found:
             return None
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
@@ -219,6 +219,26 @@ class ThemeIndex:
                 if _in(pid, topic.corpus) and _in(pid, corpus):
                     scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n
         return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def _named(themes: list[Theme], zh: str, lower: str) -> list[Theme]:
+    """The themes the question names, a word inside another theme's longer word not counted ("study
+    poetry" names the Songs, not learning; "funeral rites" mourning, not the rites)."""
+    spans: list[tuple[int, int, int, Theme]] = []  # (text, start, end, theme); text 0 = zh, 1 = lower
+    for theme in themes:
+        for w in theme.zh:
+            spans += [(0, m.start(), m.start() + len(w), theme) for m in re.finditer(re.escape(w), zh)]
+        if theme.en is not None:
+            spans += [(1, m.start(), m.end(), theme) for m in theme.en.finditer(lower)]
+
+    def inside(a: tuple[int, int, int, Theme]) -> bool:
+        return any(
+            b[3] is not a[3] and b[0] == a[0] and b[1] <= a[1] and a[2] <= b[2] and b[2] - b[1] > a[2] - a[1]
+            for b in spans
+        )
+
+    named = {id(s[3]) for s in spans if not inside(s)}
+    return [t for t in themes if id(t) in named]
 
 
 def _without_titles(text: str) -> str:
