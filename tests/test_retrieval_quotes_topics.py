@@ -164,6 +164,15 @@ def test_other_questions_are_not_topic_questions(query):
     assert ThemeIndex.load(load_corpus_passages()).recognise(query) is None
 
 
+def test_a_word_inside_another_themes_longer_word_names_no_theme():
+    themes = ThemeIndex.load(load_corpus_passages())
+    poetry = themes.recognise("Confucius on the Book of Songs and why to study poetry")
+    assert poetry is not None and [t.name for t in poetry.themes] == ["诗"]  # not 学 for "study"
+    mourning = themes.recognise("Confucius on mourning and funeral rites")
+    assert mourning is not None and "礼" not in {t.name for t in mourning.themes}
+    assert "学" in {t.name for t in themes.recognise("What does the Analects teach about study?").themes}
+
+
 async def test_a_survey_lists_the_themes_best_known_passages_first(real_index):
     retriever = await open_retriever(real_index)
     ids = [r.id for r in (await retriever.search("诗经里有哪些写爱情的诗？", k=5)).results]
