@@ -291,7 +291,8 @@ _EN_SCAFFOLD = frozenset(
     "shijing lunyu tell me us please anything something any some there according poem poems song songs ode "
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
-    "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging".split()
+    "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
+    "relation relations relationship attitude attitudes idea ideas".split()
 )
 _ZH_SCAFFOLD = (
     "什么",
@@ -320,6 +321,12 @@ _ZH_SCAFFOLD = (
     "话",
     "首",
     "诗歌",
+    "原则",  # the kind of statement asked for, not a narrower subject
+    "区别",
+    "关系",
+    "思想",
+    "说法",
+    "言论",
 )
 
 
