@@ -107,7 +107,7 @@ def test_the_theme_files_resolve_to_passages():
     assert names["爱情"].ids[0] == "shijing:1" and "shijing:145" in names["爱情"].ids  # 关雎 first, 泽陂 listed
     assert names["爱情"].ids.index("shijing:1") < names["爱情"].ids.index("shijing:145")
     assert names["乐"].ids[0] == "lunyu:7.14" and names["颜回"].ids[0] == "lunyu:6.11"  # 闻韶, 贤哉回也
-    assert {"隐者", "鬼神", "丧", "田制", "君臣", "与民同乐", "史诗", "美貌"} <= set(names)
+    assert {"隐者", "鬼神", "丧", "田制", "君臣", "与民同乐", "史诗", "美貌", "教", "耻", "自省", "慎独"} <= set(names)
     assert all(len(t.ids) >= 4 for t in themes.themes)
     assert any(pid.startswith("lunyu:") for pid in names["孝"].ids)
 
@@ -172,6 +172,8 @@ def test_a_word_inside_another_themes_longer_word_names_no_theme():
     mourning = themes.recognise("Confucius on mourning and funeral rites")
     assert mourning is not None and "礼" not in {t.name for t in mourning.themes}
     assert "学" in {t.name for t in themes.recognise("What does the Analects teach about study?").themes}
+    fault = themes.recognise("Passages on seeking the fault in oneself")  # a * inside a phrase
+    assert fault is not None and [t.name for t in fault.themes] == ["自省"]
 
 
 async def test_a_survey_lists_the_themes_best_known_passages_first(real_index):

@@ -292,7 +292,7 @@ _EN_SCAFFOLD = frozenset(
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
     "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
-    "relation relations relationship attitude attitudes idea ideas".split()
+    "relation relations relationship attitude attitudes idea ideas confucian confucianism four books".split()
 )
 _ZH_SCAFFOLD = (
     "什么",
@@ -321,6 +321,10 @@ _ZH_SCAFFOLD = (
     "话",
     "首",
     "诗歌",
+    "儒家经典",  # the canon as a whole, like a book's name
+    "四书",
+    "儒家",
+    "经典",
     "原则",  # the kind of statement asked for, not a narrower subject
     "区别",
     "关系",
@@ -346,5 +350,5 @@ def _english(words: tuple[str, ...]) -> re.Pattern | None:
     if not words:
         return None
     ordered = sorted(words, key=len, reverse=True)  # "filial piety" before "filial"
-    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in ordered]
+    parts = [re.escape(w).replace(r"\*", r"\w*") for w in ordered]  # "examin* oneself", "satire*"
     return re.compile(r"\b(?:" + "|".join(parts) + r")\b")
