@@ -1,4 +1,4 @@
-"""Topic questions: a theme index over both books and the rule that recognises a topic question.
+"""Topic questions: a theme index over the five books and the rule that recognises a topic question.
 
 The texts never say "love" or "war", so neither word overlap nor a small embedder can find a theme.
 `data/themes/` holds which poems and passages belong to which theme (爱情, 战争, 孝, 仁 …), best known
@@ -9,7 +9,7 @@ A question that names a theme as its subject asks for a list ("诗经里有哪�
 poems are love songs?") or about it ("孔子怎么看孝？", "What did Confucius say about music?"). One
 that says no more than its theme is a *survey*: the theme's passages first, in the file's order (关雎
 before 泽陂). One that says more ("friends *who lie*", 哪几首写男女相思的诗, "Mencius on war *and
-conquest*") adds the theme as one more fused route (passages scored by their place in the list) and
+Yan*") adds the theme as one more fused route (passages scored by their place in the list) and
 keeps the gloss route, so its other words still choose; without a list it counts only when a marker
 governs the theme (on/about X, 论X, 对X的态度), never in a classical line. A question naming 诗经/
 poems/songs keeps to the Book of Songs, one naming 论语/Confucius/the Master to the Analects.
@@ -85,7 +85,7 @@ ABOUT_EN = re.compile(
 )
 GOVERN_EN = r"\b(?:about|on|regarding|concerning|essence of|concept of|idea of)\s+(?:[\w'-]+\s+){0,2}?"
 GOVERN_ZH = "|".join(map(re.escape, (*ABOUT_ZH, "对", "有关", "涉及")))
-GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|孟子|大学|中庸|诗经)?(?:论|谈|讲)")  # 孟子论性善: modern enough
+GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论|谈|讲)")  # 孟子论…: a question
 VIEW_ZH = "看法|观点|主张|论述|态度|思想|言论|说法|评价"
 SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
@@ -204,7 +204,7 @@ class ThemeIndex:
         if qualified and not asks_list and not _governs(zh, lower, found):
             return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
         # a question that says no more than its theme ranks the theme's passages first, list or not; one
-        # that says more ("哪几首写男女相思的诗", "Mencius on war and conquest", "friends who lie") fuses
+        # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
         # the theme as one more route, so its other words choose
         return TopicQuery(tuple(found), not qualified, book_hint(query), qualified)
 
@@ -253,7 +253,7 @@ def _without_titles(text: str) -> str:
 
 def _governs(zh: str, lower: str, themes: list[Theme]) -> bool:
     """True when a modern or English question makes a theme its subject: a marker right before it
-    ("on war and conquest", "about human nature being good", 孟子论性善, 关于井田制…的主张) or a
+    ("on war and Yan", "about friends who lie", 孟子论性善, 关于井田制…的主张) or a
     view of it after it (对鬼神…的态度). A classical line never does."""
     if has_cjk(zh) and not is_modern_question(zh) and not GOVERN_ZH_STRICT.search(zh):
         return False
