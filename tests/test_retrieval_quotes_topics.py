@@ -186,6 +186,14 @@ async def test_a_survey_lists_the_themes_best_known_passages_first(real_index):
     assert english == ids
 
 
+async def test_a_narrowed_list_keeps_to_the_theme(real_index):
+    retriever = await open_retriever(real_index)
+    topic = retriever._themes.recognise("诗经里写女子出嫁的诗")  # 女子 narrows 出嫁: no survey, still a list
+    assert topic is not None and topic.listing and not topic.survey
+    ids = [r.id for r in (await retriever.search("诗经里写女子出嫁的诗", k=5)).results]
+    assert set(ids) <= set(next(t for t in retriever._themes.themes if t.name == "婚嫁").ids)
+
+
 async def test_concurrent_searches_do_not_share_query_vectors(real_index):
     retriever = await open_retriever(real_index)
     queries = ["管仲之器小哉", "关关雎鸠", "执子之手", "巧言令色", "父母在不远游"]

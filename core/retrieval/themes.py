@@ -148,6 +148,7 @@ class TopicQuery:
     survey: bool
     corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
     qualified: bool = False  # says more than its themes: the gloss route still runs
+    listing: bool = False  # asks for a list: the theme's passages first, in fused order when qualified
 
 
 class ThemeIndex:
@@ -206,7 +207,7 @@ class ThemeIndex:
         # a question that says no more than its theme ranks the theme's passages first, list or not; one
         # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
         # the theme as one more route, so its other words choose
-        return TopicQuery(tuple(found), not qualified, book_hint(query), qualified)
+        return TopicQuery(tuple(found), not qualified, book_hint(query), qualified, asks_list)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
