@@ -45,6 +45,18 @@ def test_a_songs_marker_is_a_word_not_a_character():
     assert book_hint("大雅里有哪些写周人祖先的诗？") == "shijing"
 
 
+def test_the_mean_and_the_great_learning_name_their_books_as_titles_or_places():
+    assert book_hint("中庸里怎样论“诚”？") == "zhongyong"
+    assert book_hint("中庸一书讲了什么？") == "zhongyong"
+    assert book_hint("孔子怎样看待中庸？") == "lunyu"  # the virtue, not the book
+    assert book_hint("中庸中的“中”是什么意思？") == "all"
+    assert book_hint("大学里讲修身的段落") == "daxue"
+    assert book_hint("大学第一章讲什么？") == "daxue"
+    assert book_hint("我在大学里应该学什么？") == "all"  # a university
+    assert book_hint("上大学里有什么用？") == "all"
+    assert book_hint("The Great Learning on cultivating oneself") == "daxue"
+
+
 def test_book_first_keeps_fused_order_within_each_book():
     table = PassageTable.from_passages(
         [

@@ -255,7 +255,7 @@ class HybridRetriever:
             names = ["vector"]
         if mode == "hybrid" and self._translator is not None and wants_translation(query):
             names.append("translated")
-        glosses = self._glosses if mode == "hybrid" and topic is None else None
+        glosses = self._glosses if mode == "hybrid" and (topic is None or topic.qualified) else None
         if glosses is not None and not glosses.wants(query):
             glosses = None  # the gloss route, and the gloss vectors, serve only the queries it wants
         runners: dict[str, Callable[..., Coroutine[Any, Any, list[tuple[str, float]]]]] = {
@@ -323,8 +323,11 @@ class HybridRetriever:
             if key:
                 containing = self._verbatim_index.containing(key, corpus)
                 fused = promote(fused, containing, self._verbatim_index.aligned(key, containing))
-        if topic is not None and topic.survey:
-            fused = survey_first(fused, ThemeIndex.ranking(topic, corpus))
+        if topic is not None and (topic.survey or topic.listing):
+            ranking = ThemeIndex.ranking(topic, corpus)
+            if not topic.survey:  # a narrowed list (哪几首写男女相思的诗): the theme's passages, as the words rank them
+                ranking = [(f.id, f.score) for f in fused if f.id in dict(ranking)]
+            fused = survey_first(fused, ranking)
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
             fused = lines_first(self._lines, self._passages, query, fused, corpus)
         if mode == "hybrid" and "shijing" in books_in(corpus):

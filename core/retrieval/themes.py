@@ -1,18 +1,18 @@
-"""Topic questions: a theme index over both books and the rule that recognises a topic question.
+"""Topic questions: a theme index over the five books and the rule that recognises a topic question.
 
 The texts never say "love" or "war", so neither word overlap nor a small embedder can find a theme.
 `data/themes/` holds which poems and passages belong to which theme (爱情, 战争, 孝, 仁 …), best known
 first, written and reviewed from the standard commentaries (sources in each file's header; never
 generated at run time), and the words that name each theme in Chinese and English questions.
 
-A question that names a theme is a *survey* ("诗经里有哪些写爱情的诗？", "Which poems are love
-songs?") or is *about* it ("孔子怎么看孝？", "What did Confucius say about friendship?"). A survey
-ranks the theme's passages first, in the file's order (关雎 before 泽陂); an about-question adds the
-theme as one more fused route (its passages scored by their place in the list), so the question's
-other words still choose among them. A question that says more than its theme ("friends *who lie*")
-asks about one passage and is no topic question, unless it asks for a list ("哪几首写男女相思的诗"):
-then the theme is a fused route too. A question naming 诗经/poems/songs keeps to the
-Book of Songs, one naming 论语/Confucius/the Master to the Analects.
+A question that names a theme as its subject asks for a list ("诗经里有哪些写爱情的诗？", "Which
+poems are love songs?") or about it ("孔子怎么看孝？", "What did Confucius say about music?"). One
+that says no more than its theme is a *survey*: the theme's passages first, in the file's order (关雎
+before 泽陂). One that says more ("friends *who lie*", 哪几首写男女相思的诗, "Mencius on war *and
+Yan*") adds the theme as one more fused route (passages scored by their place in the list) and
+keeps the gloss route, so its other words still choose; without a list it counts only when a marker
+governs the theme (on/about X, 论X, 对X的态度), never in a classical line. A question naming 诗经/
+poems/songs keeps to the Book of Songs, one naming 论语/Confucius/the Master to the Analects.
 """
 
 from __future__ import annotations
@@ -65,6 +65,14 @@ ABOUT_ZH = (
     "讲",
     "主题",
     "题材",
+    "称赞",
+    "评价",
+    "赞扬",
+    "批评",
+    "态度",
+    "什么样的人",
+    "歌颂",
+    "赞美",
 )
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
@@ -72,20 +80,32 @@ SURVEY_EN = re.compile(
     r"|\b(?!(?:of|the|three|hundred|these|those)\b)[a-z]+\s+(poems|songs|odes)\b"  # "love poems": plural, a list
 )
 SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
-ABOUT_EN = re.compile(r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?)\b")
+ABOUT_EN = re.compile(
+    r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?|describ\w*|judg\w*|essence)\b"
+)
+GOVERN_EN = r"\b(?:about|on|regarding|concerning|essence of|concept of|idea of)\s+(?:[\w'-]+\s+){0,2}?"
+GOVERN_ZH = "|".join(map(re.escape, (*ABOUT_ZH, "对", "有关", "涉及")))
+GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论|谈|讲)")  # 孟子论…: a question
+VIEW_ZH = "看法|观点|主张|论述|态度|思想|言论|说法|评价"
 SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
 # "《诗经》说：…" in a retelling cites the passage's own source: it asks for no book
 CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]")
-# 大学 (a university) and 中庸 (the mean, a virtue the Analects names) name their book only as titles
+# 中庸 (the mean, a virtue the Analects names) names its book as a title or as a place (中庸里, 中庸
+# 一书); 大学 (a university) as a title, or as 大学里 where nothing before it makes it a school
+# (在大学里, 上大学里, 我们大学里)
+_AS_BOOK = r"一书|这本书|书中|书里|篇|第[一二三四五六七八九十\d]|开篇|首章|原文"
 MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
     "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
-    "daxue": (("《大学》", "大学之道", "大学章句", "礼记·大学"), re.compile(r"\b(great learning|daxue|da xue)\b")),
+    "daxue": (
+        ("《大学》", "大学之道", "大学章句", "礼记·大学"),
+        re.compile(r"\b(great learning|daxue|da xue)\b|大学(?:" + _AS_BOOK + r")|(?<![在上读念们个的])大学里"),
+    ),
     "zhongyong": (
         ("《中庸》", "中庸章句", "礼记·中庸"),
-        re.compile(r"\b(doctrine of the mean|zhongyong|zhong yong)\b"),
+        re.compile(r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:" + _AS_BOOK + r"|里|中(?!的))"),
     ),
 }
 
@@ -102,7 +122,7 @@ def book_hint(query: str) -> str:
     zh = CITED.sub("", zh)
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
-    named = [b for b, (words, english) in MARKERS.items() if any(w in zh for w in words) or english.search(lower)]
+    named = [b for b, (words, other) in MARKERS.items() if any(w in zh for w in words) or other.search(f"{zh} {lower}")]
     if songs != analects:
         named.insert(0, "shijing" if songs else "lunyu")
     elif analects and named:
@@ -127,6 +147,8 @@ class TopicQuery:
     themes: tuple[Theme, ...]
     survey: bool
     corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
+    qualified: bool = False  # says more than its themes: the gloss route still runs
+    listing: bool = False  # asks for a list: the theme's passages first, in fused order when qualified
 
 
 class ThemeIndex:
@@ -172,23 +194,20 @@ class ThemeIndex:
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
-        zh = to_simplified(query)
-        lower = query.lower()
-        found = [t for t in self.themes if any(w in zh for w in t.zh) or (t.en is not None and t.en.search(lower))]
+        zh, lower = _without_titles(to_simplified(query)), _without_titles(query.lower())
+        found = _named(self.themes, zh, lower)
         if not found:
             return None
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
-        if _qualified(zh, lower, found):
-            if not asks_list:
-                return None
-            survey = False  # "哪几首写男女相思的诗": a list, narrowed by its other words: fused, not forced
-        elif asks_list:
-            survey = True
-        elif any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower):
-            survey = False
-        else:
+        if not asks_list and not (any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower)):
             return None
-        return TopicQuery(tuple(found), survey, book_hint(query))
+        qualified = _qualified(zh, lower, found)
+        if qualified and not asks_list and not _governs(zh, lower, found):
+            return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
+        # a question that says no more than its theme ranks the theme's passages first, list or not; one
+        # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
+        # the theme as one more route, so its other words choose
+        return TopicQuery(tuple(found), not qualified, book_hint(query), qualified, asks_list)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
@@ -201,6 +220,53 @@ class ThemeIndex:
                 if _in(pid, topic.corpus) and _in(pid, corpus):
                     scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n
         return sorted(scores.items(), key=lambda kv: -kv[1])
+
+
+def _named(themes: list[Theme], zh: str, lower: str) -> list[Theme]:
+    """The themes the question names, a word inside another theme's longer word not counted ("study
+    poetry" names the Songs, not learning; "funeral rites" mourning, not the rites)."""
+    spans: list[tuple[int, int, int, Theme]] = []  # (text, start, end, theme); text 0 = zh, 1 = lower
+    for theme in themes:
+        for w in (w for w in theme.zh if w in zh):  # a substring test first: most questions name no theme
+            spans += [(0, m.start(), m.start() + len(w), theme) for m in re.finditer(re.escape(w), zh)]
+        if theme.en is not None and theme.en.search(lower):
+            spans += [(1, m.start(), m.end(), theme) for m in theme.en.finditer(lower)]
+
+    def inside(a: tuple[int, int, int, Theme]) -> bool:
+        return any(
+            b[3] is not a[3] and b[0] == a[0] and b[1] <= a[1] and a[2] <= b[2] and b[2] - b[1] > a[2] - a[1]
+            for b in spans
+        )
+
+    named = {id(s[3]) for s in spans if not inside(s)}
+    return [t for t in themes if id(t) in named]
+
+
+def _without_titles(text: str) -> str:
+    """`text` less the names of 大学 and 中庸 as books: "the Doctrine of the Mean" asks no theme."""
+    for book in ("daxue", "zhongyong"):
+        words, other = MARKERS[book]
+        for w in words:
+            text = text.replace(w, " ")
+        text = other.sub(" ", text)
+    return text
+
+
+def _governs(zh: str, lower: str, themes: list[Theme]) -> bool:
+    """True when a modern or English question makes a theme its subject: a marker right before it
+    ("on war and Yan", "about friends who lie", 孟子论性善, 关于井田制…的主张) or a
+    view of it after it (对鬼神…的态度). A classical line never does."""
+    if has_cjk(zh) and not is_modern_question(zh) and not GOVERN_ZH_STRICT.search(zh):
+        return False
+    for theme in themes:
+        if theme.en is not None and re.search(GOVERN_EN + theme.en.pattern, lower):
+            return True
+        words = "|".join(map(re.escape, theme.zh))
+        if words and re.search(f"(?:{GOVERN_ZH})" + r"\W?.{0,2}?(?:" + words + ")", zh):
+            return True
+        if words and re.search("(?:" + words + r").{0,6}?的?(?:" + VIEW_ZH + ")", zh):
+            return True
+    return False
 
 
 def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
@@ -226,7 +292,8 @@ _EN_SCAFFOLD = frozenset(
     "shijing lunyu tell me us please anything something any some there according poem poems song songs ode "
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
-    "at complaint complaints lament laments genre kind kinds".split()
+    "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
+    "relation relations relationship attitude attitudes idea ideas confucian confucianism four books".split()
 )
 _ZH_SCAFFOLD = (
     "什么",
@@ -255,6 +322,16 @@ _ZH_SCAFFOLD = (
     "话",
     "首",
     "诗歌",
+    "儒家经典",  # the canon as a whole, like a book's name
+    "四书",
+    "儒家",
+    "经典",
+    "原则",  # the kind of statement asked for, not a narrower subject
+    "区别",
+    "关系",
+    "思想",
+    "说法",
+    "言论",
 )
 
 
@@ -274,5 +351,5 @@ def _english(words: tuple[str, ...]) -> re.Pattern | None:
     if not words:
         return None
     ordered = sorted(words, key=len, reverse=True)  # "filial piety" before "filial"
-    parts = [re.escape(w[:-1]) + r"\w*" if w.endswith("*") else re.escape(w) for w in ordered]
+    parts = [re.escape(w).replace(r"\*", r"\w*") for w in ordered]  # "examin* oneself", "satire*"
     return re.compile(r"\b(?:" + "|".join(parts) + r")\b")
