@@ -105,9 +105,10 @@ async def test_read_once_with_the_gloss_route_when_a_query_first_runs_it(tmp_pat
     load = GlossVectors.load.__func__  # type: ignore[attr-defined]
     monkeypatch.setattr(GlossVectors, "load", classmethod(lambda cls, *a, **kw: loads.append(1) or load(cls, *a, **kw)))
     retriever = await open_retriever(db)
-    assert reads == [None, "stanza", "segment"] and loads == []  # the start reads the glosses once, the vectors not at all
+    once = [None, "stanza", "segment"]  # the glosses, the stanzas, the segments: each folder read once
+    assert reads == once and loads == []  # the start reads the glosses once, the vectors not at all
     await retriever.search("学而时习之", k=2)  # a quote: no gloss route, no gloss vectors
     assert loads == []
     top = (await retriever.search("Was he loyal and did he keep his word to friends?", k=2)).results[0]
     await retriever.search("What did Zengzi ask himself every day?", k=2)
-    assert top.id == "lunyu:1.4" and loads == [1] and reads == [None, "stanza", "segment"]  # loaded once, from that one read
+    assert top.id == "lunyu:1.4" and loads == [1] and reads == once  # loaded once, from that one read
