@@ -23,6 +23,7 @@ from bot.settings import Settings
 from core.llm.types import LLM
 from core.retrieval.documents import load_library
 from core.retrieval.embedder import Embedder
+from core.retrieval.gloss_vectors import GlossVectors
 from core.retrieval.indexer import build_index
 from core.retrieval.retriever import HybridRetriever
 from data.corpus import PACKAGE, CorpusFetchError
@@ -94,15 +95,19 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
     built = store.exists() and store.count() > 0
     # a table built before books were added (or removed) is brought up to the corpus, incrementally
     stale = built and store.count() != len(passages)
-    if built and not stale and (not wanted or store.sentences.exists()):
+    sentences_missing = wanted and not (built and store.sentences.exists())
+    glosses_changed = built and not stale and not sentences_missing and GlossVectors.maybe_stale(store)
+    if built and not stale and not sentences_missing and not glosses_changed:
         return None
     plain = Progress(progress.stream, rich=False)
     if stale:
         plain.say(
             f"the corpus has {len(passages)} passages, the index {store.count()}: updating it in the background …"
         )
-    elif built:  # an index made before first starts added sentence vectors: add them now, once
+    elif sentences_missing and built:  # an index made before first starts added sentence vectors: add them once
         plain.say("adding sentence vectors to the index in the background (once) …")
+    elif glosses_changed:  # an upgrade edited or added glosses: their vectors are brought up to date
+        plain.say("checking the gloss vectors against the glosses in the background …")
     else:
         plain.say("first start: answering from the keyword index while the passage index is built …")
 
@@ -125,6 +130,9 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
 
     async def add_sentences(table: asyncio.Task[Embedder]) -> None:
         embedder = await table
+        if glosses_changed:  # the index is whole: only the gloss vectors may be out of date
+            await asyncio.to_thread(build_index, store, embedder, passages, glosses=True)
+            return
         with plain.counted("adding sentence vectors", unit="passages") as step:
             more = await asyncio.to_thread(
                 build_index, store, embedder, passages, sentences=True, sentence_progress=step, glosses=True
@@ -132,7 +140,7 @@ async def prepare_data(settings: Settings, progress: Progress | None = None) -> 
         plain.say(f"added the sentence vectors in {more.seconds:.0f} s")
 
     table = asyncio.create_task(build())
-    sentences = asyncio.create_task(add_sentences(table)) if wanted else None
+    sentences = asyncio.create_task(add_sentences(table)) if wanted or glosses_changed else None
     return IndexBuild(passages, table, sentences, built, refresh=stale, serving=serving)
 
 

@@ -64,3 +64,42 @@ async def test_the_start_after_a_killed_first_build_completes_it_and_saves_the_w
     again = HybridRetriever(build_store(settings), HashingEmbedder())
     await again.start()
     assert again.size == len(passages) and (await again.search("管仲之器小哉", k=1)).results[0].id == "lunyu:3.22"
+
+
+async def test_a_start_after_an_upgrade_changed_the_glosses_brings_their_vectors_up_to_date(
+    settings, corpus_dir, tmp_path, monkeypatch
+):
+    import shutil
+
+    from core.retrieval import glosses as gloss_files
+    from core.retrieval.gloss_vectors import GlossVectors
+
+    folder = tmp_path / "glosses"
+    shutil.copytree(gloss_files.GLOSS_DIR, folder)
+    monkeypatch.setattr(gloss_files, "GLOSS_DIR", folder)
+    passages = load_corpus(corpus_dir)
+    store = build_store(settings)
+    build_index(store, build_embedder(settings), passages, sentences=True, glosses=True)
+    saved = sorted((store.path / ".glosses").glob("*.npz"))
+    assert len(saved) == 1 and not GlossVectors.maybe_stale(store)
+    assert await prepare_data(settings, Progress(io.StringIO(), rich=False)) is None  # nothing to do
+
+    segments = sorted((folder / "segments").glob("*.jsonl"))[0]  # an upgrade edits one rendering
+    lines = segments.read_text("utf-8").splitlines()
+    segments.write_text("\n".join([lines[0].replace("孔子", "夫子", 1), *lines[1:]]) + "\n", "utf-8")
+    out = io.StringIO()
+    build = await prepare_data(settings, Progress(out, rich=False))
+    assert build is not None and build.table_built and "checking the gloss vectors" in out.getvalue()
+    async with AsyncExitStack() as stack:
+        await keyword_first(settings, None, HashingEmbedder(), build, stack)
+    now = sorted((store.path / ".glosses").glob("*.npz"))
+    assert len(now) == 1 and now != saved  # the vectors of the edited glosses replaced the old ones
+    assert await prepare_data(settings, Progress(io.StringIO(), rich=False)) is None
+
+    segments.touch()  # a newer file with the same content (a fresh checkout): checked once, nothing embedded
+    build = await prepare_data(settings, Progress(io.StringIO(), rich=False))
+    assert build is not None
+    async with AsyncExitStack() as stack:
+        await keyword_first(settings, None, HashingEmbedder(), build, stack)
+    assert sorted((store.path / ".glosses").glob("*.npz")) == now
+    assert await prepare_data(settings, Progress(io.StringIO(), rich=False)) is None

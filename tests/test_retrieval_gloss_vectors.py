@@ -8,10 +8,11 @@ import numpy as np
 
 from core.retrieval import glosses as glosses_module
 from core.retrieval.gloss_vectors import GlossVectors
-from core.retrieval.glosses import load_glosses
+from core.retrieval.glosses import load_glosses, load_stanzas
 from core.retrieval.indexer import build_index
+from core.retrieval.segments import segments
 from core.retrieval.store import PassageStore
-from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever
+from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever, passage
 from tests.test_retrieval_gloss import DOCS, GLOSSES, write
 
 
@@ -42,10 +43,12 @@ def test_built_once_per_gloss_content_and_model(tmp_path, monkeypatch):
     first = files(db)
     build_index(PassageStore(db), embedder, DOCS, glosses=True)
     assert embedder.texts == passages + len(DOCS) + 2 * len(GLOSSES) and len(files(db)) == 1 and files(db) != first
-    loaded = GlossVectors.load(PassageStore(db), DOCS, load_glosses(), embedder.model_name, embedder.dim)
+    loaded = GlossVectors.load(
+        PassageStore(db), DOCS, load_glosses(), load_stanzas(), embedder.model_name, embedder.dim
+    )
     assert loaded is not None and len(loaded) == 2 * len(GLOSSES)
     assert (
-        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), "another-model", embedder.dim) is None
+        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), "another-model", embedder.dim) is None
     )  # another model: none
 
 
@@ -53,7 +56,9 @@ def test_a_passage_scores_its_best_gloss_row(tmp_path, monkeypatch):
     monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
     db, embedder = tmp_path / "db", HashingEmbedder()
     build_index(PassageStore(db), embedder, DOCS, glosses=True)
-    vectors = GlossVectors.load(PassageStore(db), DOCS, load_glosses(), embedder.model_name, embedder.dim)
+    vectors = GlossVectors.load(
+        PassageStore(db), DOCS, load_glosses(), load_stanzas(), embedder.model_name, embedder.dim
+    )
     assert vectors is not None
     query = embedder.embed_passages_sync([GLOSSES[1]["zh"]])[0]
     hits = vectors.search(query, 5)
@@ -91,7 +96,7 @@ async def test_a_damaged_file_is_not_used(tmp_path, monkeypatch):
     assert retriever._glosses is not None and retriever._glosses.vectors is None
     assert (await retriever.search("Was he loyal to friends?", k=2)).results
     path.write_bytes(b"not an npz")
-    assert GlossVectors.load(PassageStore(db), DOCS, load_glosses(), "hashing-char12:384", 384) is None
+    assert GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), "hashing-char12:384", 384) is None
 
 
 async def test_read_once_with_the_gloss_route_when_a_query_first_runs_it(tmp_path, monkeypatch):
@@ -112,3 +117,36 @@ async def test_read_once_with_the_gloss_route_when_a_query_first_runs_it(tmp_pat
     top = (await retriever.search("Was he loyal and did he keep his word to friends?", k=2)).results[0]
     await retriever.search("What did Zengzi ask himself every day?", k=2)
     assert top.id == "lunyu:1.4" and loads == [1] and reads == once  # loaded once, from that one read
+
+
+def test_a_long_chapters_segments_are_embedded_and_a_poems_stanzas_are_not(tmp_path, monkeypatch):
+    story = "宋人有闵其苗之不长而揠之者，芒芒然归，谓其人曰：今日病矣，予助苗长矣。其子趋而往视之，苗则槁矣。"
+    chapter = passage("mengzi:3.2", ("公孙丑问曰：夫子加齐之卿相，得行道焉，虽由此霸王不异矣。" * 6) + story * 3)
+    docs = [*DOCS, chapter]
+    cut = segments(chapter.text)
+    assert len(cut) >= 2
+    renderings = [
+        {"id": "mengzi:3.2", "segment": n, "en": f"Part {n} of Gongsun Chou's talk with Mencius.", "zh": f"公孙丑和孟子谈话的第{n}部分。"}
+        for n in range(1, len(cut))
+    ] + [{"id": "mengzi:3.2", "segment": len(cut), "en": "A man of Song pulls up his sprouts to help them grow; they wither.",
+          "zh": "宋国有人嫌禾苗长得慢，一棵棵往上拔，回家说累坏了，儿子去看，禾苗都枯死了。"}]  # fmt: skip
+    chapter_gloss = {
+        "id": "mengzi:3.2",
+        "en": "Mencius on the unmoved mind and flood-like qi.",
+        "zh": "孟子谈不动心与浩然之气。",
+    }
+    folder = write(tmp_path / "g", [*GLOSSES, chapter_gloss])
+    write(folder / "segments", renderings, name="p1.jsonl")
+    write(
+        folder / "stanzas",
+        [{"id": "shijing:73", "stanza": 1, "en": "The great cart rumbles on.", "zh": "大车隆隆地走。"}],
+    )
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", folder)
+    db, embedder = tmp_path / "db", HashingEmbedder()
+    build_index(PassageStore(db), embedder, docs, glosses=True)
+    vectors = GlossVectors.load(
+        PassageStore(db), docs, load_glosses(), load_stanzas(), embedder.model_name, embedder.dim
+    )
+    assert vectors is not None and len(vectors) == 2 * (len(GLOSSES) + 1) + 2 * len(cut)  # no stanza row
+    query = embedder.embed_passages_sync([renderings[-1]["zh"]])[0]
+    assert vectors.search(query, 3)[0][0] == "mengzi:3.2"

@@ -2,7 +2,8 @@
 
 An English question or a modern-Chinese paraphrase is far, for the small embedder, from the classical
 text it describes, and close to a plain gloss of it, written in the reader's own language and
-register. `fuzi index` embeds every gloss of `data/glosses` (not the stanza renderings) as its passage
+register. `fuzi index` embeds every gloss of `data/glosses` and every segment rendering of the long
+prose chapters (not the poems' stanza renderings) as its passage
 is embedded (the passage prefix; a poem's title before its Chinese gloss, as the gloss route indexes
 it) and saves the matrix next to the table (`<lancedb>/.glosses/<table>.<fingerprint>.npz`). The
 fingerprint is a sha256 over the embedder's model and dimension and every text embedded, so an edited
@@ -27,7 +28,8 @@ import structlog
 
 from core.retrieval.documents import Passage, embedding_text, sort_key
 from core.retrieval.flat import FlatVectors
-from core.retrieval.glosses import Gloss, load_glosses
+from core.retrieval import glosses as gloss_files
+from core.retrieval.glosses import Gloss, load_glosses, load_stanzas
 from core.retrieval.store import PassageStore
 
 log = structlog.get_logger(__name__)
@@ -37,19 +39,27 @@ FORMAT = "fuzi-gloss-vectors-1"
 
 @dataclass(frozen=True)
 class _Rows:
-    """The rows to embed: every glossed passage's English gloss, then its Chinese gloss, in corpus order."""
+    """The rows to embed: every glossed passage's English gloss, then its Chinese gloss, in corpus
+    order; then each long prose chapter's segment renderings, English and Chinese (segments.py)."""
 
     ids: list[str]
     corpus: list[str]
     texts: list[str]
 
     @classmethod
-    def of(cls, passages: Iterable[Passage], glosses: dict[str, Gloss]) -> _Rows:
-        chosen = [p for p in sorted(passages, key=lambda p: sort_key(p.id)) if p.id in glosses]
+    def of(cls, passages: Iterable[Passage], glosses: dict[str, Gloss], parts: dict[str, list[Gloss]]) -> _Rows:
+        ordered = sorted(passages, key=lambda p: sort_key(p.id))
+        chosen = [p for p in ordered if p.id in glosses]
         # the Chinese gloss is embedded as its passage is (a poem's title first), as the gloss route indexes it
         zh = [embedding_text(Passage(p.id, p.ref, p.corpus, p.title, glosses[p.id].zh)) for p in chosen]
         ids, corpus = [p.id for p in chosen], [p.corpus for p in chosen]
-        return cls(ids + ids, corpus + corpus, [glosses[p.id].en for p in chosen] + zh)
+        rows = cls(ids + ids, corpus + corpus, [glosses[p.id].en for p in chosen] + zh)
+        for p in ordered:  # not a poem's stanzas: on dev they moved as many questions down as up
+            for g in parts.get(p.id, []) if p.corpus != "shijing" else []:
+                rows.ids.extend((p.id, p.id))
+                rows.corpus.extend((p.corpus, p.corpus))
+                rows.texts.extend((g.en, embedding_text(Passage(p.id, p.ref, p.corpus, p.title, g.zh))))
+        return rows
 
     def fingerprint(self, model_name: str, dim: int) -> str:
         """sha256 over the format, the model, the dimension and every (id, text) row."""
@@ -77,11 +87,17 @@ class GlossVectors:
 
     @classmethod
     def load(
-        cls, store: PassageStore, passages: Iterable[Passage], glosses: dict[str, Gloss], model_name: str, dim: int
+        cls,
+        store: PassageStore,
+        passages: Iterable[Passage],
+        glosses: dict[str, Gloss],
+        parts: dict[str, list[Gloss]],
+        model_name: str,
+        dim: int,
     ) -> GlossVectors | None:
-        """The saved vectors for these passages' `glosses` (as read for the gloss route: `GlossIndex.vectors`)
-        and this model, else None."""
-        rows = _Rows.of(passages, glosses)
+        """The saved vectors for these passages' `glosses` and segment `parts` (as read for the gloss
+        route: `GlossIndex.vectors`) and this model, else None."""
+        rows = _Rows.of(passages, glosses, parts)
         if not rows.ids:
             return None
         path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))
@@ -96,6 +112,17 @@ class GlossVectors:
             return None
         return cls(rows.ids, rows.corpus, matrix)
 
+    @staticmethod
+    def maybe_stale(store: PassageStore) -> bool:
+        """Whether a gloss file may be newer than the saved vectors (an upgrade edited or added some),
+        told from modification times alone (a start pays no read and no sha256); `build` then decides
+        exactly. False when there are no glosses."""
+        files = list(gloss_files.GLOSS_DIR.rglob("*.jsonl"))
+        if not files:
+            return False
+        saved = list(store.gloss_vectors_path("x").parent.glob(f"{store.snapshot_glob()}.npz"))
+        return not saved or max(f.stat().st_mtime for f in files) > max(f.stat().st_mtime for f in saved)
+
     @classmethod
     def build(
         cls,
@@ -107,11 +134,12 @@ class GlossVectors:
     ) -> bool:
         """Embed and save the gloss vectors unless the file for the current glosses exists; True
         when it embedded. The file is written under a temporary name and renamed into place."""
-        rows = _Rows.of(passages, load_glosses())
+        rows = _Rows.of(passages, load_glosses(), load_stanzas())
         if not rows.ids:
             return False
         path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))
         if path.exists():
+            path.touch()  # checked against the glosses as they are now (`maybe_stale`)
             return False
         vectors = np.asarray(embed(rows.texts), dtype=np.float32)
         if vectors.shape != (len(rows.ids), dim) or not np.isfinite(vectors).all():

@@ -226,7 +226,7 @@ def stanza_chars(passage: Passage, stanza: int) -> int:
 
 
 # Loads the gloss vectors of the glossed passages and their glosses (gloss_vectors.py), or None.
-VectorLoader = Callable[[list[Passage], dict[str, Gloss]], "GlossVectors | None"]
+VectorLoader = Callable[[list[Passage], dict[str, Gloss], dict[str, list[Gloss]]], "GlossVectors | None"]
 
 
 class GlossIndex:
@@ -274,10 +274,13 @@ class GlossIndex:
     # So are the gloss vectors (15–40 ms: a sha256 over every gloss names their file), for the same queries.
     @functools.cached_property
     def vectors(self) -> GlossVectors | None:
-        """The gloss vectors of the glossed passages (None: no loader, no glosses or no file)."""
+        """The gloss and segment vectors of the glossed passages (None: no loader, no glosses or no file)."""
         if self._vector_loader is None or not self._whole:
             return None
-        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole})
+        parts: dict[str, list[Gloss]] = {}
+        for p, g in self._parts:
+            parts.setdefault(p.id, []).append(g)
+        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts)
 
     def __len__(self) -> int:
         return len(self.ids)
