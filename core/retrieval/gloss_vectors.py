@@ -26,9 +26,9 @@ from dataclasses import dataclass
 import numpy as np
 import structlog
 
+from core.retrieval import glosses as gloss_files
 from core.retrieval.documents import Passage, embedding_text, sort_key
 from core.retrieval.flat import FlatVectors
-from core.retrieval import glosses as gloss_files
 from core.retrieval.glosses import Gloss, load_glosses, load_stanzas
 from core.retrieval.store import PassageStore
 
