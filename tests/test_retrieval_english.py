@@ -38,6 +38,9 @@ def test_a_question_names_its_book_and_a_classical_line_does_not():
     retold = "商汤的铭文说：一天新，就天天新。《诗经》说：周虽然是古老的国家，却禀受了新的天命。"
     assert book_hint(retold) == "all"  # the passage's own source, cited: no book asked for
     assert book_hint("《诗经》说什么是思无邪？") == "shijing"
+    assert book_hint("How can the three hundred Odes be summed up in a single phrase?") == "all"  # the whole
+    assert book_hint("孔子怎么评价诗三百？") == "lunyu"
+    assert book_hint("Which of the three hundred odes is about love?") == "shijing"  # still asks for a poem
 
 
 def test_a_songs_marker_is_a_word_not_a_character():

@@ -91,8 +91,11 @@ SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
 ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
 ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
-# "《诗经》说：…" in a retelling cites the passage's own source: it asks for no book
-CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]")
+# "《诗经》说：…" in a retelling cites the passage's own source, and "the three hundred Odes" / 诗三百
+# names the collection as a whole (what was said of it: 思无邪): neither asks for a poem
+CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]|《?诗》?三百(?:篇|首)?")
+WHOLE_SONGS_EN = re.compile(r"\b(?:the )?three hundred (?:odes|poems|songs)\b")
+ASKS_WHICH = re.compile(r"\bwhich\b|哪")
 # 中庸 (the mean, a virtue the Analects names) names its book as a title or as a place (中庸里, 中庸
 # 一书); 大学 (a university) as a title, or as 大学里 where nothing before it makes it a school
 # (在大学里, 上大学里, 我们大学里)
@@ -119,7 +122,8 @@ def book_hint(query: str) -> str:
     zh, lower = to_simplified(query), query.lower()
     if has_cjk(zh) and not is_modern_question(zh):
         return "all"
-    zh = CITED.sub("", zh)
+    if not ASKS_WHICH.search(lower):  # "which of the three hundred odes …" still asks for a poem
+        zh, lower = CITED.sub("", zh), WHOLE_SONGS_EN.sub("", lower)
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
     analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
     named = [b for b, (words, other) in MARKERS.items() if any(w in zh for w in words) or other.search(f"{zh} {lower}")]
