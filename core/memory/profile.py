@@ -75,7 +75,10 @@ def unextracted(person_id: int, after: Any, limit: int):
         .limit(1)
         .scalar_subquery()
     )
-    asked = (Message.person_id == person_id, Message.role == "user", Message.status == "ok", col(Message.id) > after)
+    # `status || ''`: SQLite would otherwise walk ix_message_status_role, whose range after the mark
+    # holds everybody's messages, instead of the person's own (ix_message_person_id_id)
+    status = col(Message.status).concat("")
+    asked = (Message.person_id == person_id, Message.role == "user", status == "ok", col(Message.id) > after)
     columns = (col(Message.id), col(Message.text), col(Message.trace_id), answer.label("reply"))
     return select(*columns).where(*asked).order_by(col(Message.id)).limit(limit)
 

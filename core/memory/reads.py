@@ -4,7 +4,7 @@ person's facts and profile (with its mark and the exchanges waiting for the prof
 The four reads are one `UNION ALL` of rows of one shape (a kind letter, two numbers, seven texts and
 a time), so a turn's context costs one round trip on SQLite and PostgreSQL alike. The result
 (`TurnReads`) is kept for the turn's background work (core/memory/context.py `after_reply`), which
-then folds and merges without reading again.
+then decides whether to fold and extracts the profile's batch without reading again.
 """
 
 from __future__ import annotations
@@ -115,9 +115,10 @@ def read_turn(
     limit: int,
     exclude_trace: str = "",
     in_group: bool = False,
-    unextracted_limit: int = 1,
+    unextracted_limit: int = 0,
 ) -> TurnReads:
-    """Summary state, window (the last `limit` lines, oldest first), facts and profile: one statement."""
+    """Summary state, window (the last `limit` lines, oldest first), facts, profile and the first
+    `unextracted_limit` exchanges waiting for the profile's extraction: one statement."""
     state, profile, upto = ChatState(), "", 0
     lines: list[Line] = []
     facts: list[Fact] = []

@@ -3,7 +3,8 @@
 The id of the person's newest question already sent to the profile extraction; the questions after
 it wait for the next batch (core/memory/profile.py). Every exchange stored before this revision was
 extracted one by one as it happened, so each person's mark starts at their newest message, and people
-with messages but no profile row get one (an empty profile) carrying the mark.
+with messages but no profile row get one (an empty profile) carrying the mark. The index on
+`message.person_id` becomes one on (person_id, id): the questions after a mark are a range of it.
 
 Revision ID: 0033_profile_batches
 Revises: 0032_reading
@@ -22,6 +23,8 @@ depends_on = None
 
 
 def upgrade() -> None:
+    op.create_index("ix_message_person_id_id", "message", ["person_id", "id"], unique=False)
+    op.drop_index("ix_message_person_id", table_name="message")
     op.add_column("memory_profile", sa.Column("extracted_upto", sa.Integer(), nullable=False, server_default="0"))
     op.execute(
         "UPDATE memory_profile SET extracted_upto = COALESCE("
@@ -39,3 +42,5 @@ def downgrade() -> None:
     op.execute("DELETE FROM memory_profile WHERE data = '{}'")
     with op.batch_alter_table("memory_profile") as batch:
         batch.drop_column("extracted_upto")
+    op.create_index("ix_message_person_id", "message", ["person_id"], unique=False)
+    op.drop_index("ix_message_person_id_id", table_name="message")
