@@ -58,7 +58,7 @@ class Batch:
     exchanges: list[Exchange]
 
 
-def unextracted(person_id: int, after: Any, limit: int):
+def unextracted(person_id: Any, after: Any, limit: int):
     """The first `limit` of the person's answered questions (any chat) after `after`, the profile's
     mark, oldest first: id, text, trace id and the reply's text (NULL while none is stored). `after`
     is a number or a column expression."""

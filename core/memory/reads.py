@@ -10,9 +10,10 @@ then decides whether to fold and extracts the profile's batch without reading ag
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import DateTime, Engine, Integer, Text, cast, func, literal, null, union_all
+from sqlalchemy import DateTime, Engine, Integer, String, Text, bindparam, cast, func, literal, null, union_all
 from sqlmodel import Session, col, select
 
 from core.memory.history import CONVERSATION_ROLES, WINDOW_STATUSES, Line
@@ -59,7 +60,7 @@ def _row(kind: str, n1: Any = None, n2: Any = None, *texts: Any, at: Any = None)
     return out
 
 
-def _profile_rows(person_id: int, unextracted_limit: int) -> list[Any]:
+def _profile_rows(person_id: Any, unextracted_limit: int) -> list[Any]:
     """The profile row, exactly one (no FROM): its mark (0: none) and JSON text (NULL: none); then
     the first `unextracted_limit` exchanges after the mark (core/memory/profile.py `unextracted`)."""
     p = Profile.__table__.c  # type: ignore[attr-defined]
@@ -69,7 +70,11 @@ def _profile_rows(person_id: int, unextracted_limit: int) -> list[Any]:
     return [select(*_row("p", upto, None, data)), select(*_row("u", u.c.id, None, u.c.text, u.c.trace_id, u.c.reply))]
 
 
-def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_group: bool, unextracted_limit: int):
+@lru_cache(maxsize=64)
+def _query(*, limit: int, exclude: bool, in_group: bool, unextracted_limit: int):
+    """The statement for one shape of read, built once: the chat, the person and the excluded trace
+    are bound at execution (`chat_key`, `person_id`, `exclude_trace`)."""
+    chat_key, person_id = bindparam("chat_key", type_=String), bindparam("person_id", type_=Integer)
     start = select(ChatMemory.window_start).where(ChatMemory.chat_key == chat_key).scalar_subquery()
     window = select(Message).where(
         Message.chat_key == chat_key,
@@ -77,8 +82,8 @@ def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_
         col(Message.role).in_(CONVERSATION_ROLES),
         col(Message.status).in_(WINDOW_STATUSES),
     )
-    if exclude_trace:
-        window = window.where(Message.trace_id != exclude_trace)
+    if exclude:
+        window = window.where(Message.trace_id != bindparam("exclude_trace", type_=String))
     w = window.order_by(col(Message.id).desc()).limit(limit).subquery()
     facts = select(Fact).where(Fact.person_id == person_id)
     if in_group:
@@ -123,16 +128,10 @@ def read_turn(
     lines: list[Line] = []
     facts: list[Fact] = []
     waiting: list[Exchange] = []
-    query = _query(
-        chat_key,
-        person_id,
-        limit=limit,
-        exclude_trace=exclude_trace,
-        in_group=in_group,
-        unextracted_limit=unextracted_limit,
-    )
+    query = _query(limit=limit, exclude=bool(exclude_trace), in_group=in_group, unextracted_limit=unextracted_limit)
+    params = {"chat_key": chat_key, "person_id": person_id, "exclude_trace": exclude_trace}
     with Session(engine) as s:
-        rows = s.execute(query).all()
+        rows = s.execute(query, params).all()
     for r in rows:
         if r.kind == "s":
             state = ChatState(r.t1 or "", r.n1 or 0, r.n2 or 0)
