@@ -54,6 +54,8 @@ async def test_one_statement_reads_state_window_facts_and_profile(database_url):
         assert reads.unextracted.stored == reads.profile and reads.unextracted.upto == 0
         in_group = read_turn(engine, "web:g", 1, limit=4, in_group=True)
         assert [f.text for f in in_group.facts] == ["群里说的"] and in_group.lines == []
+        other = read_turn(engine, "web:b/1", 2, limit=4, exclude_trace="now", unextracted_limit=9)  # same shape
+        assert (other.lines, other.facts, other.profile, other.unextracted.exchanges) == ([], [], "", [])
         nobody = read_turn(engine, "web:none", 99, limit=4)
         assert (nobody.state.summary, nobody.lines, nobody.facts, nobody.profile) == ("", [], [], "")
         assert nobody.unextracted.exchanges == []
