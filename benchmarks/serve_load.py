@@ -13,7 +13,8 @@ second the server spends is Fuzi's own.
 
 Reported (JSON on stdout): answers (``final`` events) and answers/s, errors and other endings, the
 server's CPU seconds (user + system from /proc/<pid>/stat, its threads included) over the timed
-window and per answer, and its resident memory. Per-person limits are raised so they are not hit
+window and per answer, the LLM requests per answer over the window (the agent's and memory's), and
+its resident memory. Per-person limits are raised so they are not hit
 (8 people asking non-stop would exceed 15 answers a minute); everything else is the default.
 
 ``--profile`` samples the server with py-spy (``pip install py-spy``; the benchmark looks beside the
@@ -218,10 +219,12 @@ async def run(args: argparse.Namespace) -> dict:
                         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
                     )  # fmt: skip
                 started, cpu_before, self_before = time.perf_counter(), cpu_s(proc.pid), time.process_time()
+                requests_before = len(llm.requests)
                 until = started + args.seconds
                 await asyncio.gather(*(person(client, base, t, asked, until, outcomes) for t in tokens))
                 wall = time.perf_counter() - started
                 server_cpu, bench_cpu = cpu_s(proc.pid) - cpu_before, time.process_time() - self_before
+                llm_requests = len(llm.requests) - requests_before
                 memory = memory_kib(proc.pid)
                 if sampler is not None:
                     await sampler.wait()
@@ -242,6 +245,7 @@ async def run(args: argparse.Namespace) -> dict:
         "outcomes": dict(outcomes),
         "server_cpu_s": round(server_cpu, 2),
         "server_cpu_ms_per_answer": round(1000 * server_cpu / answers, 1) if answers else None,
+        "llm_requests_per_answer": round(llm_requests / answers, 2) if answers else None,
         "bench_and_fake_llm_cpu_s": round(bench_cpu, 2),
         "server_rss_mib": {"now": round(memory["VmRSS"] / 1024, 1), "peak": round(memory["VmHWM"] / 1024, 1)},
         "index_build_s": round(index_s, 1),

@@ -1,5 +1,5 @@
 """One statement reads a turn's memory (core/memory/reads.py); the first read of each message sees
-what other processes wrote (core/storage/arrival.py); a profile write is one compare-and-set.
+what other processes wrote (core/storage/arrival.py); a profile batch's write is one compare-and-set.
 
 All on SQLite and PostgreSQL, with two `Storage` objects on one database standing for two processes.
 """
@@ -41,7 +41,7 @@ async def test_one_statement_reads_state_window_facts_and_profile(database_url):
         await ProfileStore(engine).merge(1, {"language": "zh"})
         statements = Statements(engine)
         with statements.counting() as seen:
-            reads = read_turn(engine, "web:a/1", 1, limit=4, exclude_trace="now")
+            reads = read_turn(engine, "web:a/1", 1, limit=4, exclude_trace="now", unextracted_limit=9)
         assert sum(seen.values()) == 1, report(seen)
         assert (reads.state.window_start, reads.state.summary) == (2, "")
         shown = [(line.role, line.text) for line in reads.lines]
@@ -49,10 +49,16 @@ async def test_one_statement_reads_state_window_facts_and_profile(database_url):
         assert [f.text for f in reads.facts] == ["我住在曲阜", "群里说的"]
         assert all(f.embedding != "[]" and isinstance(f.created_at, datetime) for f in reads.facts)
         assert reads.profile and '"zh"' in reads.profile
+        waiting = [(e.question, e.reply) for e in reads.unextracted.exchanges]  # none extracted yet, this one too
+        assert waiting == [("问0", "答0"), ("问1", "答1"), ("问2", "答2"), ("问3", "答3"), ("此问", "")]
+        assert reads.unextracted.stored == reads.profile and reads.unextracted.upto == 0
         in_group = read_turn(engine, "web:g", 1, limit=4, in_group=True)
         assert [f.text for f in in_group.facts] == ["群里说的"] and in_group.lines == []
+        other = read_turn(engine, "web:b/1", 2, limit=4, exclude_trace="now", unextracted_limit=9)  # same shape
+        assert (other.lines, other.facts, other.profile, other.unextracted.exchanges) == ([], [], "", [])
         nobody = read_turn(engine, "web:none", 99, limit=4)
         assert (nobody.state.summary, nobody.lines, nobody.facts, nobody.profile) == ("", [], [], "")
+        assert nobody.unextracted.exchanges == []
     finally:
         engine.dispose()
 
@@ -90,19 +96,34 @@ async def test_a_message_sees_a_link_a_setting_and_a_card_made_by_another_proces
         two.dispose()
 
 
-async def test_a_profile_write_is_one_statement_unless_another_process_wrote_first(database_url):  # noqa: F811
+async def test_a_batch_is_marked_extracted_in_one_statement_unless_another_process_wrote_first(database_url):  # noqa: F811
     engine = open_database(database_url)
     try:
-        profiles = ProfileStore(engine)
+        storage, profiles = Storage(engine), ProfileStore(engine)
+        for n in range(3):
+            await storage.messages.add("web:a/1", "user", f"问{n}", person_id=5, trace_id=f"t{n}", reply=True)
+            await storage.replies.finish("web:a/1", f"t{n}", f"答{n}", 0, "streaming")
+        await storage.messages.add("web:a/1", "user", "他人", person_id=6, trace_id="x")
+        await storage.messages.add("web:a/1", "user", "太长", person_id=5, trace_id="y", status="too_long")
+        batch = profiles.batch(5, 2)
+        assert read_turn(engine, "web:a/1", 5, limit=4, unextracted_limit=2).unextracted == batch  # the turn's read
+        assert (batch.stored, batch.upto) == ("", 0)
+        assert [(e.question, e.reply) for e in batch.exchanges] == [("问0", "答0"), ("问1", "答1")]
         statements = Statements(engine)
         with statements.counting() as seen:
-            assert await profiles.replace(5, "", {"language": "zh"})  # none read: inserted
+            assert await profiles.advance(5, batch, {"language": "zh"}) == {"language": "zh"}  # none read: inserted
         assert sum(seen.values()) == 1, report(seen)
-        stored = '{"language": "zh"}'
-        assert await profiles.replace(5, stored, {"language": "zh", "level": "beginner"})
-        assert not await profiles.replace(5, stored, {"language": "en"})  # what was read is gone: not written
-        assert not await profiles.replace(5, "", {"language": "en"})  # a row appeared meanwhile: not written
+        assert await profiles.advance(5, batch, {"language": "en"}) is None  # taken already: nothing written
+        rest = profiles.batch(5, 10)
+        assert (rest.upto, [e.question for e in rest.exchanges]) == (batch.exchanges[-1].question_id, ["问2"])
+        with statements.counting() as seen:
+            assert await profiles.advance(5, rest, {"level": "beginner"}) == {"language": "zh", "level": "beginner"}
+        assert sum(seen.values()) == 1, report(seen)
+        assert await profiles.advance(5, rest, {"level": "advanced"}) is None
+        assert profiles.batch(5, 10).exchanges == []
         assert await profiles.get(5) == {"language": "zh", "level": "beginner"}
+        reads = read_turn(engine, "web:a/1", 5, limit=4, unextracted_limit=4)
+        assert reads.unextracted.exchanges == [] and json.loads(reads.profile)["level"] == "beginner"
     finally:
         engine.dispose()
 
@@ -111,19 +132,27 @@ async def test_a_profile_another_process_changed_after_the_read_is_merged_not_ov
     engine = open_database(database_url)
     llm = OpenAIChatClient(base_url=fake_llm.base_url, api_key="sk", model="m", retry=RetryPolicy(attempts=1))
     try:
-        profiles = ProfileStore(engine)
-        profiler = ProfileExtractor(llm, load_prompt(default_prompt_dir(), "profile"), profiles)
+        storage, profiles = Storage(engine), ProfileStore(engine)
+        profiler = ProfileExtractor(llm, load_prompt(default_prompt_dir(), "profile"), profiles, batch_exchanges=2)
         await profiles.merge(3, {"language": "zh"})
-        stored = '{"language": "zh"}'  # what the turn read …
+        for n in range(2):
+            await storage.messages.add("web:b/1", "user", f"我是初学者{n}", person_id=3, trace_id=f"b{n}")
+        batch = profiles.batch(3, 10)  # what the extraction read …
         await ProfileStore(engine).merge(3, {"addressing": "老师"})  # … before another process wrote
-        fake_llm.set_default(lambda body: '{"level": "beginner"}')
-        assert await profiler.update(3, "我是初学者", "善。", stored=stored) is not None
+        assert await profiles.advance(3, batch, {"level": "beginner"}) is not None
         assert await profiles.get(3) == {"language": "zh", "addressing": "老师", "level": "beginner"}
+        await storage.messages.add("web:b/1", "user", "再问", person_id=3, trace_id="b2")
         statements = Statements(engine)
-        with statements.counting() as seen:  # the same again: nothing new, nothing written
-            again = json.dumps(await profiles.get(3), ensure_ascii=False)
-            assert await profiler.update(3, "我是初学者", "善。", stored=again) is None
-        assert sum(seen.values()) == 1, report(seen)  # the read above only
+        with statements.counting() as seen:  # one waits, the batch is two: nothing asked, nothing written
+            assert await profiler.extract(3) == 0
+        assert sum(seen.values()) == 2, report(seen)  # the row and the questions after its mark
+        assert fake_llm.requests == []
+        await storage.messages.add("web:b/1", "user", "又问", person_id=3, trace_id="b3")
+        fake_llm.set_default(lambda body: '{"level": "intermediate"}')
+        assert await profiler.extract(3) == 2
+        sent = fake_llm.requests[0]["messages"][-1]["content"]
+        assert "再问" in sent and "又问" in sent and "初学者" not in sent
+        assert (await profiles.get(3))["level"] == "intermediate"
     finally:
         await llm.aclose()
         engine.dispose()

@@ -38,8 +38,9 @@ from tests.helpers_db import database_url, postgres_url  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, make_service, sqlite_storage
 from tests.test_memory_fixtures import HashEmbedder, kind
 
-FIRST_MESSAGE = 12
-"""A person's first message in a new chat: person, account and chat are created, the profile inserted."""
+FIRST_MESSAGE = 11
+"""A person's first message in a new chat: person, account and chat are created (the profile waits
+for its batch of exchanges: core/memory/profile.py)."""
 LATER_MESSAGE = 8
 """A later message, the chat's settings no longer cached (a person writing again after 5 s or more)."""
 QUICK_MESSAGE = 8

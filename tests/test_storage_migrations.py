@@ -19,6 +19,7 @@ import core.memory.models  # noqa: F401
 import core.quiz.models  # noqa: F401
 import core.recite.models  # noqa: F401
 import core.schedule.models  # noqa: F401
+from core.memory.profile import ProfileStore
 from core.storage import Storage, create_database_engine, open_database
 from core.storage.migrate import current_revision, head_revision, packaged_head, upgrade
 from tests.helpers_db import database_url, postgres_url  # noqa: F401
@@ -138,6 +139,8 @@ async def test_database_made_before_migrations_upgrades_in_place(dialect, reques
         assert (await storage.settings.fresh("telegram:42")).skill == "teaching"
         new_id = await storage.messages.add("telegram:42", "user", "何为孝？", person_id=1)
         assert new_id == 3
+        batch = ProfileStore(engine).batch(1, 10)  # what was said before is extracted already; the new waits
+        assert (batch.upto, [e.question for e in batch.exchanges]) == (1, ["何为孝？"])
         assert await storage.identities.resolve("console", "new") == 3
     finally:
         engine.dispose()

@@ -6,6 +6,7 @@ import asyncio
 import json
 import weakref
 from collections import OrderedDict
+from dataclasses import replace
 
 import structlog
 from sqlalchemy import Engine
@@ -15,7 +16,7 @@ from core.memory.blocks import fact_line, profile_block, quoted_block, summary_m
 from core.memory.budget import PromptParts, fit_to_budget
 from core.memory.facts import FactStore
 from core.memory.history import Line
-from core.memory.profile import ProfileExtractor
+from core.memory.profile import Batch, ProfileExtractor
 from core.memory.reads import TurnReads, read_turn
 from core.memory.summary import Summarizer
 from core.ports import Turn
@@ -46,18 +47,23 @@ def window_messages(lines: list[Line], *, is_group: bool) -> list[Message]:
     return out
 
 
+def _with_reply(batch: Batch, trace_id: str, reply_text: str) -> Batch:
+    """The batch as read before this turn's reply, with the reply (read, it was still empty)."""
+    exchanges = [replace(e, reply=reply_text) if e.trace_id == trace_id else e for e in batch.exchanges]
+    return replace(batch, exchanges=exchanges)
+
+
 class MemoryContextBuilder:
     """Implements ``core.ports.ContextBuilder`` over the window, summary, facts and profile.
 
     A turn's four reads are one statement (core/memory/reads.py); what they found is kept for the
-    turn's `after_reply`, which decides from it whether a fold may be due and merges the profile
-    without reading it again.
+    turn's `after_reply`, which decides from it whether a fold or a profile extraction may be due.
 
     Args:
         engine: the shared SQLAlchemy engine (memory tables and messages).
         facts: long-term facts.
         summarizer: folds overflow into the summary after a reply; None disables summaries.
-        profiler: extracts the profile after a reply; None disables extraction.
+        profiler: extracts the profile from a batch of exchanges after a reply; None disables it.
         window_rounds: rounds (user + reply) kept verbatim.
         fold_rounds: rounds that leave the window before they are folded into the summary, in one
             request; until then the prompt shows them too (the window plus the unfolded tail).
@@ -103,6 +109,7 @@ class MemoryContextBuilder:
             limit=2 * (self.window_rounds + self.fold_rounds),
             exclude_trace=inc.trace_id,
             in_group=inc.is_group,
+            unextracted_limit=self._profiler.max_exchanges if self._profiler is not None else 0,
         )
         self._keep(inc.trace_id, reads)
         state, lines = reads.state, reads.unfolded
@@ -146,13 +153,16 @@ class MemoryContextBuilder:
         """Schedule summary folding and profile extraction from what `build` read; returns at once.
 
         No fold until, with this turn's question and answer, `fold_rounds` rounds have left the
-        window unfolded; no profile write when the extracted profile adds nothing to the one read.
+        window unfolded; no extraction until, with this turn's question, the person's questions
+        waiting for it make a batch (`ProfileExtractor.batch_exchanges`, counted in any chat).
         """
         reads = self._reads.pop(turn.incoming.trace_id, None)
         if self._summarizer is not None and self._may_overflow(reads):
             self._spawn(self._fold(self._summarizer, turn), f"fold:{turn.incoming.chat_key}")
-        if self._profiler is not None and reply_text.strip() and turn.incoming.text.strip():
-            self._spawn(self._extract(self._profiler, turn, reply_text, reads), f"profile:{turn.person_id}")
+        profiler = self._profiler
+        if profiler is not None and reply_text.strip() and self._may_extract(profiler, reads):
+            read = _with_reply(reads.unextracted, turn.incoming.trace_id, reply_text) if reads else None
+            self._spawn(self._extract(profiler, turn, read), f"profile:{turn.person_id}")
 
     def _spawn(self, coro, name: str) -> None:
         task = asyncio.get_running_loop().create_task(coro, name=name)
@@ -181,11 +191,15 @@ class MemoryContextBuilder:
             except Exception as exc:
                 log.warning("summary_failed", chat=inc.chat_key, trace_id=inc.trace_id, error=type(exc).__name__)
 
-    async def _extract(self, profiler: ProfileExtractor, turn: Turn, reply_text: str, reads: TurnReads | None) -> None:
+    @staticmethod
+    def _may_extract(profiler: ProfileExtractor, reads: TurnReads | None) -> bool:
+        """Whether extraction may find a batch: unknown reads, or enough questions waiting."""
+        return reads is None or len(reads.unextracted.exchanges) >= profiler.batch_exchanges
+
+    async def _extract(self, profiler: ProfileExtractor, turn: Turn, read: Batch | None) -> None:
         async with self._lock(f"person:{turn.person_id}"):
             try:
-                stored = reads.profile if reads is not None else None
-                await profiler.update(turn.person_id, turn.incoming.text, reply_text, stored=stored)
+                await profiler.extract(turn.person_id, read)
             except Exception as exc:
                 log.warning(
                     "profile_failed", person=turn.person_id, trace_id=turn.incoming.trace_id, error=type(exc).__name__

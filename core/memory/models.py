@@ -36,12 +36,17 @@ class Fact(SQLModel, table=True):
 
 
 class Profile(SQLModel, table=True):
-    """The inferred profile of a person as a JSON object (addressing, level, interests, language)."""
+    """The inferred profile of a person as a JSON object (addressing, level, interests, language).
+
+    extracted_upto: the id of the person's newest question already sent to the profile extraction;
+    their questions after it (in any chat) wait for the next batch (core/memory/profile.py).
+    """
 
     __tablename__ = "memory_profile"
 
     person_id: int = Field(primary_key=True)
     data: str = "{}"
+    extracted_upto: int = 0
     updated_at: datetime = Field(default_factory=utcnow)
 
 

@@ -1,22 +1,24 @@
 """What memory reads for one turn, in one statement: the chat's summary state, its window, the
-person's facts and profile.
+person's facts and profile (with its mark and the exchanges waiting for the profile's next batch).
 
 The four reads are one `UNION ALL` of rows of one shape (a kind letter, two numbers, seven texts and
 a time), so a turn's context costs one round trip on SQLite and PostgreSQL alike. The result
 (`TurnReads`) is kept for the turn's background work (core/memory/context.py `after_reply`), which
-then folds and merges without reading again.
+then decides whether to fold and extracts the profile's batch without reading again.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
-from sqlalchemy import DateTime, Engine, Integer, Text, cast, func, literal, null, union_all
+from sqlalchemy import DateTime, Engine, Integer, String, Text, bindparam, cast, func, literal, null, union_all
 from sqlmodel import Session, col, select
 
 from core.memory.history import CONVERSATION_ROLES, WINDOW_STATUSES, Line
 from core.memory.models import ChatMemory, Fact, Profile
+from core.memory.profile import Batch, Exchange, unextracted
 from core.memory.quotes import load_quotes
 from core.memory.summary import ChatState
 from core.storage.models import Message
@@ -31,12 +33,15 @@ class TurnReads:
         lines: the window, oldest first (the turn's own messages left out).
         facts: the person's facts usable in this chat, oldest first (full rows: vectors included).
         profile: the stored profile as its JSON text ("" when the person has none).
+        unextracted: the profile as `profile`, its mark and the person's first exchanges (any chat)
+            after it, this turn's question included: the profile extraction's next batch.
     """
 
     state: ChatState
     lines: list[Line]
     facts: list[Fact]
     profile: str
+    unextracted: Batch = field(default_factory=lambda: Batch("", 0, []))
 
     @property
     def unfolded(self) -> list[Line]:
@@ -55,7 +60,21 @@ def _row(kind: str, n1: Any = None, n2: Any = None, *texts: Any, at: Any = None)
     return out
 
 
-def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_group: bool):
+def _profile_rows(person_id: Any, unextracted_limit: int) -> list[Any]:
+    """The profile row, exactly one (no FROM): its mark (0: none) and JSON text (NULL: none); then
+    the first `unextracted_limit` exchanges after the mark (core/memory/profile.py `unextracted`)."""
+    p = Profile.__table__.c  # type: ignore[attr-defined]
+    data = select(p.data).where(p.person_id == person_id).scalar_subquery()
+    upto = func.coalesce(select(p.extracted_upto).where(p.person_id == person_id).scalar_subquery(), 0)
+    u = unextracted(person_id, upto, unextracted_limit).subquery()
+    return [select(*_row("p", upto, None, data)), select(*_row("u", u.c.id, None, u.c.text, u.c.trace_id, u.c.reply))]
+
+
+@lru_cache(maxsize=64)
+def _query(*, limit: int, exclude: bool, in_group: bool, unextracted_limit: int):
+    """The statement for one shape of read, built once: the chat, the person and the excluded trace
+    are bound at execution (`chat_key`, `person_id`, `exclude_trace`)."""
+    chat_key, person_id = bindparam("chat_key", type_=String), bindparam("person_id", type_=Integer)
     start = select(ChatMemory.window_start).where(ChatMemory.chat_key == chat_key).scalar_subquery()
     window = select(Message).where(
         Message.chat_key == chat_key,
@@ -63,18 +82,17 @@ def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_
         col(Message.role).in_(CONVERSATION_ROLES),
         col(Message.status).in_(WINDOW_STATUSES),
     )
-    if exclude_trace:
-        window = window.where(Message.trace_id != exclude_trace)
+    if exclude:
+        window = window.where(Message.trace_id != bindparam("exclude_trace", type_=String))
     w = window.order_by(col(Message.id).desc()).limit(limit).subquery()
     facts = select(Fact).where(Fact.person_id == person_id)
     if in_group:
         facts = facts.where(Fact.scope == "group")
     f = facts.subquery()
     m = ChatMemory.__table__.c  # type: ignore[attr-defined]
-    p = Profile.__table__.c  # type: ignore[attr-defined]
     return union_all(
         select(*_row("s", m.summarized_upto, m.window_start, m.summary)).where(m.chat_key == chat_key),
-        select(*_row("p", None, None, p.data)).where(p.person_id == person_id),
+        *_profile_rows(person_id, unextracted_limit),
         select(
             *_row(
                 "f",
@@ -95,27 +113,40 @@ def _query(chat_key: str, person_id: int, *, limit: int, exclude_trace: str, in_
 
 
 def read_turn(
-    engine: Engine, chat_key: str, person_id: int, *, limit: int, exclude_trace: str = "", in_group: bool = False
+    engine: Engine,
+    chat_key: str,
+    person_id: int,
+    *,
+    limit: int,
+    exclude_trace: str = "",
+    in_group: bool = False,
+    unextracted_limit: int = 0,
 ) -> TurnReads:
-    """Summary state, window (the last `limit` lines, oldest first), facts and profile: one statement."""
-    state, profile = ChatState(), ""
+    """Summary state, window (the last `limit` lines, oldest first), facts, profile and the first
+    `unextracted_limit` exchanges waiting for the profile's extraction: one statement."""
+    state, profile, upto = ChatState(), "", 0
     lines: list[Line] = []
     facts: list[Fact] = []
-    query = _query(chat_key, person_id, limit=limit, exclude_trace=exclude_trace, in_group=in_group)
+    waiting: list[Exchange] = []
+    query = _query(limit=limit, exclude=bool(exclude_trace), in_group=in_group, unextracted_limit=unextracted_limit)
+    params = {"chat_key": chat_key, "person_id": person_id, "exclude_trace": exclude_trace}
     with Session(engine) as s:
-        rows = s.execute(query).all()
+        rows = s.execute(query, params).all()
     for r in rows:
         if r.kind == "s":
             state = ChatState(r.t1 or "", r.n1 or 0, r.n2 or 0)
         elif r.kind == "p":
-            profile = r.t1 or ""
+            profile, upto = r.t1 or "", r.n1 or 0
+        elif r.kind == "u":
+            waiting.append(Exchange(r.n1, r.t1, r.t3 or "", r.t2 or ""))
         elif r.kind == "f":
             facts.append(_fact(r, person_id))
         else:
             lines.append(Line(r.n1, r.t2, r.t1, r.t3 or "", r.t4 or "", r.t5 or "", load_quotes(r.t6)))
     lines.sort(key=lambda line: line.id)
     facts.sort(key=lambda fact: fact.id or 0)
-    return TurnReads(state, lines, facts, profile)
+    waiting.sort(key=lambda exchange: exchange.question_id)
+    return TurnReads(state, lines, facts, profile, Batch(profile, upto, waiting))
 
 
 def _fact(r: Any, person_id: int) -> Fact:

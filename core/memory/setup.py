@@ -152,7 +152,10 @@ def _llm_parts(
         batch_messages=cfg.summary_batch_messages,
         fold_messages=2 * cfg.summary_fold_rounds,
     )
-    profiler = ProfileExtractor(llm, load_prompt(prompts, "profile"), profiles) if cfg.profile_enabled else None
+    profiler = None
+    if cfg.profile_enabled:  # a batch of exchanges per request, as many as the summary folds rounds
+        prompt = load_prompt(prompts, "profile")
+        profiler = ProfileExtractor(llm, prompt, profiles, batch_exchanges=cfg.summary_fold_rounds)
     return summarizer, profiler
 
 

@@ -61,6 +61,7 @@ class Message(SQLModel, table=True):
 
     __table_args__ = (
         Index("ix_message_chat_key_id", "chat_key", "id"),
+        Index("ix_message_person_id_id", "person_id", "id"),  # a person's questions after the profile's mark (0033)
         Index("ix_message_status_role", "status", "role"),  # the repair sweep looks for "streaming" replies
         Index("ix_message_trace_id", "trace_id"),  # a reply and its question by trace (feedback, 0022_i22)
         Index("ix_message_shown_in", "shown_in"),  # a reaction on a platform message finds its reply (0024_i21c)
@@ -69,7 +70,7 @@ class Message(SQLModel, table=True):
 
     id: int | None = Field(default=None, primary_key=True)
     chat_key: str = Field(max_length=200)
-    person_id: int | None = Field(default=None, index=True)
+    person_id: int | None = None
     account: str = Field(default="", max_length=200)
     speaker: str = Field(default="", max_length=256)
     role: str = Field(max_length=16)
