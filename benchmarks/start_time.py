@@ -10,7 +10,10 @@ not counted), and prints wall seconds (min, median, max) and CPU seconds (user +
 PIP_CACHE_DIR at empty folders (npm's cache is left as it is) and unsets FUZI_HOME and
 FUZI_CORPUS_DIR, then times `printf '巧言令色\\n' | ./scripts/chat` to the answer's first line on
 stdout and to the exit (the index build finishes first; `--first-answer-only` stops the chat at the
-answer instead, as a person who closes it would); it prints the install log's own figures too. Both print `uptime` before and after: on a shared machine wall time is an upper bound.
+answer instead, as a person who closes it would); it prints the install log's own figures too, the
+clone's time, and a timeline from the chat's start: the venv, uv, the install's steps, the kernel,
+each stderr line, the answer. Both print `uptime` before and after: on a shared machine wall time is
+an upper bound.
 """
 
 from __future__ import annotations
@@ -24,6 +27,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -72,11 +76,67 @@ def warm(runs: int) -> dict:
     }
 
 
+class Timeline:
+    """What a fresh start did when, in seconds from `./scripts/chat`'s start: files that appear
+    (the venv, uv, the install log's steps, the install's marker, Fuzi's kernel) and stderr's lines."""
+
+    FILES = (
+        (".venv/bin/python", "venv made"),
+        (".venv/bin/uv", "uv installed into the venv"),
+        (".venv/.fuzi-installed", "install done"),
+    )
+    STEPS = ("Resolved", "Prepared", "Installed")
+
+    def __init__(self, clone: Path, t0: float):
+        self.clone, self.t0, self.events = clone, t0, []
+        self._lock, self._stop = threading.Lock(), threading.Event()
+        self._watch = threading.Thread(target=self._poll, daemon=True)
+        self._watch.start()
+
+    def add(self, what: str) -> None:
+        with self._lock:
+            self.events.append((round(time.perf_counter() - self.t0, 2), what))
+
+    def read_lines(self, stream) -> threading.Thread:
+        def read() -> None:
+            for line in stream:
+                if line.strip():
+                    self.add(f"stderr: {line.strip()[:100]}")
+
+        thread = threading.Thread(target=read, daemon=True)
+        thread.start()
+        return thread
+
+    def _poll(self) -> None:
+        files, steps, kernel = dict(self.FILES), list(self.STEPS), False
+        log = self.clone / ".venv" / "install.log"
+        while not self._stop.wait(0.02):
+            for path in [p for p in files if (self.clone / p).exists()]:
+                self.add(files.pop(path))
+            if steps and log.exists():
+                text = log.read_text(encoding="utf-8", errors="replace")
+                for step in [s for s in steps if f"\n{s} " in f"\n{text}"]:
+                    steps.remove(step)
+                    line = next(li for li in text.splitlines() if li.startswith(step))
+                    self.add(f"uv: {line.strip()}")
+            if not kernel and any((self.clone / "core" / "retrieval").glob("_e5vnni*.so")):
+                kernel = True
+                self.add("Fuzi's kernel built (core/retrieval/_e5vnni*.so)")
+
+    def stop(self) -> list[tuple[float, str]]:
+        self._stop.set()
+        self._watch.join()
+        with self._lock:
+            return sorted(self.events)
+
+
 def fresh(ref: str, first_answer_only: bool = False) -> dict:
     with tempfile.TemporaryDirectory(prefix="fuzi-fresh-") as tmp:
         clone, caches = Path(tmp) / "fuzi", Path(tmp) / "caches"
+        t_clone = time.perf_counter()
         subprocess.run(["git", "clone", "-q", "--no-checkout", str(ROOT), str(clone)], check=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "-q", ref], check=True)
+        clone_s = time.perf_counter() - t_clone
         env = {k: v for k, v in os.environ.items() if k not in ("FUZI_HOME", "FUZI_CORPUS_DIR", "VIRTUAL_ENV")}
         env |= {"UV_CACHE_DIR": str(caches / "uv"), "PIP_CACHE_DIR": str(caches / "pip")}
         t0 = time.perf_counter()
@@ -86,28 +146,40 @@ def fresh(ref: str, first_answer_only: bool = False) -> dict:
             env=env,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
             text=True,
         )
-        assert proc.stdin is not None and proc.stdout is not None
+        assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+        timeline = Timeline(clone, t0)
+        stderr = timeline.read_lines(proc.stderr)
         proc.stdin.write(MESSAGE)
         proc.stdin.close()
         first = None
         for line in proc.stdout:
             if first is None and line.strip():
                 first = time.perf_counter() - t0
+                timeline.add(f"first answer: {line.strip()[:60]}")
                 if first_answer_only:
                     proc.terminate()
         code = proc.wait()
         end = time.perf_counter() - t0
+        stderr.join(timeout=5)
+        events = timeline.stop()
         log = (clone / ".venv" / "install.log").read_text(encoding="utf-8", errors="replace")
-        steps = [line.strip() for line in log.splitlines() if line.startswith(("Resolved", "Prepared", "Installed"))]
+        steps = [line.strip() for line in log.splitlines() if line.startswith(Timeline.STEPS)]
         # the background byte-compile of the venv: wait for it, so the temporary folder can go
         deadline = time.monotonic() + 600
         while not (clone / ".venv" / ".fuzi-compiled").exists() and time.monotonic() < deadline:
             time.sleep(1)
         shutil.rmtree(clone / ".venv", ignore_errors=True)
-    return {"exit_code": code, "first_answer_s": round(first or end, 1), "exit_s": round(end, 1), "install": steps}
+    return {
+        "exit_code": code,
+        "clone_s": round(clone_s, 1),
+        "first_answer_s": round(first or end, 1),
+        "exit_s": round(end, 1),
+        "install": steps,
+        "timeline": [f"{at:6.2f} s  {what}" for at, what in events],
+    }
 
 
 def main() -> None:
