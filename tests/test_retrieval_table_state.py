@@ -49,6 +49,19 @@ async def test_a_started_retriever_saves_the_state_and_the_next_start_reads_it_w
         assert await results(again, query) == await results(first, query)
 
 
+def test_a_home_without_tables_is_known_empty_without_lancedb_and_then_builds(tmp_path):
+    """A fresh home's first start asks whether an index exists before its first answer: the answer
+    (no) comes from the folder, without importing LanceDB (1–3 s of a fresh clone's first answer)."""
+    store = PassageStore(tmp_path / "db")
+    store.load_state()
+    assert not store.exists() and store.count() == 0 and not store.sentences.exists()
+    assert store._connection._db is None
+    build_index(store, HashingEmbedder(), DOCS, sentences=True)
+    assert store.exists() and store.count() == len(DOCS) and store.sentences.exists()
+    again = PassageStore(tmp_path / "db")
+    assert again.exists() and again.count() == len(DOCS)
+
+
 @pytest.mark.processes
 def test_a_child_process_start_imports_no_lancedb(index, tmp_path):
     script = (

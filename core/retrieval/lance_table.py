@@ -88,6 +88,8 @@ class LanceTable:
 
     def _open(self):
         if self._table is None:
+            if not (self._connection.path / f"{self._name}.lance").exists():
+                return None  # no table yet (a fresh home's first start): known without importing LanceDB
             try:
                 self._table = self._db.open_table(self._name)
             except ValueError:
