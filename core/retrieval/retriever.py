@@ -326,7 +326,8 @@ class HybridRetriever:
         if topic is not None and (topic.survey or topic.listing):
             ranking = ThemeIndex.ranking(topic, corpus)
             if not topic.survey:  # a narrowed list (哪几首写男女相思的诗): the theme's passages, as the words rank them
-                ranking = [(f.id, f.score) for f in fused if f.id in dict(ranking)]
+                theme = {pid for pid, _ in ranking}
+                ranking = [(f.id, f.score) for f in fused if f.id in theme]
             fused = survey_first(fused, ranking)
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
             fused = lines_first(self._lines, self._passages, query, fused, corpus)
