@@ -149,10 +149,14 @@ class TopicQuery:
     """A recognised topic question: its themes, whether it asks for a list, the book it keeps to."""
 
     themes: tuple[Theme, ...]
-    survey: bool
+    survey: bool  # says no more than its themes: their passages first, in the themes' order
     corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
-    qualified: bool = False  # says more than its themes: the gloss route still runs
     listing: bool = False  # asks for a list: the theme's passages first, in fused order when qualified
+
+    @property
+    def qualified(self) -> bool:
+        """Says more than its themes: the gloss route still runs, the themes are one fused route."""
+        return not self.survey
 
 
 class ThemeIndex:
@@ -211,7 +215,7 @@ class ThemeIndex:
         # a question that says no more than its theme ranks the theme's passages first, list or not; one
         # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
         # the theme as one more route, so its other words choose
-        return TopicQuery(tuple(found), not qualified, book_hint(query), qualified, asks_list)
+        return TopicQuery(tuple(found), not qualified, book_hint(query), asks_list)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
