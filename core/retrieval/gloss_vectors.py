@@ -120,7 +120,7 @@ class GlossVectors:
         files = list(gloss_files.GLOSS_DIR.rglob("*.jsonl"))
         if not files:
             return False
-        saved = list(store.gloss_vectors_path("x").parent.glob(f"{store.snapshot_glob()}.npz"))
+        saved = store.gloss_vectors_saved()
         return not saved or max(f.stat().st_mtime for f in files) > max(f.stat().st_mtime for f in saved)
 
     @classmethod
@@ -145,7 +145,7 @@ class GlossVectors:
         if vectors.shape != (len(rows.ids), dim) or not np.isfinite(vectors).all():
             raise ValueError(f"gloss vectors have shape {vectors.shape}, expected {(len(rows.ids), dim)}")
         path.parent.mkdir(parents=True, exist_ok=True)
-        for old in path.parent.glob(f"{store.snapshot_glob()}.npz"):
+        for old in store.gloss_vectors_saved():
             old.unlink(missing_ok=True)
         partial = path.with_name(f".{path.name}.{os.getpid()}.tmp.npz")
         np.savez(partial, vectors=vectors)
