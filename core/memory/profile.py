@@ -8,6 +8,7 @@ dropped; an extraction that fails or returns nothing usable changes nothing.
 from __future__ import annotations
 
 import asyncio
+import functools
 import json
 import re
 from collections import OrderedDict
@@ -148,19 +149,32 @@ class ProfileStore:
 
     async def merge(self, person_id: int, update: dict[str, Any]) -> dict[str, Any]:
         """Merge ``update`` into the stored profile and return the result."""
+        merged = await asyncio.to_thread(
+            retry_on_conflict, functools.partial(self._merge_locked, person_id, update), person=person_id
+        )
+        assert merged is not None  # no mark to hold: always written
+        return merged
 
-        def run() -> dict[str, Any]:
-            with Session(self._engine) as s:  # FOR UPDATE: two processes merging at once both count
-                begin_write(s)
-                row = s.get(Profile, person_id, with_for_update=True) or Profile(person_id=person_id)
-                merged = merge_profile(json.loads(row.data), update)
-                row.data = json.dumps(merged, ensure_ascii=False)
-                row.updated_at = utcnow()
-                s.add(row)
-                s.commit()
-                return merged
-
-        return await asyncio.to_thread(retry_on_conflict, run, person=person_id)
+    def _merge_locked(
+        self, person_id: int, update: dict[str, Any], mark: tuple[int, int] | None = None
+    ) -> dict[str, Any] | None:
+        """Merge ``update`` under the row's lock (FOR UPDATE: two processes merging at once both
+        count) and return the result. With `mark` (the mark read, the new one), only while the
+        profile's mark is still the one read, then moved; None, nothing written, once it has moved."""
+        with Session(self._engine) as s:
+            begin_write(s)
+            row = s.get(Profile, person_id, with_for_update=True)
+            if mark is not None and (row.extracted_upto if row is not None else 0) != mark[0]:
+                s.rollback()
+                return None
+            row = row or Profile(person_id=person_id)
+            merged = merge_profile(json.loads(row.data), update)
+            row.data, row.updated_at = json.dumps(merged, ensure_ascii=False), utcnow()
+            if mark is not None:
+                row.extracted_upto = mark[1]
+            s.add(row)
+            s.commit()
+            return merged
 
     def batch(self, person_id: int, limit: int) -> Batch:
         """The stored profile, its mark and the first `limit` exchanges after the mark (two
@@ -200,22 +214,9 @@ class ProfileStore:
                 s.commit()
                 return done
 
-        def locked() -> dict[str, Any] | None:
-            with Session(self._engine) as s:
-                begin_write(s)
-                row = s.get(Profile, person_id, with_for_update=True)
-                if (row.extracted_upto if row is not None else 0) != batch.upto:
-                    s.rollback()
-                    return None
-                row = row or Profile(person_id=person_id)
-                now = merge_profile(json.loads(row.data), found)
-                row.data, row.extracted_upto, row.updated_at = json.dumps(now, ensure_ascii=False), upto, utcnow()
-                s.add(row)
-                s.commit()
-                return now
-
         if await asyncio.to_thread(run):
             return merged
+        locked = functools.partial(self._merge_locked, person_id, found, (batch.upto, upto))
         return await asyncio.to_thread(retry_on_conflict, locked, person=person_id)
 
     async def delete(self, person_id: int) -> bool:
