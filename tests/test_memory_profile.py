@@ -111,6 +111,27 @@ async def test_a_persons_exchanges_in_two_chats_go_into_one_batch(make_engine, s
     assert sent.index("私下一问") < sent.index("群里一问") < sent.index("私下二问")  # in the order they were asked
 
 
+async def test_exchanges_waiting_when_accounts_are_linked_go_into_the_joined_persons_batch(
+    make_engine, script, fake_llm
+):
+    eng = make_engine(config=BATCHED)
+    tg, dc = dm("a", platform="telegram"), dm("x", platform="discord")
+    for n in range(1, 6):
+        await eng.say(dm("a", f"第{n}问"))  # 1–4 extracted, 5 waits
+    await eng.say(dm("x", "甲问", platform="discord"))
+    await eng.say(dm("x", "乙问", platform="discord"))  # the other account's two wait too
+    assert len(profile_requests(fake_llm)) == 1
+    code = (await eng.command(tg, "link")).extra["code"]
+    assert (await eng.command(dc, "link", code)).extra["status"] == "linked"
+    await eng.say(dm("x", "第6问", platform="discord"))
+    last = profile_requests(fake_llm)[-1]
+    assert len(profile_requests(fake_llm)) == 2 and "第4问" not in last
+    assert all(t in last for t in ("第5问", "甲问", "乙问", "第6问"))
+    person = (await eng.turn(tg)).person_id
+    asked = [m.text for m in await eng.storage.messages.by_person(person, 10)]
+    assert asked == [*(f"第{n}问" for n in range(1, 6)), "甲问", "乙问", "第6问"]  # one history
+
+
 async def test_two_turns_that_read_the_same_batch_send_it_once(make_engine, script, fake_llm):
     eng = make_engine(config=BATCHED)
     for n in range(1, 3):

@@ -7,6 +7,7 @@ upserts of the same person or chat from two engines (two pools: as two processes
 from __future__ import annotations
 
 import asyncio
+import json
 
 from sqlmodel import Session, select
 
@@ -131,10 +132,19 @@ async def test_memory_tables_facts_summaries_and_link_codes(database_url):
         storage = Storage(engine)
         tg = await storage.identities.resolve("telegram", "1")
         dc = await storage.identities.resolve("discord", "2")
+        profiles = ProfileStore(engine)
+        for person, chat, texts in ((tg, "telegram:1", "一二"), (dc, "discord:2", "三")):
+            await profiles.merge(person, {"interests": list(texts)})
+            for text in texts:
+                await storage.messages.add(chat, "user", text, person_id=person, trace_id=f"t{text}")
         code = await linker.issue(tg, "telegram:1")
         assert (await linker.redeem(dc, "discord", "2", "000000" if code != "000000" else "111111")).status == "invalid"
         assert (await linker.redeem(dc, "discord", "2", code)).status == "linked"
         assert await storage.identities.resolve("discord", "2") == tg
+        batch = profiles.batch(tg, 10)  # both accounts' waiting questions, one profile
+        assert [e.question for e in batch.exchanges] == ["一", "二", "三"]
+        assert sorted(json.loads(batch.stored)["interests"]) == ["一", "三", "二"]
+        assert [m.text for m in await storage.messages.by_person(tg, 10)] == ["一", "二", "三"]
         late = await linker.issue(tg, "telegram:1")
         clock.advance(61)
         assert (await linker.redeem(dc, "discord", "2", late)).status == "invalid"

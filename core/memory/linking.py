@@ -2,8 +2,9 @@
 
 ``/link`` issues a 6-digit code (10 minutes, single use; only a salted SHA-256 of it is stored).
 ``/link <code>`` from another account moves every account of the redeeming person to the code's
-person and hands over their facts and profile, so facts, profile and limits (all keyed by person id)
-are shared. ``/unlink`` moves the calling account to a fresh person, taking the facts remembered
+person and hands over their facts, profile and messages (the exchanges still waiting for the
+profile's extraction go into the joined person's next batch), so facts, profile, history and limits
+(all keyed by person id) are shared. ``/unlink`` moves the calling account to a fresh person, taking the facts remembered
 from that account with it. Wrong codes are counted per person: after ``max_failures`` within
 ``failure_window_s`` further tries are refused until the window passes.
 
@@ -29,7 +30,7 @@ from sqlmodel import Session, col, func, select
 
 from core.memory.models import Fact, LinkAttempt, LinkCode, Profile, utcnow
 from core.memory.profile import merge_profile
-from core.storage.models import Account, Person
+from core.storage.models import Account, Message, Person
 from core.storage.reading import merge_reading
 from core.storage.rows import row_id
 
@@ -159,13 +160,16 @@ class AccountLinker:
         s.execute(update(Account).where(col(Account.person_id) == source).values(person_id=target))
         s.execute(update(Fact).where(col(Fact.person_id) == source).values(person_id=target))
         s.execute(update(LinkCode).where(col(LinkCode.person_id) == source).values(used=True))
-        old = s.get(Profile, source)
-        if old is not None:
-            mine = s.get(Profile, target) or Profile(person_id=target)
-            merged = merge_profile(json.loads(old.data), json.loads(mine.data))
-            mine.data, mine.updated_at = json.dumps(merged, ensure_ascii=False), utcnow()
+        old, mine = s.get(Profile, source), s.get(Profile, target)
+        mark = _joined_mark(s, source, old, target, mine)
+        s.execute(update(Message).where(col(Message.person_id) == source).values(person_id=target))
+        if old is not None or mine is not None:
+            mine = mine or Profile(person_id=target)
+            merged = merge_profile(json.loads(old.data) if old else {}, json.loads(mine.data))
+            mine.data, mine.updated_at, mine.extracted_upto = json.dumps(merged, ensure_ascii=False), utcnow(), mark
             s.add(mine)
-            s.delete(old)
+            if old is not None:
+                s.delete(old)
         merge_reading(s, source=source, target=target)
         for hook in self._merge_hooks:
             hook(s, source, target)
@@ -208,3 +212,14 @@ class AccountLinker:
                 return [f"{a.platform}:{a.platform_user_id}" for a in rows]
 
         return await asyncio.to_thread(run)
+
+
+def _joined_mark(s: Session, source: int, old: Profile | None, target: int, mine: Profile | None) -> int:
+    """The profile mark of two people joined into one: before the first question either had waiting
+    for the extraction (so no waiting exchange is skipped, a few extracted ones may be sent again),
+    or the later of their two marks when nothing waits."""
+    marks = {source: old.extracted_upto if old else 0, target: mine.extracted_upto if mine else 0}
+    waiting = [(col(Message.person_id) == person) & (col(Message.id) > upto) for person, upto in marks.items()]
+    asked = (col(Message.role) == "user", col(Message.status) == "ok")
+    first = s.exec(select(func.min(Message.id)).where(*asked, waiting[0] | waiting[1])).one()
+    return first - 1 if first is not None else max(marks.values())
