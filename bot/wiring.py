@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from limits.aio.storage import Storage as LimitsStorage
-
 from adapters.common.startup import PlatformStatus
 from bot.agent import build_agent, build_tools
 from bot.database import open_storage
@@ -62,6 +60,7 @@ from core.storage import Storage
 from core.storage.inbox import SqlInboxStore
 
 if TYPE_CHECKING:
+    from limits.aio.storage import Storage as LimitsStorage
     from redis.asyncio import Redis
 
     from adapters.common.metrics import FuziMetrics, TimedSearch

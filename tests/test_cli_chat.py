@@ -114,8 +114,8 @@ async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lan
     2-core machine's ~3 s warm start) are not imported once the database is at the newest revision,
     nor LanceDB (~0.9 s) nor pyarrow (~30 ms; only writes build Arrow tables) once the tables' state
     is saved (core/retrieval/table_state.py), nor bm25s and scipy (a saved keyword index is scored
-    without them), nor rich and tornado (bot/lean_imports.py), nor PyYAML, prometheus_client and
-    SQLAlchemy's PostgreSQL dialect."""
+    without them), nor rich and tornado (bot/lean_imports.py), nor PyYAML, prometheus_client,
+    SQLAlchemy's PostgreSQL dialect and `limits` (the passage look-ups' limiter: at the first look-up)."""
     code, out, err = await run_chat(tmp_path, ["巧言令色"])  # the first start: migrates, builds the index
     assert code == 0 and "巧言令色，鲜矣仁" in out, err
     code, out, err = await run_chat(tmp_path, ["巧言令色"], PYTHONPROFILEIMPORTTIME="1")
@@ -124,8 +124,8 @@ async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lan
     assert "sqlalchemy" in imported and "numpy" in imported  # the listing is complete
     assert not {name for name in imported if name.split(".")[0] in ("redis", "alembic", "lancedb", "pyarrow")}
     assert "bm25s" not in imported and "scipy" not in imported  # a saved keyword index is scored without them
-    # nor what only an LLM (the prompts' YAML), /metrics or PostgreSQL needs
-    assert not {"yaml", "prometheus_client", "sqlalchemy.dialects.postgresql"} & imported
+    # nor what only an LLM (the prompts' YAML), /metrics, PostgreSQL or a passage look-up needs
+    assert not {"yaml", "prometheus_client", "sqlalchemy.dialects.postgresql", "limits"} & imported
     # structlog without rich, tenacity without tornado (bot/lean_imports.py): a hidden package's
     # failed import is listed by name alone, never its modules
     assert "structlog.dev" in imported and "tenacity.asyncio" in imported
