@@ -12,6 +12,7 @@ it yet: `rich` stays importable for the first start's progress bars (bot/progres
 
 from __future__ import annotations
 
+import gc
 import sys
 
 WITHOUT = {"structlog": ("rich",), "tenacity": ("tornado",)}
@@ -33,6 +34,13 @@ def import_without(module: str, hidden: tuple[str, ...]) -> None:
 
 
 def import_lean() -> None:
-    """structlog and tenacity, each without its optional package (`WITHOUT`)."""
-    for module, hidden in WITHOUT.items():
-        import_without(module, hidden)
+    """structlog and tenacity, each without its optional package (`WITHOUT`); no cyclic collection
+    meanwhile (as for the rest of a start: bot/cli.py)."""
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for module, hidden in WITHOUT.items():
+            import_without(module, hidden)
+    finally:
+        if collecting:
+            gc.enable()

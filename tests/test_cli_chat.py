@@ -142,3 +142,42 @@ def test_a_reader_that_stops_early_gets_one_line_and_no_traceback(tmp_path):
     err = (tmp_path / "err.txt").read_text(encoding="utf-8")
     assert done.stdout.strip() == "1", err
     assert "the output was closed; stopped answering" in err and "Traceback" not in err
+
+
+def test_a_start_collects_no_cycles_until_its_command_is_ready(monkeypatch):
+    """bot/cli.py turns the cyclic collector off for a start: a command that sets
+    `collects_once_started` turns it back on itself (`fuzi chat`, once its engine is open, with what
+    the start made frozen), any other command runs with it on, and `main` never returns with it off."""
+    import argparse
+    import gc
+
+    from bot import cli
+    from bot.commands.chat import collect_from_now
+
+    seen: dict[str, bool] = {}
+
+    def command(name: str):
+        def run(_args) -> int:
+            seen[name] = gc.isenabled()
+            return 0
+
+        return run
+
+    def parser() -> argparse.ArgumentParser:
+        p = argparse.ArgumentParser()
+        sub = p.add_subparsers(dest="command", required=True)
+        sub.add_parser("quick").set_defaults(func=command("quick"))
+        sub.add_parser("ready-later").set_defaults(func=command("ready-later"), collects_once_started=True)
+        return p
+
+    assert cli.build_parser().parse_args(["chat"]).collects_once_started is True
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert cli.main(["quick"]) == 0 and cli.main(["ready-later"]) == 0
+    assert seen == {"quick": True, "ready-later": False} and gc.isenabled()
+    gc.disable()
+    try:
+        collect_from_now()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()
