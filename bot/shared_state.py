@@ -16,8 +16,6 @@ from __future__ import annotations
 from contextlib import AsyncExitStack
 from typing import TYPE_CHECKING
 
-from limits.aio.storage import MemoryStorage, Storage
-
 from adapters.common.budget import BudgetRegistry
 from adapters.telegram.settings import MAX_REQUESTS_PER_S
 from bot.guard import quota
@@ -28,6 +26,7 @@ from core.guards.limits import RateLimiter
 from core.inbox.seen import InMemorySeen, Seen
 
 if TYPE_CHECKING:
+    from limits.aio.storage import Storage
     from redis.asyncio import Redis
 
     from adapters.common.pace import RedisPace
@@ -108,10 +107,11 @@ def build_budgets(settings: Settings, redis: Redis | None, platform: str) -> Bud
     return BudgetRegistry(gate=RedisChatGate(redis, f"{settings.redis.prefix}budget:{platform}:"))
 
 
-def lookup_limits(settings: Settings, redis: Redis | None) -> Storage:
-    """Where the per-person look-up counters live (inline mode, /passage): in memory, or in Redis."""
+def lookup_limits(settings: Settings, redis: Redis | None) -> Storage | None:
+    """Where the per-person look-up counters live (inline mode, /passage): in Redis, or None for the
+    look-up's own, in memory."""
     if redis is None:
-        return MemoryStorage()
+        return None
     from core.guards.limits_redis import limits_storage
 
     return limits_storage(redis, key_prefix=f"{settings.redis.prefix}{LOOKUP_KEYS}")

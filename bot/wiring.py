@@ -16,9 +16,6 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import TYPE_CHECKING
 
-from limits.aio.storage import Storage as LimitsStorage
-
-from adapters.common.metrics import FuziMetrics, TimedLLM, TimedSearch
 from adapters.common.startup import PlatformStatus
 from bot.agent import build_agent, build_tools
 from bot.database import open_storage
@@ -63,7 +60,10 @@ from core.storage import Storage
 from core.storage.inbox import SqlInboxStore
 
 if TYPE_CHECKING:
+    from limits.aio.storage import Storage as LimitsStorage
     from redis.asyncio import Redis
+
+    from adapters.common.metrics import FuziMetrics, TimedSearch
 
 
 def compose_service(
@@ -179,7 +179,9 @@ async def open_runtime(
         llm: LLM | None = bulkhead
         if bulkhead is not None:
             stack.push_async_callback(bulkhead.aclose)  # the breaker closes the client (and its opening listener)
-            if metrics is not None:
+            if metrics is not None:  # only the front doors that serve /metrics import prometheus_client (~20 ms)
+                from adapters.common.metrics import TimedLLM
+
                 metrics.watch_breaker(lambda: bulkhead.state)
                 llm = TimedLLM(bulkhead, metrics)
         sql = await open_storage(settings, status)
@@ -187,6 +189,8 @@ async def open_runtime(
         embedder = build_embedder(settings)
         retriever: HybridRetriever | TimedSearch = await _open_retriever(settings, llm, embedder, first_build, stack)
         if metrics is not None:
+            from adapters.common.metrics import TimedSearch
+
             retriever = TimedSearch(retriever, metrics)
         scripts = ScriptConverter()
         tools = build_tools(settings, retriever, scripts)

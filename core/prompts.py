@@ -21,8 +21,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from string import Formatter
 
-import yaml
-
 from core.llm.types import Message
 
 
@@ -74,6 +72,8 @@ def load_prompt(directory: Path | str, name: str) -> TaskPrompt:
     Raises:
         PromptError: the file is missing, not YAML, or lacks a field.
     """
+    import yaml  # only where a prompt is read: with an LLM (~15 ms of a start without one)
+
     path = Path(directory) / f"{name}.yaml"
     try:
         raw = yaml.safe_load(path.read_text(encoding="utf-8"))

@@ -15,6 +15,7 @@ ensure_venv() {
     echo "could not create $root/.venv (is python3-venv installed?)" >&2; return 1; }
   : > "$log"
   rm -f "$root/.venv/.fuzi-compiled"
+  _fuzi_compile_own "$root"  # Fuzi's own modules need no venv: compiled while uv installs
   if ! _fuzi_install "$root" "$extras" >> "$log" 2>&1; then
     echo "installing Fuzi's dependencies failed; the install log follows:" >&2
     cat "$log" >&2
@@ -49,6 +50,15 @@ _fuzi_compile_later() {
   "$py" -c 'import subprocess as s, sys; s.Popen(sys.argv[1:], stdin=s.DEVNULL, stdout=s.DEVNULL, stderr=s.DEVNULL, start_new_session=True)' \
     ${lock[@]+"${lock[@]}"} sh -c 'nice -n 19 "$0" -m compileall -q -j 0 "$1/.venv/lib" "$1/bot" "$1/core" "$1/adapters" "$1/data"
       [ $? -le 1 ] && touch "$1/.venv/.fuzi-compiled"' "$py" "$root"  # 1: a file that does not compile
+}
+
+# Fuzi's own modules (bot, core, adapters, data) need nothing installed: the venv's interpreter
+# compiles them while uv downloads and builds, at the lowest priority, so the first start reads them
+# instead of compiling them in memory (0.25 s of its CPU); `_fuzi_compile_later` finds them up to date.
+_fuzi_compile_own() {
+  local root="$1" py="$1/.venv/bin/python"
+  "$py" -c 'import subprocess as s, sys; s.Popen(sys.argv[1:], stdin=s.DEVNULL, stdout=s.DEVNULL, stderr=s.DEVNULL, start_new_session=True)' \
+    nice -n 19 "$py" -m compileall -q -j 0 "$root/bot" "$root/core" "$root/adapters" "$root/data"
 }
 
 # uv resolves, downloads and unpacks in parallel; pip does one wheel at a time (the first

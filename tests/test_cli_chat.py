@@ -113,7 +113,9 @@ async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lan
     """One process on SQLite with no FUZI_REDIS_URL: redis-py and Alembic (together 0.15–0.35 s of a
     2-core machine's ~3 s warm start) are not imported once the database is at the newest revision,
     nor LanceDB (~0.9 s) nor pyarrow (~30 ms; only writes build Arrow tables) once the tables' state
-    is saved (core/retrieval/table_state.py)."""
+    is saved (core/retrieval/table_state.py), nor bm25s and scipy (a saved keyword index is scored
+    without them), nor rich and tornado (bot/lean_imports.py), nor PyYAML, prometheus_client,
+    SQLAlchemy's PostgreSQL dialect and `limits` (the passage look-ups' limiter: at the first look-up)."""
     code, out, err = await run_chat(tmp_path, ["巧言令色"])  # the first start: migrates, builds the index
     assert code == 0 and "巧言令色，鲜矣仁" in out, err
     code, out, err = await run_chat(tmp_path, ["巧言令色"], PYTHONPROFILEIMPORTTIME="1")
@@ -121,6 +123,13 @@ async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lan
     imported = {line.rsplit("|", 1)[-1].strip() for line in err.splitlines() if line.startswith("import time:")}
     assert "sqlalchemy" in imported and "numpy" in imported  # the listing is complete
     assert not {name for name in imported if name.split(".")[0] in ("redis", "alembic", "lancedb", "pyarrow")}
+    assert "bm25s" not in imported and "scipy" not in imported  # a saved keyword index is scored without them
+    # nor what only an LLM (the prompts' YAML), /metrics, PostgreSQL or a passage look-up needs
+    assert not {"yaml", "prometheus_client", "sqlalchemy.dialects.postgresql", "limits"} & imported
+    # structlog without rich, tenacity without tornado (bot/lean_imports.py): a hidden package's
+    # failed import is listed by name alone, never its modules
+    assert "structlog.dev" in imported and "tenacity.asyncio" in imported
+    assert not {name for name in imported if name.startswith(("rich.", "pygments", "tenacity.tornadoweb"))}
 
 
 def test_a_reader_that_stops_early_gets_one_line_and_no_traceback(tmp_path):
@@ -133,3 +142,42 @@ def test_a_reader_that_stops_early_gets_one_line_and_no_traceback(tmp_path):
     err = (tmp_path / "err.txt").read_text(encoding="utf-8")
     assert done.stdout.strip() == "1", err
     assert "the output was closed; stopped answering" in err and "Traceback" not in err
+
+
+def test_a_start_collects_no_cycles_until_its_command_is_ready(monkeypatch):
+    """bot/cli.py turns the cyclic collector off for a start: a command that sets
+    `collects_once_started` turns it back on itself (`fuzi chat`, once its engine is open, with what
+    the start made frozen), any other command runs with it on, and `main` never returns with it off."""
+    import argparse
+    import gc
+
+    from bot import cli
+    from bot.commands.chat import collect_from_now
+
+    seen: dict[str, bool] = {}
+
+    def command(name: str):
+        def run(_args) -> int:
+            seen[name] = gc.isenabled()
+            return 0
+
+        return run
+
+    def parser() -> argparse.ArgumentParser:
+        p = argparse.ArgumentParser()
+        sub = p.add_subparsers(dest="command", required=True)
+        sub.add_parser("quick").set_defaults(func=command("quick"))
+        sub.add_parser("ready-later").set_defaults(func=command("ready-later"), collects_once_started=True)
+        return p
+
+    assert cli.build_parser().parse_args(["chat"]).collects_once_started is True
+    monkeypatch.setattr(cli, "build_parser", parser)
+    assert cli.main(["quick"]) == 0 and cli.main(["ready-later"]) == 0
+    assert seen == {"quick": True, "ready-later": False} and gc.isenabled()
+    gc.disable()
+    try:
+        collect_from_now()
+        assert gc.isenabled() and gc.get_freeze_count() > 0
+    finally:
+        gc.unfreeze()
+        gc.enable()

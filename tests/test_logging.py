@@ -59,6 +59,23 @@ def test_development_renders_for_humans(log_stream):
         json.loads(text.splitlines()[0])
 
 
+def test_development_renders_tracebacks_as_python_does(log_stream):
+    """`format_exc_info` turns a traceback into the interpreter's own text before the console
+    renderer sees it, so the renderer's formatter (rich's, which bot/lean_imports.py leaves unloaded)
+    is never asked: a structlog line and a library's line both end in the plain traceback."""
+    import traceback
+
+    configure_logging("development", "INFO", stream=log_stream)
+    try:
+        raise ValueError("bad value")
+    except ValueError as exc:
+        expected = "".join(traceback.format_exception(exc)).rstrip("\n")
+        structlog.get_logger("core.test").exception("failed", n=2)
+        logging.getLogger("lib").exception("library failed")
+    text = log_stream.getvalue()
+    assert text.count(f"\n{expected}\n") == 2 and "n=2" in text and "library failed" in text and "╭" not in text
+
+
 def test_extra_processors_see_every_line(log_stream):
     def redact(_logger, _name, event: dict) -> dict:
         return {k: ("[redacted]" if k == "api_key" else v) for k, v in event.items()}

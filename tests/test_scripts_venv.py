@@ -74,6 +74,22 @@ def test_uv_installs_with_pips_settings_and_pip_is_not_needed(tmp_path):
     assert list((tmp_path / "core" / "__pycache__").glob("answer.*.pyc"))  # Fuzi's own modules too
 
 
+def test_fuzis_own_modules_are_compiled_while_uv_installs(tmp_path):
+    """The venv's interpreter compiles bot/, core/, adapters/ and data/ while the install runs (they
+    need nothing installed): the stand-in uv sees the compiled module appear before it returns."""
+    _project(
+        tmp_path,
+        "for i in $(seq 100); do ls core/__pycache__/answer.*.pyc >/dev/null 2>&1 && "
+        "echo seen > .venv/compiled-during-install && break; sleep 0.1; done\n",
+    )
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "ok"\nversion = "0"\n')
+    (tmp_path / "core").mkdir()
+    (tmp_path / "core" / "answer.py").write_text("ANSWER = 42\n")
+    proc = _ensure(tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / ".venv" / "compiled-during-install").exists()
+
+
 def test_a_pip_conf_value_on_several_lines_reaches_uv_item_by_item_with_pips_ca_bundle(tmp_path):
     """pip.conf's documented form for several extra indexes (one per line) and its `cert`: `pip config
     list` prints the value with a literal "\\n" between the items; uv gets each as its own argument,

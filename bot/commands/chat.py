@@ -19,7 +19,7 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--image", type=Path, default=None, help="first send this photo (a page, a screenshot)")
     p.add_argument("--voice", type=Path, default=None, help="first send this voice recording (needs FUZI_STT_*)")
     p.add_argument("--caption", default="", help="the question that goes with --image / --voice")
-    p.set_defaults(func=_chat)
+    p.set_defaults(func=_chat, collects_once_started=True)
 
 
 def _chat(args: argparse.Namespace) -> int:
@@ -38,6 +38,7 @@ def _chat(args: argparse.Namespace) -> int:
     async def main() -> int:
         first_build = await prepare_data(settings)
         async with open_engine(settings, first_build) as engine:
+            collect_from_now()
             adapter = ConsoleAdapter(engine, who, sys.stdout, interactive=interactive)
             for media in file_media(args.image, "image") + file_media(args.voice, "voice"):
                 await adapter.say(args.caption, (media,))
@@ -58,6 +59,13 @@ def _chat(args: argparse.Namespace) -> int:
         # The engine is closed and the process ends next: the interpreter's last collection over
         # every object of the imports (~0.3 s on 2 cores) frees nothing the OS would not.
         gc.freeze()
+
+
+def collect_from_now() -> None:
+    """The garbage collector back on (bot/cli.py turned it off for the start), with every object the
+    start made frozen out of its collections: they live as long as the process."""
+    gc.freeze()
+    gc.enable()
 
 
 def file_media(path: Path | None, kind: str):

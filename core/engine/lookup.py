@@ -9,13 +9,12 @@ their own limit (`LOOKUP_LIMITS`, e.g. inline queries fired at 10/s while typing
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import structlog
-from limits import parse_many
-from limits.aio.storage import MemoryStorage, Storage
-from limits.aio.strategies import MovingWindowRateLimiter
 
 from core.failopen import FailOpen
 from core.language.script import ScriptConverter
@@ -23,6 +22,11 @@ from core.ports import LookupResult, PassageSearch
 from core.retrieval.documents import is_passage_id
 from core.retrieval.translate import offline
 from core.types import Passage
+
+if TYPE_CHECKING:
+    from limits import RateLimitItem
+    from limits.aio.storage import Storage
+    from limits.aio.strategies import MovingWindowRateLimiter
 
 log = structlog.get_logger(__name__)
 
@@ -42,14 +46,14 @@ class PassageLookup:
         search: the passage search (the hybrid retriever); its `get(id)` answers an id.
         scripts: Simplified/Traditional conversion.
         limits: where the per-person counters live (default in memory; bot/ hands in the Redis storage
-            that shares them between replicas).
+            that shares them between replicas). The `limits` library is imported at the first look-up
+            (~20 ms of a start that may never see one).
     """
 
     def __init__(self, search: PassageSearch, scripts: ScriptConverter, *, limits: Storage | None = None):
         self._search = search
         self._scripts = scripts
-        self._limits = parse_many(LOOKUP_LIMITS)
-        self._limiter = MovingWindowRateLimiter(limits if limits is not None else MemoryStorage())
+        self._storage = limits
         self._health = FailOpen("lookup_limit", policy="look-ups served unlimited")
 
     async def lookup(self, query: str, *, account: str, k: int = 10) -> LookupResult:
@@ -66,10 +70,20 @@ class PassageLookup:
             passages = [self._traditional(p) for p in passages]
         return LookupResult(tuple(passages)) if passages else LookupResult(hint=NOTHING)
 
+    @functools.cached_property
+    def _limiter(self) -> tuple[list[RateLimitItem], MovingWindowRateLimiter]:
+        from limits import parse_many
+        from limits.aio.storage import MemoryStorage
+        from limits.aio.strategies import MovingWindowRateLimiter
+
+        storage = self._storage if self._storage is not None else MemoryStorage()
+        return parse_many(LOOKUP_LIMITS), MovingWindowRateLimiter(storage)
+
     async def _allowed(self, account: str) -> bool:
+        limits, limiter = self._limiter
         try:
-            for limit in self._limits:  # in order, stopping at the first refusal (as `all` over the hits did)
-                if not await self._limiter.hit(limit, "fuzi-lookup", account):
+            for limit in limits:  # in order, stopping at the first refusal (as `all` over the hits did)
+                if not await limiter.hit(limit, "fuzi-lookup", account):
                     self._health.answered()
                     return False
         except Exception as exc:  # a limits store that is down fails open: a look-up is cheap

@@ -33,9 +33,10 @@ _TOKEN = re.compile(r"(?u)\b\w\w+\b")  # scikit-learn's default token_pattern
 
 @dataclass(frozen=True)
 class _Block:
-    """One TF-IDF block: n-gram → (idf, weight)."""
+    """One TF-IDF block: n-gram → [idf, weight], the model file's lists as parsed (23,000 of them:
+    no copy at start)."""
 
-    terms: dict[str, tuple[float, float]]
+    terms: dict[str, list[float]]
 
     def score(self, grams: list[str]) -> float:
         """Dot product of the L2-normalised sublinear TF-IDF vector with the block's weights."""
@@ -75,8 +76,8 @@ class NgramClassifier:
     """
 
     def __init__(self, model: dict) -> None:
-        self._word = _Block({t: (w[0], w[1]) for t, w in model["word"].items()})
-        self._char = _Block({t: (w[0], w[1]) for t, w in model["char"].items()})
+        self._word = _Block(model["word"])
+        self._char = _Block(model["char"])
         self._intercept = float(model["intercept"])
         self.threshold = float(model["threshold"])
         per_language = model.get("thresholds") or {}

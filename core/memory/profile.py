@@ -17,7 +17,6 @@ from typing import Any
 
 import structlog
 from sqlalchemy import Engine, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -25,6 +24,7 @@ from core.llm.types import LLM
 from core.memory.blocks import clean_speaker
 from core.memory.models import Profile, utcnow
 from core.prompts import TaskPrompt
+from core.storage.base import conflict_insert
 from core.storage.conflict import begin_write, retry_on_conflict
 from core.storage.models import Message
 
@@ -207,9 +207,10 @@ class ProfileStore:
                     values = {"data": data, "extracted_upto": upto, "updated_at": utcnow()}
                     statement: Any = update(Profile).where(*mine).values(values)
                 else:
-                    dialect = postgresql if s.get_bind().dialect.name == "postgresql" else sqlite
                     values = {"person_id": person_id, "data": data, "extracted_upto": upto, "updated_at": utcnow()}
-                    statement = dialect.insert(Profile).values(values).on_conflict_do_nothing()
+                    statement = (
+                        conflict_insert(s.get_bind().dialect.name)(Profile).values(values).on_conflict_do_nothing()
+                    )
                 done = s.execute(statement.returning(col(Profile.person_id))).first() is not None
                 s.commit()
                 return done

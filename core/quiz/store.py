@@ -17,16 +17,15 @@ from typing import cast
 
 from sqlalchemy import CursorResult, Integer, delete, func, update
 from sqlalchemy import cast as sql_cast
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.quiz.generate import Quiz
 from core.quiz.models import QuizAnswer, QuizOpen, QuizRow
-from core.storage.base import _Repo
+from core.storage.base import _Repo, conflict_insert
 
 
 def _insert(s: Session):
-    return postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+    return conflict_insert(s.get_bind().dialect.name)
 
 
 def _rows(result) -> int:

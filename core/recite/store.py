@@ -15,19 +15,18 @@ from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import delete, exists, func, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.recite.models import ReciteCard, ReciteOpen, ReciteReminder, ReciteReview
 from core.recite.scheduling import RatingName, new_state, review
-from core.storage.base import _Repo
+from core.storage.base import _Repo, conflict_insert
 from core.storage.chatlog import aware
 
 TABLES = (ReciteCard, ReciteReview, ReciteOpen, ReciteReminder)
 
 
 def _insert(s: Session):
-    return postgresql.insert if s.get_bind().dialect.name == "postgresql" else sqlite.insert
+    return conflict_insert(s.get_bind().dialect.name)
 
 
 @dataclass(frozen=True)

@@ -12,8 +12,9 @@ verbatim index's arrays, so a snapshot keyed by the table's content is read inst
 the corpus at every start (core/retrieval/snapshot.py). Measured on the 2-core EPYC machine against
 the hand-written index it replaced: the same scores (every retrieval eval figure unchanged), a
 search over the dev queries 252–257 µs against 302–459, a build of the 817 passages 157–184 ms
-against 102–119 (once per content: the snapshot keeps it); importing bm25s costs a start 55 ms of
-CPU, 160 ms where scipy is installed (the `st` and `train` extras), which bm25s then imports.
+against 102–119 (once per content: the snapshot keeps it). A saved index is scored by `SavedBM25`, bm25s's
+own scoring over its saved arrays, so a start does not import bm25s (55 ms of CPU, 160 ms where scipy
+is installed: the `st` and `train` extras, which bm25s then imports); building an index does.
 """
 
 from __future__ import annotations
@@ -24,13 +25,16 @@ import logging
 import re
 import unicodedata
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import bm25s
 import numpy as np
 
 from core.books import books_in
 from core.language.text import CJK, has_cjk
 from core.retrieval.documents import Passage, embedding_text
+
+if TYPE_CHECKING:
+    import bm25s
 
 logging.getLogger("bm25s").setLevel(logging.WARNING)  # a debug line per index built, whatever the app's level
 
@@ -96,7 +100,7 @@ class KeywordIndex:
         meta = json.loads((folder / "keyword.json").read_text(encoding="utf-8"))
         index.ids, index.tokenizer = meta["ids"], meta["tokenizer"]
         index._corpus = np.load(folder / "kw_corpus.npy", allow_pickle=False)
-        index._bm25 = bm25s.BM25.load(str(folder / "bm25"), mmap=True, show_progress=False)
+        index._bm25 = SavedBM25.load(folder / "bm25")
         return index
 
     def __len__(self) -> int:
@@ -124,13 +128,52 @@ class KeywordIndex:
 
 def bm25_index(documents: list[list[str]], *, k1: float = 1.5, b: float = 0.75, dtype: str = "float32") -> bm25s.BM25:
     """A bm25s index of token lists with Lucene's IDF (shared by the keyword and the gloss routes)."""
+    import bm25s
+
     index = bm25s.BM25(k1=k1, b=b, method="lucene", idf_method="lucene", dtype=dtype)
     if documents:
         index.index(documents, create_empty_token=False, show_progress=False)
     return index
 
 
-def okapi_scores(index: bm25s.BM25, tokens: list[str], n: int) -> np.ndarray:
+class SavedBM25:
+    """An index bm25s saved (`BM25.save`), memory-mapped and scored as bm25s scores it, without bm25s:
+    a document's score is the sum of its precomputed term scores (the CSC matrix's column of each
+    query token), added in query order, in the index's dtype (`BM25.get_scores_from_ids`)."""
+
+    def __init__(self, params: dict, vocab: dict[str, int], data: np.ndarray, indices: np.ndarray, indptr: np.ndarray):
+        if params.get("method") in ("bm25l", "bm25+"):  # scored with a non-occurrence array: not written here
+            raise ValueError(f"a saved {params['method']} index is not read without bm25s")
+        self.k1, self.dtype, self.int_dtype = params["k1"], params["dtype"], params["int_dtype"]
+        self.num_docs = params["num_docs"]
+        self.vocab_dict = vocab
+        self._data, self._indices, self._indptr = data, indices, indptr
+
+    @classmethod
+    def load(cls, folder: Path) -> SavedBM25:
+        """The index in `folder`: its parameters and vocabulary read, its arrays memory-mapped."""
+        params = json.loads((folder / "params.index.json").read_text(encoding="utf-8"))
+        vocab = json.loads((folder / "vocab.index.json").read_text(encoding="utf-8"))
+        data, indices, indptr = (
+            np.load(folder / f"{name}.csc.index.npy", allow_pickle=False, mmap_mode="r")
+            for name in ("data", "indices", "indptr")
+        )
+        return cls(params, vocab, data, indices, indptr)
+
+    def get_tokens_ids(self, tokens: list[str]) -> list[int]:
+        return [self.vocab_dict[token] for token in tokens if token in self.vocab_dict]
+
+    def get_scores_from_ids(self, token_ids: list[int]) -> np.ndarray:
+        ids = np.asarray(token_ids, dtype=np.dtype(self.int_dtype))
+        if int(ids.max(initial=0)) >= len(self._indptr) - 1:
+            raise ValueError("a token id beyond the saved index")
+        scores = np.zeros(self.num_docs, dtype=np.dtype(self.dtype))
+        for start, end in zip(self._indptr[ids], self._indptr[ids + 1], strict=True):
+            np.add.at(scores, self._indices[start:end], self._data[start:end])
+        return scores
+
+
+def okapi_scores(index: bm25s.BM25 | SavedBM25, tokens: list[str], n: int) -> np.ndarray:
     """Okapi BM25 of every document for `tokens` (each occurrence counts): bm25s's Lucene score times
     (k1 + 1), the factor Lucene leaves out; zeros where no token is in the index."""
     ids = index.get_tokens_ids(tokens) if n and getattr(index, "vocab_dict", None) else []

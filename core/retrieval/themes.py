@@ -17,6 +17,8 @@ poems/songs keeps to the Book of Songs, one naming 论语/Confucius/the Master t
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -186,6 +188,7 @@ class ThemeIndex:
                     by_title.setdefault(f"小雅·{name}", []).append(pid)
             elif corpus == "lunyu":
                 analects_texts.append((pid, squash(text)))
+        containing = _Containing(analects_texts)
         themes = []
         for name, zh_words, en_words in words:
             ids: list[str] = []
@@ -193,8 +196,7 @@ class ThemeIndex:
                 ids += [pid for title in row[1:] for pid in by_title.get(title, [])[:1]]
             for row in (r for r in analects if r[0] == name):
                 for snippet in row[1:]:
-                    key = squash(snippet)
-                    ids += [pid for pid, text in analects_texts if key in text]
+                    ids += containing(squash(snippet))
             for row in (r for r in by_id if r[0] == name):
                 ids += [pid for pid in row[1:] if pid in present]
             themes.append(Theme(name, _split(zh_words), _english(_split(en_words)), tuple(dict.fromkeys(ids))))
@@ -341,6 +343,26 @@ _ZH_SCAFFOLD = (
     "说法",
     "言论",
 )
+
+
+class _Containing:
+    """The ids of the (id, squashed text) pairs whose text contains a key, in their order: a few
+    `str.find` over the texts joined (squashed text holds no NUL), not a scan of every text per key."""
+
+    def __init__(self, texts: list[tuple[str, str]]):
+        self._ids = [pid for pid, _ in texts]
+        self._starts = list(itertools.accumulate((len(text) + 1 for _, text in texts), initial=0))
+        self._joined = "\0".join(text for _, text in texts)
+
+    def __call__(self, key: str) -> list[str]:
+        if not key:
+            return list(self._ids)
+        found, at = [], self._joined.find(key)
+        while at >= 0:
+            n = bisect.bisect_right(self._starts, at) - 1
+            found.append(self._ids[n])
+            at = self._joined.find(key, self._starts[n + 1])
+        return found
 
 
 def _in(pid: str, corpus: str) -> bool:

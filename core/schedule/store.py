@@ -18,12 +18,11 @@ from typing import cast
 
 import structlog
 from sqlalchemy import CursorResult, delete, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.schedule.models import DigestMessage, ScheduleClaim, ScheduleSeen
 from core.schedule.timing import Occurrence
-from core.storage.base import _Repo
+from core.storage.base import _Repo, conflict_insert
 
 log = structlog.get_logger(__name__)
 
@@ -44,7 +43,7 @@ def _rows(result) -> int:
 
 
 def _insert(dialect: str):
-    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return conflict_insert(dialect)
 
 
 class ClaimRepo(_Repo):

@@ -6,7 +6,7 @@ import asyncio
 import threading
 from collections.abc import Callable
 from contextlib import nullcontext
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from sqlalchemy import Engine
 from sqlalchemy.pool import StaticPool
@@ -39,3 +39,18 @@ class _Repo:
 def shares_one_connection(engine: Engine) -> bool:
     """True when the engine hands every thread the same connection (in-memory SQLite)."""
     return isinstance(engine.pool, StaticPool)
+
+
+UPSERT_DIALECTS = ("sqlite", "postgresql")  # the dialects with INSERT … ON CONFLICT
+
+
+def conflict_insert(dialect: str) -> Any:
+    """The `insert` with ON CONFLICT of PostgreSQL for "postgresql", else SQLite's. The PostgreSQL
+    dialect's module is imported only where it is used (~20 ms of a start on SQLite)."""
+    if dialect == "postgresql":
+        from sqlalchemy.dialects import postgresql
+
+        return postgresql.insert
+    from sqlalchemy.dialects import sqlite
+
+    return sqlite.insert

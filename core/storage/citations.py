@@ -17,14 +17,11 @@ import json
 from collections.abc import Collection, Sequence
 from typing import Any
 
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.events import Citation
-from core.storage.base import _Repo
+from core.storage.base import UPSERT_DIALECTS, _Repo, conflict_insert
 from core.storage.models import ReplyCitations
-
-_UPSERTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
 Footnote = dict[str, Any]
 """One footnote as stored and as the web API returns it: ``{"n": 1, "id": "lunyu:3.22", "ref": "…"}``."""
@@ -41,12 +38,12 @@ def keep(s: Session, chat_key: str, trace_id: str, citations: Sequence[Citation]
     One statement on SQLite and PostgreSQL (an upsert); elsewhere a read, then an insert or update.
     """
     data = json.dumps(footnotes(citations), ensure_ascii=False)
-    upsert = _UPSERTS.get(s.get_bind().dialect.name)
-    if upsert is None:
+    dialect = s.get_bind().dialect.name
+    if dialect not in UPSERT_DIALECTS:
         s.merge(ReplyCitations(trace_id=trace_id, chat_key=chat_key, data=data))
         return
     values = {"trace_id": trace_id, "chat_key": chat_key, "data": data}
-    statement = upsert(ReplyCitations).values(values)
+    statement = conflict_insert(dialect)(ReplyCitations).values(values)
     s.execute(statement.on_conflict_do_update(index_elements=["trace_id"], set_={"chat_key": chat_key, "data": data}))
 
 

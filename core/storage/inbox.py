@@ -11,11 +11,10 @@ from collections.abc import Collection
 from datetime import UTC, datetime
 
 from sqlalchemy import delete, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.inbox.store import EntryStatus, InboxEntry
-from core.storage.base import _Repo
+from core.storage.base import _Repo, conflict_insert
 from core.storage.models import InboxRow
 from core.storage.rows import affected
 
@@ -23,7 +22,7 @@ PENDING = "pending"
 
 
 def _insert(dialect: str):
-    return postgresql.insert if dialect == "postgresql" else sqlite.insert
+    return conflict_insert(dialect)
 
 
 def _aware(at: datetime) -> datetime:

@@ -15,22 +15,18 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any
 
 from sqlalchemy import delete, func, insert, or_, update
-from sqlalchemy.dialects import postgresql, sqlite
 from sqlmodel import Session, col, select
 
 from core.events import Citation
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
-from core.storage.base import _Repo
+from core.storage.base import UPSERT_DIALECTS, _Repo, conflict_insert
 from core.storage.guard import fit_row
 from core.storage.models import Message, ReplyPart, ReplyStats, utcnow
 from core.storage.rows import affected, row_id
 from core.storage.status import INTERRUPTED, STREAMING
-
-_UPSERTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 
 
 @dataclass(frozen=True)
@@ -233,22 +229,22 @@ class ReplyRepo(_Repo):
 
 def _keep_part(s: Session, key: str, trace_id: str, part: int) -> None:
     """Map platform message ``key`` to reply ``trace_id`` (one statement on SQLite and PostgreSQL)."""
-    upsert = _UPSERTS.get(s.get_bind().dialect.name)
-    if upsert is None:
+    dialect = s.get_bind().dialect.name
+    if dialect not in UPSERT_DIALECTS:
         s.merge(ReplyPart(shown_in=key, trace_id=trace_id, part=part))
         return
-    statement = upsert(ReplyPart).values(shown_in=key, trace_id=trace_id, part=part)
+    statement = conflict_insert(dialect)(ReplyPart).values(shown_in=key, trace_id=trace_id, part=part)
     s.execute(statement.on_conflict_do_update(index_elements=["shown_in"], set_={"trace_id": trace_id, "part": part}))
 
 
 def _keep_stats(s: Session, stats: ReplyStats) -> None:
     """The answer's figures (`reply_stats`), one INSERT; a second finish of the same trace keeps the first."""
-    upsert = _UPSERTS.get(s.get_bind().dialect.name)
-    if upsert is None:
+    dialect = s.get_bind().dialect.name
+    if dialect not in UPSERT_DIALECTS:
         s.merge(stats)
         return
     values = {c.name: getattr(stats, c.name) for c in ReplyStats.__table__.columns}  # type: ignore[attr-defined]
-    s.execute(upsert(ReplyStats).values(values).on_conflict_do_nothing(index_elements=["trace_id"]))
+    s.execute(conflict_insert(dialect)(ReplyStats).values(values).on_conflict_do_nothing(index_elements=["trace_id"]))
 
 
 def _claim(s: Session, row_id: int | None) -> bool:
