@@ -178,6 +178,7 @@ def test_other_questions_are_not_topic_questions(query):
         ("孔子的教育方法", False, "lunyu", "教"),  # the method narrows the theme: a fused route
         ("礼在论语中的地位", True, "lunyu", "礼"),  # the theme first, then where and what of it
         ("孝道在论语中的体现", True, "lunyu", "孝"),
+        ("孟子论义", True, "mengzi", "义"),  # a theme's one-character name after a book and a marker
         # the theme first, a modifier after; or a book and the theme
         ("Friendship in the Analects", True, "lunyu", "友"),
         ("Filial piety according to Mencius", True, "mengzi", "孝"),

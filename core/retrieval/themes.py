@@ -170,10 +170,13 @@ class ThemeIndex:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
         zh, lower = without_titles(to_simplified(query)), without_titles(query.lower())
         found = _named(self.themes, zh, lower)
+        bare = BARE_ZH.match(zh)  # 孟子论义, 中庸的诚: a book, a marker and a theme's one-character name
+        if bare:
+            found = [t for t in self.themes if t.name == bare.group(1)] or found
         if not found:
             return None
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
-        heading = _heading(zh, lower, found)
+        heading = bool(bare) or _heading(zh, lower, found)
         untitled = zh.replace("论语", "《》")  # 论语 is no 论 (on …)
         if not (asks_list or heading or any(m in untitled for m in ABOUT_ZH) or ABOUT_EN.search(lower)):
             return None
@@ -244,6 +247,7 @@ HEADS_ZH = (
     "|体现|地位|含义|意义|内涵|作用"
 )
 HEAD_ZH = f"(?:的)?(?:{HEADS_ZH})?"
+BARE_ZH = re.compile(f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的)(\\w)" + r"[\s？?。！!]*$")
 KIN_ZH = ("父母", "朋友", "友人")  # 孔子的父母, 孔子的朋友: his parents, his friends, not a theme
 PREFIX_ZH = re.compile(r"(?:的|与|和|及|同|对|里|中)$")
 ASKS_ZH = re.compile("什么|怎么|怎样|如何|为什么|谁|哪|吗|呢|几")
