@@ -188,6 +188,8 @@ def test_other_questions_are_not_topic_questions(query):
         ("Confucius's political philosophy", True, "lunyu", "政"),
         ("Zilu's character", True, "all", "子路"),
         ("Confucius as a teacher", True, "lunyu", "教"),
+        ("Confucius's favourite disciple Yan Hui", True, "lunyu", "颜回"),  # the kind of person before the name
+        ("Filial duty in Mencius", False, "mengzi", "孝"),  # one more word after the theme, then a modifier
         # a person as the topic, and how a speaker saw him
         ("孔子评价子贡", True, "lunyu", "子贡"),
         ("what Confucius thought of Guan Zhong", True, "lunyu", "管仲"),

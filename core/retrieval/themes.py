@@ -255,10 +255,12 @@ BOOKS_EN = (
     r"confucius|mencius|mengzi|kongzi|master|analects|book|songs|odes|poetry|shijing|classics?|confucian\w*|four|books"
 )
 HEADS_EN = r"philosophy|thought|ideas?|views?|teachings?|doctrines?|theory|methods?|character|role|place|importance|meaning|concept"
-LEAD_EN = re.compile(r"^\W*(?:(?:the|on|and|s|of|as|a|an|" + HEADS_EN + "|" + BOOKS_EN + r")\b\W*)*$")
+LEAD_EN = re.compile(  # "Confucius's favourite disciple Yan Hui": a book, a speaker or a kind of person before
+    r"^\W*(?:(?:the|on|and|s|of|as|a|an|disciples?|students?|favou?rite|" + HEADS_EN + "|" + BOOKS_EN + r")\b\W*)*$"
+)
 VERB_EN = re.compile(r"\b(?:is|are|was|were|be|been|am|do|does|did|can|could|should|would|will|must|may|might)\b")
 MODIFIER_EN = re.compile(
-    r"^(?:'s|’s)?\s*(?:$|[,:;?.!]|(?:in|of|and|or|who|that|which|according|for|on|as|between|versus|vs|among|with"
+    r"^(?:'s|’s)?(?:\s+[a-z]+)?\s*(?:$|[,:;?.!]|(?:in|of|and|or|who|that|which|according|for|on|as|between|versus|vs|among|with"
     r"|without|toward|towards|by|from|during|" + HEADS_EN + r")\b)"
 )
 
@@ -338,7 +340,7 @@ _EN_SCAFFOLD = frozenset(
     "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
     "relation relations relationship attitude attitudes idea ideas confucian confucianism four books s opinion opinions "
     "regard regarded regards philosophy doctrine doctrines theory teachings importance role place meaning concept "
-    "notion character as".split()
+    "notion character as disciple disciples student students favourite favorite".split()
 )
 # question words and particles; the kinds of passage (章节, 句子, 话); the canon as a whole, like a book's
 # name (儒家经典, 四书); the kind of statement asked for, not a narrower subject (原则, 区别, 思想); each
