@@ -179,6 +179,8 @@ def test_other_questions_are_not_topic_questions(query):
         ("礼在论语中的地位", True, "lunyu", "礼"),  # the theme first, then where and what of it
         ("孝道在论语中的体现", True, "lunyu", "孝"),
         ("孟子论义", True, "mengzi", "义"),  # a theme's one-character name after a book and a marker
+        ("论语中的朋友", True, "lunyu", "友"),  # friends in a book: the theme; 孔子的朋友 (his friends) is not
+        ("孔子的朋友观", True, "lunyu", "友"),
         # the theme first, a modifier after; or a book and the theme
         ("Friendship in the Analects", True, "lunyu", "友"),
         ("Filial piety according to Mencius", True, "mengzi", "孝"),
@@ -218,6 +220,7 @@ def test_topic_questions_in_other_words_are_recognised(query, survey, corpus, th
         "孔子说‘父母在，不远游’是什么意思",
         "孔子的父母",  # his parents, not filial piety
         "孔子的朋友",
+        "孔子的父母。",
         "颜回",  # a name alone: a name query
         "Yan Hui",
         "子贡是谁",

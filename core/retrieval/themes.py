@@ -248,7 +248,7 @@ HEADS_ZH = (
 )
 HEAD_ZH = f"(?:的)?(?:{HEADS_ZH})?"
 BARE_ZH = re.compile(f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的)(\\w)" + r"[\s？?。！!]*$")
-KIN_ZH = ("父母", "朋友", "友人")  # 孔子的父母, 孔子的朋友: his parents, his friends, not a theme
+KIN_ZH = ("父母", "朋友", "友人")  # kin and friends: 孔子的朋友 names people, not a theme
 PREFIX_ZH = re.compile(r"(?:的|与|和|及|同|对|里|中)$")
 ASKS_ZH = re.compile("什么|怎么|怎样|如何|为什么|谁|哪|吗|呢|几")
 BOOKS_EN = (
@@ -280,7 +280,12 @@ def _heading(zh: str, lower: str, themes: list[Theme]) -> bool:
                 and cjk_count(re.sub("|".join(map(re.escape, BOOKS_ZH + _ZH_SCAFFOLD)), "", before)) <= 3
                 and not ASKS_ZH.search(before)
                 and (PREFIX_ZH.search(before) or before in BOOKS_ZH)
-                and not (before.endswith("的") and w in KIN_ZH)
+                and not (  # 孔子的父母: his parents; 论语中的朋友, 孔子的朋友观: the theme
+                    w in KIN_ZH
+                    and before.endswith("的")
+                    and not before.endswith(("中的", "里的"))
+                    and not zh[m.start() + len(w) :].strip(" ？?。！!")
+                )
             ):
                 return True
         return False
