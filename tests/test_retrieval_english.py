@@ -58,6 +58,14 @@ def test_the_mean_and_the_great_learning_name_their_books_as_titles_or_places():
     assert book_hint("我在大学里应该学什么？") == "all"  # a university
     assert book_hint("上大学里有什么用？") == "all"
     assert book_hint("The Great Learning on cultivating oneself") == "daxue"
+    assert book_hint("论语、中庸、大学和孟子分别怎么讲孝") == "lunyu,mengzi,daxue,zhongyong"  # a list of titles
+    assert book_hint("中和与中庸的区别") == "all"  # the virtue beside another virtue
+
+
+def test_a_question_opening_with_its_speaker_and_on_names_his_book():
+    assert book_hint("孟子论君臣关系") == "mengzi"  # no 的 or 吗, still a question, not a classical line
+    assert book_hint("孔子谈学习") == "lunyu"
+    assert book_hint("孟子见梁惠王") == "all"  # a line of the text
 
 
 def test_book_first_keeps_fused_order_within_each_book():

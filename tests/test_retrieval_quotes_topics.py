@@ -10,7 +10,7 @@ import pytest
 
 from core.engine.ladder import Answer, FallbackLadder, LadderRequest
 from core.retrieval.quotes import MIN_LINE_CHARS, LineIndex, quotes_first, squash_with_bounds
-from core.retrieval.themes import ThemeIndex
+from core.retrieval.themes import Theme, ThemeIndex, TopicQuery
 from core.skills import SkillRegistry
 from core.tools import ToolContext
 from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, real_passages
@@ -133,7 +133,7 @@ def load_corpus_passages():
         ("Mencius on war and the conquest of Yan", False, "mengzi", "战争"),  # says more: fused
         ("Confucius on poverty and wealth", True, "lunyu", "富贵"),
         ("中庸里怎样论“诚”？", True, "zhongyong", "诚"),  # 中庸里 names the book, not the theme 中庸
-        ("大学里讲修身的段落", False, "daxue", "修身"),
+        ("大学里讲修身的段落", True, "daxue", "修身"),  # 段落 names the kind of statement, nothing narrower
         ("What did Confucius say about friends who lie?", False, "lunyu", "友"),  # fused, gloss route kept
         ("诗经中揭露统治者的讽刺诗有哪些？", True, "shijing", "讽刺"),  # 讽刺诗 loses 讽刺, never 刺诗
         ("Love poems in the Book of Songs", True, "shijing", "爱情"),  # a plural names a list
@@ -163,6 +163,87 @@ def test_topic_questions_are_recognised(query, survey, corpus, theme):
 )
 def test_other_questions_are_not_topic_questions(query):
     assert ThemeIndex.load(load_corpus_passages()).recognise(query) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "survey", "corpus", "theme"),
+    [
+        # a noun phrase headed by its theme, no question word: a book or speaker before, the theme last
+        ("孔子的教育思想", True, "lunyu", "教"),
+        ("孟子的仁政", True, "mengzi", "仁政"),
+        ("孔子的交友之道", True, "lunyu", "友"),
+        ("诗经中的爱情诗", True, "shijing", "爱情"),
+        ("孔子眼中的颜回", True, "lunyu", "颜回"),
+        ("论语里颜回的故事", True, "lunyu", "颜回"),
+        ("孔子的教育方法", False, "lunyu", "教"),  # the method narrows the theme: a fused route
+        ("礼在论语中的地位", True, "lunyu", "礼"),  # the theme first, then where and what of it
+        ("孝道在论语中的体现", True, "lunyu", "孝"),
+        ("孟子论义", True, "mengzi", "义"),  # a theme's one-character name after a book and a marker
+        ("论语中的朋友", True, "lunyu", "友"),  # friends in a book: the theme; 孔子的朋友 (his friends) is not
+        ("孔子的朋友观", True, "lunyu", "友"),
+        # the theme first, a modifier after; or a book and the theme
+        ("Friendship in the Analects", True, "lunyu", "友"),
+        ("Filial piety according to Mencius", True, "mengzi", "孝"),
+        ("Mencius and human nature", True, "mengzi", "人性"),
+        ("Recluses who laughed at Confucius", False, "lunyu", "隐者"),
+        ("The importance of ritual in the Analects", True, "lunyu", "礼"),
+        ("Confucius's political philosophy", True, "lunyu", "政"),
+        ("Zilu's character", True, "all", "子路"),
+        ("Confucius as a teacher", True, "lunyu", "教"),
+        ("Confucius's favourite disciple Yan Hui", True, "lunyu", "颜回"),  # the kind of person before the name
+        ("Filial duty in Mencius", False, "mengzi", "孝"),  # one more word after the theme, then a modifier
+        # a person as the topic, and how a speaker saw him
+        ("孔子评价子贡", True, "lunyu", "子贡"),
+        ("what Confucius thought of Guan Zhong", True, "lunyu", "管仲"),
+        ("Confucius's opinion of Yan Hui", True, "lunyu", "颜回"),
+        # names of a theme that are not its title
+        ("What did Confucius say about being a good son?", True, "lunyu", "孝"),
+        ("What did Confucius say about governance?", True, "lunyu", "政"),
+        ("What did Confucius say about the noble person?", True, "lunyu", "君子"),
+        ("孔子怎么看孝敬父母", True, "lunyu", "孝"),
+        # a theme asked of another book, or of several
+        ("孟子论学习", True, "mengzi", "学"),
+        ("孟子里讲交友的段落", True, "mengzi", "友"),
+        ("论语和孟子分别怎么讲孝", True, "lunyu,mengzi", "孝"),
+    ],
+)
+def test_topic_questions_in_other_words_are_recognised(query, survey, corpus, theme):
+    topic = ThemeIndex.load(load_corpus_passages()).recognise(query)
+    assert topic is not None and topic.survey is survey and topic.corpus == corpus
+    assert theme in {t.name for t in topic.themes}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "孔子说的三人行是什么意思",  # one saying, asked about
+        "孔子说‘父母在，不远游’是什么意思",
+        "孔子的父母",  # his parents, not filial piety
+        "孔子的朋友",
+        "孔子的父母。",
+        "颜回",  # a name alone: a name query
+        "Yan Hui",
+        "子贡是谁",
+        "孔子从来不谈怪异和鬼神",  # a sentence ending in the theme, not a heading
+        "孟子批评他不懂得为政之道",
+        "Learning is a lifelong journey",  # a sentence opening with the theme
+        "Governing by virtue is like the pole star",
+        "Music makes people happy",
+    ],
+)
+def test_sayings_names_and_sentences_are_not_topic_questions(query):
+    assert ThemeIndex.load(load_corpus_passages()).recognise(query) is None
+
+
+def test_a_question_across_books_takes_the_books_in_turn():
+    theme = Theme("孝", ("孝",), None, ("lunyu:2.5", "lunyu:2.6", "lunyu:2.7", "mengzi:7.26", "mengzi:9.1"))
+    both = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((theme,), True, "lunyu,mengzi", across=True))]
+    assert both == ["lunyu:2.5", "mengzi:7.26", "lunyu:2.6", "mengzi:9.1", "lunyu:2.7"]
+    one = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((theme,), True, "all"))]
+    assert one == list(theme.ids)  # no book named: the theme's order
+    themes = ThemeIndex.load(load_corpus_passages())
+    assert themes.recognise("四书里关于“诚”的论述").across and themes.recognise("孟子和孔子怎么看仁").across
+    assert not themes.recognise("Confucius on the Book of Songs and why to study poetry").across  # no canon named
 
 
 def test_a_word_inside_another_themes_longer_word_names_no_theme():

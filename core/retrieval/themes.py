@@ -24,9 +24,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
 
-from core.books import book_order, books_in
+from core.books import books_in
 from core.language.text import cjk_count, has_cjk, squash, to_simplified
 from core.retrieval.keyword import is_modern_question
+from core.retrieval.named_books import (
+    ANALECTS_ZH,
+    GOVERN_ZH_STRICT,
+    MARKERS,
+    SONGS_ZH,
+    book_hint,
+    without_titles,
+)
+
+__all__ = ["Theme", "ThemeIndex", "TopicQuery", "book_hint"]
 
 SURVEY_ZH = (
     "哪些",
@@ -83,57 +93,12 @@ SURVEY_EN = re.compile(
 )
 SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
 ABOUT_EN = re.compile(
-    r"\b(about|on|regarding|concerning|views?|think|teach\w*|said|say|says|sayings?|describ\w*|judg\w*|essence)\b"
+    r"\b(about|on|regarding|concerning|views?|think|thought|opinions?|regard\w*|teach\w*|said|say|says|sayings?"
+    r"|describ\w*|judg\w*|essence|prais\w*|assess\w*|evaluat\w*|discuss\w*|spoke|speak\w*)\b"
 )
-GOVERN_EN = r"\b(?:about|on|regarding|concerning|essence of|concept of|idea of)\s+(?:[\w'-]+\s+){0,2}?"
+GOVERN_EN = r"\b(?:about|on|regarding|concerning|essence of|concept of|idea of|opinions? of|thought of|think of|views? of)\s+(?:[\w'-]+\s+){0,2}?"
 GOVERN_ZH = "|".join(map(re.escape, (*ABOUT_ZH, "对", "有关", "涉及")))
-GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论|谈|讲)")  # 孟子论…: a question
 VIEW_ZH = "看法|观点|主张|论述|态度|思想|言论|说法|评价"
-SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
-SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
-ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
-ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
-# "《诗经》说：…" in a retelling cites the passage's own source, and "the three hundred Odes" / 诗三百
-# names the collection as a whole (what was said of it: 思无邪): neither asks for a poem
-CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]|《?诗》?三百(?:篇|首)?")
-WHOLE_SONGS_EN = re.compile(r"\b(?:the )?three hundred (?:odes|poems|songs)\b")
-ASKS_WHICH = re.compile(r"\bwhich\b|哪")
-# 中庸 (the mean, a virtue the Analects names) names its book as a title or as a place (中庸里, 中庸
-# 一书); 大学 (a university) as a title, or as 大学里 where nothing before it makes it a school
-# (在大学里, 上大学里, 我们大学里)
-_AS_BOOK = r"一书|这本书|书中|书里|篇|第[一二三四五六七八九十\d]|开篇|首章|原文"
-MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
-    "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
-    "daxue": (
-        ("《大学》", "大学之道", "大学章句", "礼记·大学"),
-        re.compile(r"\b(great learning|daxue|da xue)\b|大学(?:" + _AS_BOOK + r")|(?<![在上读念们个的])大学里"),
-    ),
-    "zhongyong": (
-        ("《中庸》", "中庸章句", "礼记·中庸"),
-        re.compile(r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:" + _AS_BOOK + r"|里|中(?!的))"),
-    ),
-}
-
-
-def book_hint(query: str) -> str:
-    """The books a question names, as a selection: "shijing" for a poem/song/诗 question, "lunyu"
-    for one naming Confucius, 论语 or 子曰, "mengzi", "daxue", "zhongyong" for theirs, several joined
-    by commas ("lunyu,mengzi" for 孟子和孔子怎么看仁), else "all". Songs and Analects markers together
-    name no book (a question about what Confucius said of the Songs). Only English and modern-Chinese
-    questions name a book this way (a classical line with 诗 or 孟子 in it does not)."""
-    zh, lower = to_simplified(query), query.lower()
-    if has_cjk(zh) and not is_modern_question(zh):
-        return "all"
-    if not ASKS_WHICH.search(lower):  # "which of the three hundred odes …" still asks for a poem
-        zh, lower = CITED.sub("", zh), WHOLE_SONGS_EN.sub("", lower)
-    songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
-    analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
-    named = [b for b, (words, other) in MARKERS.items() if any(w in zh for w in words) or other.search(f"{zh} {lower}")]
-    if songs != analects:
-        named.insert(0, "shijing" if songs else "lunyu")
-    elif analects and named:
-        named.insert(0, "lunyu")
-    return ",".join(sorted(named, key=book_order)) if named else "all"
 
 
 @dataclass(frozen=True)
@@ -154,6 +119,7 @@ class TopicQuery:
     survey: bool  # says no more than its themes: their passages first, in the themes' order
     corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
     listing: bool = False  # asks for a list: the theme's passages first, in fused order when qualified
+    across: bool = False  # names several books or the canon (孟子和孔子, 四书, 儒家): the books in turn
 
     @property
     def qualified(self) -> bool:
@@ -204,20 +170,27 @@ class ThemeIndex:
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
-        zh, lower = _without_titles(to_simplified(query)), _without_titles(query.lower())
+        zh, lower = without_titles(to_simplified(query)), without_titles(query.lower())
         found = _named(self.themes, zh, lower)
+        bare = BARE_ZH.match(zh)  # 孟子论义, 中庸的诚: a book, a marker and a theme's one-character name
+        if bare:
+            found = [t for t in self.themes if t.name == bare.group(1)] or found
         if not found:
             return None
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
-        if not asks_list and not (any(m in zh for m in ABOUT_ZH) or ABOUT_EN.search(lower)):
+        heading = bool(bare) or _heading(zh, lower, found)
+        untitled = zh.replace("论语", "《》")  # 论语 is no 论 (on …)
+        if not (asks_list or heading or any(m in untitled for m in ABOUT_ZH) or ABOUT_EN.search(lower)):
             return None
         qualified = _qualified(zh, lower, found)
-        if qualified and not asks_list and not _governs(zh, lower, found):
+        if qualified and not (asks_list or heading or _governs(untitled, lower, found)):
             return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
         # a question that says no more than its theme ranks the theme's passages first, list or not; one
         # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
         # the theme as one more route, so its other words choose
-        return TopicQuery(tuple(found), not qualified, book_hint(query), asks_list)
+        corpus = book_hint(query)
+        across = "," in corpus or (corpus == "all" and bool(CANON.search(f"{zh} {lower}")))
+        return TopicQuery(tuple(found), not qualified, corpus, asks_list, across)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
@@ -229,7 +202,21 @@ class ThemeIndex:
             for rank, pid in enumerate(theme.ids):
                 if _in(pid, topic.corpus) and _in(pid, corpus):
                     scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n
-        return sorted(scores.items(), key=lambda kv: -kv[1])
+        ranked = sorted(scores.items(), key=lambda kv: -kv[1])
+        if not topic.across:
+            return ranked
+        # a question naming several books (孟子和孔子怎么看仁) or the canon (四书里关于诚的论述) takes the
+        # books in turn, each in the theme's order: the best known passages of each, not of one book
+        by_book: dict[str, list[tuple[str, float]]] = {}
+        for item in ranked:
+            by_book.setdefault(item[0].split(":", 1)[0], []).append(item)
+        turns = [
+            book[i]
+            for i in range(max(map(len, by_book.values()), default=0))
+            for book in by_book.values()
+            if i < len(book)
+        ]
+        return turns
 
 
 def _named(themes: list[Theme], zh: str, lower: str) -> list[Theme]:
@@ -252,14 +239,68 @@ def _named(themes: list[Theme], zh: str, lower: str) -> list[Theme]:
     return [t for t in themes if id(t) in named]
 
 
-def _without_titles(text: str) -> str:
-    """`text` less the names of 大学 and 中庸 as books: "the Doctrine of the Mean" asks no theme."""
-    for book in ("daxue", "zhongyong"):
-        words, other = MARKERS[book]
-        for w in words:
-            text = text.replace(w, " ")
-        text = other.sub(" ", text)
-    return text
+# A heading names its theme as the head of a noun phrase: 孔子的教育方法, 孟子的仁政, 孔子眼中的颜回,
+# 诗经中的爱情诗 (a book or speaker before, the theme last, a general head noun after it); "Friendship in the
+# Analects", "Mencius and human nature", "Hermits who mocked Confucius" (the theme first, a modifier after)
+CANON = re.compile(r"四书|儒家|经典|\bconfucian\w*|\bfour books\b|\bclassics\b")
+BOOKS_ZH = ("论语", "孔子", "夫子", "孟子", "孟轲", "诗经", "《》", "大学", "中庸", "儒家", "四书", "先秦")
+HEADS_ZH = (
+    "思想|方法|之道|观念|理念|学说|主张|观点|看法|理论|故事|事迹|言论|论述|段落|章节|篇章|名言|诗歌|诗篇|诗|观|论"
+    "|体现|地位|含义|意义|内涵|作用"
+)
+HEAD_ZH = f"(?:的)?(?:{HEADS_ZH})?"
+BARE_ZH = re.compile(f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的)(\\w)" + r"[\s？?。！!]*$")
+KIN_ZH = ("父母", "朋友", "友人")  # kin and friends: 孔子的朋友 names people, not a theme
+PREFIX_ZH = re.compile(r"(?:的|与|和|及|同|对|里|中)$")
+ASKS_ZH = re.compile("什么|怎么|怎样|如何|为什么|谁|哪|吗|呢|几")
+BOOKS_EN = (
+    r"confucius|mencius|mengzi|kongzi|master|analects|book|songs|odes|poetry|shijing|classics?|confucian\w*|four|books"
+)
+HEADS_EN = r"philosophy|thought|ideas?|views?|teachings?|doctrines?|theory|methods?|character|role|place|importance|meaning|concept"
+LEAD_EN = re.compile(  # "Confucius's favourite disciple Yan Hui": a book, a speaker or a kind of person before
+    r"^\W*(?:(?:the|on|and|s|of|as|a|an|disciples?|students?|favou?rite|" + HEADS_EN + "|" + BOOKS_EN + r")\b\W*)*$"
+)
+VERB_EN = re.compile(r"\b(?:is|are|was|were|be|been|am|do|does|did|can|could|should|would|will|must|may|might)\b")
+MODIFIER_EN = re.compile(
+    r"^(?:'s|’s)?(?:\s+[a-z]+)?\s*(?:$|[,:;?.!]|(?:in|of|and|or|who|that|which|according|for|on|as|between|versus|vs|among|with"
+    r"|without|toward|towards|by|from|during|" + HEADS_EN + r")\b)"
+)
+
+
+def _heading(zh: str, lower: str, themes: list[Theme]) -> bool:
+    """True when the question is a noun phrase whose head is a theme (the theme alone is not one)."""
+    if has_cjk(zh):
+        end = r"[\s？?。！!]*$"
+        for w in (w for t in themes for w in t.zh if w in zh):
+            if re.match(f"{re.escape(w)}(?:在|于)?(?:{'|'.join(BOOKS_ZH)})(?:中|里|上)?{HEAD_ZH}{end}", zh):
+                return True  # 礼在论语中的地位: the theme first, then where and what of it
+            m = re.search(f"{re.escape(w)}{HEAD_ZH}{end}", zh)
+            before = zh[: m.start()] if m else ""
+            if (
+                m is not None
+                and any(b in before for b in BOOKS_ZH)
+                and cjk_count(re.sub("|".join(map(re.escape, BOOKS_ZH + _ZH_SCAFFOLD)), "", before)) <= 3
+                and not ASKS_ZH.search(before)
+                and (PREFIX_ZH.search(before) or before in BOOKS_ZH)
+                and not (  # 孔子的父母: his parents; 论语中的朋友, 孔子的朋友观: the theme
+                    w in KIN_ZH
+                    and before.endswith("的")
+                    and not before.endswith(("中的", "里的"))
+                    and not zh[m.start() + len(w) :].strip(" ？?。！!")
+                )
+            ):
+                return True
+        return False
+    for en in (t.en for t in themes if t.en is not None):
+        m = en.search(lower)
+        if m is None or not LEAD_EN.match(lower[: m.start()]):
+            continue
+        rest = lower[m.end() :]  # a modifier, not a predicate: "who mocked Confucius", not "is useless"
+        content = [w for w in re.findall(r"[a-z]+", en.sub(" ", rest)) if w not in _EN_SCAFFOLD]
+        if MODIFIER_EN.match(rest) and not VERB_EN.search(rest) and len(content) <= 3:
+            if lower[: m.start()].strip(" .?!'") or rest.strip(" .?!"):  # the theme alone is a name query
+                return True
+    return False
 
 
 def _governs(zh: str, lower: str, themes: list[Theme]) -> bool:
@@ -289,6 +330,7 @@ def _qualified(zh: str, lower: str, themes: list[Theme]) -> bool:
     content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
     # one leftmost-longest pass (not word by word: 讽刺诗 must lose 讽刺, not 刺诗, whatever the order)
     words = {w for t in themes for w in t.zh} | set(SURVEY_ZH + ABOUT_ZH + SONGS_ZH + ANALECTS_ZH + _ZH_SCAFFOLD)
+    words |= set(HEADS_ZH.split("|")) - {"方法"}  # 孔子的交友之道, 颜回的故事: the kind of statement, nothing more
     words |= {w.strip("《》") for ws, _ in MARKERS.values() for w in ws}  # the book it names says nothing more
     pattern = "|".join(map(re.escape, sorted(words, key=lambda w: (-len(w), w))))
     rest_zh = re.sub(pattern, "", zh)
@@ -303,45 +345,16 @@ _EN_SCAFFOLD = frozenset(
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
     "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
-    "relation relations relationship attitude attitudes idea ideas confucian confucianism four books".split()
+    "relation relations relationship attitude attitudes idea ideas confucian confucianism four books s opinion opinions "
+    "regard regarded regards philosophy doctrine doctrines theory teachings importance role place meaning concept "
+    "notion character as disciple disciples student students favourite favorite".split()
 )
-_ZH_SCAFFOLD = (
-    "什么",
-    "怎么",
-    "怎样",
-    "如何",
-    "有",
-    "对",
-    "的",
-    "吗",
-    "呢",
-    "了",
-    "是",
-    "和",
-    "与",
-    "里",
-    "中",
-    "上",
-    "哪些",
-    "章节",
-    "篇章",
-    "诗篇",
-    "篇",
-    "章",
-    "句子",
-    "话",
-    "首",
-    "诗歌",
-    "儒家经典",  # the canon as a whole, like a book's name
-    "四书",
-    "儒家",
-    "经典",
-    "原则",  # the kind of statement asked for, not a narrower subject
-    "区别",
-    "关系",
-    "思想",
-    "说法",
-    "言论",
+# question words and particles; the kinds of passage (章节, 句子, 话); the canon as a whole, like a book's
+# name (儒家经典, 四书); the kind of statement asked for, not a narrower subject (原则, 区别, 思想); each
+# book's (论语和孟子分别怎么讲孝); how a speaker saw someone (孔子眼中的颜回)
+_ZH_SCAFFOLD = tuple(
+    "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 儒家经典 四书 儒家 "
+    "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中".split()
 )
 
 

@@ -1,0 +1,85 @@
+"""The books a question names: 诗经/poems keeps to the Book of Songs, 论语/Confucius to the Analects,
+孟子/Mencius to the Mencius; 中庸 and 大学 name their books as titles, places or in a list of titles
+(中庸里, 大学一书, 论语、中庸和孟子), not as the virtue or a university (core/retrieval/themes.py asks)."""
+
+from __future__ import annotations
+
+import re
+
+from core.books import book_order
+from core.language.text import has_cjk, to_simplified
+from core.retrieval.keyword import is_modern_question
+
+GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论(?!语)|谈|讲)")  # 孟子论…: a question
+
+SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
+SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
+ANALECTS_ZH = ("论语", "孔子", "夫子", "子曰")
+ANALECTS_EN = re.compile(r"\b(analects|confucius|the master|kongzi|lunyu|sayings?)\b")
+# "《诗经》说：…" in a retelling cites the passage's own source, and "the three hundred Odes" / 诗三百
+# names the collection as a whole (what was said of it: 思无邪): neither asks for a poem
+CITED = re.compile(r"《[^》]{1,10}》上?(?:说|云|曰)[：:，,]|《?诗》?三百(?:篇|首)?")
+WHOLE_SONGS_EN = re.compile(r"\b(?:the )?three hundred (?:odes|poems|songs)\b")
+ASKS_WHICH = re.compile(r"\bwhich\b|哪")
+# 中庸 (the mean, a virtue the Analects names) names its book as a title or as a place (中庸里, 中庸
+# 一书); 大学 (a university) as a title, or as 大学里 where nothing before it makes it a school
+# (在大学里, 上大学里, 我们大学里)
+_AS_BOOK = r"一书|这本书|书中|书里|篇|第[一二三四五六七八九十\d]|开篇|首章|原文"
+
+
+def _listed(title: str) -> str:
+    """`title` in a list of the books' titles (论语、中庸、大学和孟子): a title, whatever follows."""
+    others = [t for t in ("论语", "孟子", "大学", "中庸", "诗经") if t != title]
+    return "|".join([f"(?<={t}[、和与及]){title}" for t in others] + [f"{title}(?=[、和与及](?:{'|'.join(others)}))"])
+
+
+MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
+    "mengzi": (("孟子", "孟轲", "亚圣"), re.compile(r"\b(mencius|mengzi|meng zi|meng ke)\b")),
+    "daxue": (
+        ("《大学》", "大学之道", "大学章句", "礼记·大学"),
+        re.compile(
+            r"\b(great learning|daxue|da xue)\b|大学(?:"
+            + _AS_BOOK
+            + r")|(?<![在上读念们个的])大学里|"
+            + _listed("大学")
+        ),
+    ),
+    "zhongyong": (
+        ("《中庸》", "中庸章句", "礼记·中庸"),
+        re.compile(
+            r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:" + _AS_BOOK + r"|里|中(?!的))|" + _listed("中庸")
+        ),
+    ),
+}
+
+
+def book_hint(query: str) -> str:
+    """The books a question names, as a selection: "shijing" for a poem/song/诗 question, "lunyu"
+    for one naming Confucius, 论语 or 子曰, "mengzi", "daxue", "zhongyong" for theirs, several joined
+    by commas ("lunyu,mengzi" for 孟子和孔子怎么看仁), else "all". Songs and Analects markers together
+    name no book (a question about what Confucius said of the Songs). Only English and modern-Chinese
+    questions name a book this way, and those opening with a speaker and 论/谈/讲 (孟子论君臣关系); a
+    classical line with 诗 or 孟子 in it does not."""
+    zh, lower = to_simplified(query), query.lower()
+    if has_cjk(zh) and not is_modern_question(zh) and not GOVERN_ZH_STRICT.search(zh):
+        return "all"
+    if not ASKS_WHICH.search(lower):  # "which of the three hundred odes …" still asks for a poem
+        zh, lower = CITED.sub("", zh), WHOLE_SONGS_EN.sub("", lower)
+    songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
+    analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
+    named = [b for b, (words, other) in MARKERS.items() if any(w in zh for w in words) or other.search(f"{zh} {lower}")]
+    if songs != analects:
+        named.insert(0, "shijing" if songs else "lunyu")
+    elif analects and named:
+        named.insert(0, "lunyu")
+    return ",".join(sorted(named, key=book_order)) if named else "all"
+
+
+def without_titles(text: str) -> str:
+    """`text` less the names of 大学 and 中庸 as books: "the Doctrine of the Mean" asks no theme."""
+    for book in ("daxue", "zhongyong"):
+        words, other = MARKERS[book]
+        for w in words:
+            text = text.replace(w, " ")
+        text = other.sub(" ", text)
+    return text
