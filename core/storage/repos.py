@@ -8,6 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 from collections.abc import Awaitable, Callable, Collection
+from typing import Any
 
 import structlog
 from sqlalchemy import Engine, delete, update
@@ -268,7 +269,7 @@ class MessageRepo(_Repo):
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
 
         `quoted`: the screened quotes of a question as JSON (core/memory/quotes.py `dump_quotes`), in the same row.
-        `reply`: the question is answered now: its reply's started row (`replies.started_reply`) goes in the same INSERT.
+        `reply`: the question is answered now: its reply's started row goes in the same INSERT (`replies.with_reply`).
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.
@@ -277,25 +278,20 @@ class MessageRepo(_Repo):
         if role == "user":
             text = clip_refused(text, status)
 
-        def store(s: Session) -> int:
-            row = Message(  # a fresh row per attempt: a rolled-back one may keep stale state
-                chat_key=chat_key,
-                role=role,
-                text=text,
-                person_id=person_id,
-                account=account,
-                speaker=speaker,
-                level=level,
-                status=status,
-                trace_id=trace_id,
-                quoted=quoted,
-            )
-            if not reply:
-                s.add(row)
-                s.commit()
-                return row_id(row.id)
-            return with_reply(s, row)
+        values: dict[str, Any] = dict(
+            chat_key=chat_key, role=role, text=text, person_id=person_id, account=account, speaker=speaker
+        )
+        values.update(level=level, status=status, trace_id=trace_id, quoted=quoted)
 
+        def store(s: Session) -> int:
+            row = Message(**values)  # a fresh row per attempt: a rolled-back one may keep stale state
+            s.add(row)
+            s.commit()
+            return row_id(row.id)
+
+        if reply:  # every answered message: one prepared Core INSERT of both rows, no ORM row
+            insert_both = lambda: self._run_core(lambda c: with_reply(c, values))  # noqa: E731
+            return await self._lock_retry.run(insert_both, chat=chat_key, role=role, trace=trace_id)
         return await self._lock_retry.run(lambda: self._run(store), chat=chat_key, role=role, trace=trace_id)
 
     async def recent(

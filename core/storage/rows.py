@@ -1,4 +1,4 @@
-"""Typed readings of SQLAlchemy results that its stubs leave loose.
+"""Typed readings of SQLAlchemy results that its stubs leave loose, and the dialect behind a session.
 
 `Session.execute(update(...))` is typed as `Result` though DML returns a `CursorResult` (which has
 `rowcount`); SQLModel types a primary key `int | None` until the row is flushed.
@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from sqlalchemy import CursorResult, Result
+from sqlalchemy import Connection, CursorResult, Result
+from sqlalchemy.orm import Session
 
 
 def affected(result: Result[Any]) -> int:
@@ -23,3 +24,8 @@ def row_id(value: int | None) -> int:
     if value is None:
         raise ValueError("the row has no id yet: it was never flushed")
     return value
+
+
+def dialect_of(s: Session | Connection) -> str:
+    """The database's dialect name ("sqlite", "postgresql" …) behind a session or a connection."""
+    return s.dialect.name if isinstance(s, Connection) else s.get_bind().dialect.name
