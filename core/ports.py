@@ -199,10 +199,11 @@ class AwaitedAnswers(Protocol):
     """A part that asked the person something in a chat and takes their next message there as the
     answer (core/recite: the open cloze card). The engine asks it before answering a message."""
 
-    def awaited(self, chat_key: str, person_id: Any) -> Any:
+    def awaited(self, chat_key: Any, person_id: Any) -> Any:
         """An SQL condition (SQLAlchemy) on the person id column `person_id`: true when an answer is
-        awaited from that person in this chat. It is part of the message's first read
-        (core/storage/arrival.py); `answer` is asked only when it held."""
+        awaited from that person in chat `chat_key` (a key, or a bound parameter standing for one).
+        It is part of the message's first read (core/storage/arrival.py, built once per part);
+        `answer` is asked only when it held."""
         ...
 
     async def answer(self, turn: Turn) -> CommandResult | None:
