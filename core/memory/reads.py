@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import DateTime, Engine, Integer, String, Text, bindparam, cast, func, literal, null, union_all
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from core.memory.history import CONVERSATION_ROLES, WINDOW_STATUSES, Line
 from core.memory.models import ChatMemory, Fact, Profile
@@ -130,8 +130,8 @@ def read_turn(
     waiting: list[Exchange] = []
     query = _query(limit=limit, exclude=bool(exclude_trace), in_group=in_group, unextracted_limit=unextracted_limit)
     params = {"chat_key": chat_key, "person_id": person_id, "exclude_trace": exclude_trace}
-    with Session(engine) as s:
-        rows = s.execute(query, params).all()
+    with engine.connect() as c:
+        rows = c.execute(query, params).all()
     for r in rows:
         if r.kind == "s":
             state = ChatState(r.t1 or "", r.n1 or 0, r.n2 or 0)
