@@ -15,7 +15,7 @@ import asyncio
 from dataclasses import dataclass
 
 import structlog
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam, select
 from sqlmodel import Session, col, update
 
 from core.llm.types import LLM
@@ -43,6 +43,11 @@ class ChatState:
         return max(self.summarized_upto, self.window_start)
 
 
+_CM = ChatMemory.__table__  # type: ignore[attr-defined]
+_STATE = select(_CM.c.summary, _CM.c.summarized_upto, _CM.c.window_start).where(_CM.c.chat_key == bindparam("b_chat"))
+"""A chat's summary state (read at every fold), built once."""
+
+
 class ChatMemoryStore:
     """ChatMemory rows (sync methods; callers use worker threads).
 
@@ -54,9 +59,9 @@ class ChatMemoryStore:
         self._engine = engine
 
     def get(self, chat_key: str) -> ChatState:
-        with Session(self._engine) as s:
-            row = s.get(ChatMemory, chat_key)
-            return ChatState(row.summary, row.summarized_upto, row.window_start) if row else ChatState()
+        with self._engine.connect() as c:
+            row = c.execute(_STATE, {"b_chat": chat_key}).first()
+        return ChatState(row.summary, row.summarized_upto, row.window_start) if row else ChatState()
 
     def save_summary(self, chat_key: str, summary: str, upto: int, expected: ChatState) -> bool:
         """Store a new summary unless the state changed meanwhile (e.g. a /reset); True if stored."""
