@@ -132,33 +132,34 @@ def read_turn(
     params = {"chat_key": chat_key, "person_id": person_id, "exclude_trace": exclude_trace}
     with engine.connect() as c:
         rows = c.execute(query, params).all()
-    for r in rows:
-        if r.kind == "s":
-            state = ChatState(r.t1 or "", r.n1 or 0, r.n2 or 0)
-        elif r.kind == "p":
-            profile, upto = r.t1 or "", r.n1 or 0
-        elif r.kind == "u":
-            waiting.append(Exchange(r.n1, r.t1, r.t3 or "", r.t2 or ""))
-        elif r.kind == "f":
-            facts.append(_fact(r, person_id))
+    for kind, n1, n2, t1, t2, t3, t4, t5, t6, t7, at in rows:  # unpacked: a Row's named access costs more
+        if kind == "s":
+            state = ChatState(t1 or "", n1 or 0, n2 or 0)
+        elif kind == "p":
+            profile, upto = t1 or "", n1 or 0
+        elif kind == "u":
+            waiting.append(Exchange(n1, t1, t3 or "", t2 or ""))
+        elif kind == "f":
+            facts.append(_fact(person_id, n1, t1, t2, t3, t4, t5, t6, t7, at))
         else:
-            lines.append(Line(r.n1, r.t2, r.t1, r.t3 or "", r.t4 or "", r.t5 or "", load_quotes(r.t6)))
+            lines.append(Line(n1, t2, t1, t3 or "", t4 or "", t5 or "", load_quotes(t6)))
     lines.sort(key=lambda line: line.id)
     facts.sort(key=lambda fact: fact.id or 0)
     waiting.sort(key=lambda exchange: exchange.question_id)
     return TurnReads(state, lines, facts, profile, Batch(profile, upto, waiting))
 
 
-def _fact(r: Any, person_id: int) -> Fact:
+def _fact(person_id: int, n1: Any, *texts: Any) -> Fact:
+    text, scope, platform, account, chat_key, embedding, model, at = texts
     return Fact(
-        id=r.n1,
+        id=n1,
         person_id=person_id,
-        text=r.t1,
-        scope=r.t2,
-        platform=r.t3 or "",
-        account=r.t4 or "",
-        chat_key=r.t5 or "",
-        embedding=r.t6 or "[]",
-        model=r.t7 or "",
-        created_at=r.at,
+        text=text,
+        scope=scope,
+        platform=platform or "",
+        account=account or "",
+        chat_key=chat_key or "",
+        embedding=embedding or "[]",
+        model=model or "",
+        created_at=at,
     )
