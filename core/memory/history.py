@@ -18,7 +18,7 @@ from sqlmodel import Session, col, func, select
 
 from core.memory.quotes import load_quotes
 from core.storage.models import Message
-from core.storage.rows import affected, row_id
+from core.storage.rows import affected, among, row_id
 from core.types import Quote
 
 CONVERSATION_ROLES = ("user", "assistant")
@@ -59,8 +59,8 @@ _M = Message.__table__  # type: ignore[attr-defined]
 _LINE = core_select(_M.c.id, _M.c.role, _M.c.text, _M.c.speaker, _M.c.account, _M.c.trace_id, _M.c.quoted).where(
     _M.c.chat_key == bindparam("b_chat"),
     _M.c.id > bindparam("b_after"),
-    _M.c.role.in_(CONVERSATION_ROLES),
-    _M.c.status.in_(WINDOW_STATUSES),
+    among(_M.c.role, CONVERSATION_ROLES),
+    among(_M.c.status, WINDOW_STATUSES),
 )
 _WINDOW = _LINE.order_by(_M.c.id.desc()).limit(bindparam("b_limit"))
 _WINDOW_EXCLUDING = _WINDOW.where(_M.c.trace_id != bindparam("b_exclude"))

@@ -22,6 +22,7 @@ from core.memory.profile import Batch, Exchange, unextracted
 from core.memory.quotes import load_quotes
 from core.memory.summary import ChatState
 from core.storage.models import Message
+from core.storage.rows import among
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,8 @@ def _query(*, limit: int, exclude: bool, in_group: bool, unextracted_limit: int)
     window = select(Message).where(
         Message.chat_key == chat_key,
         col(Message.id) > func.coalesce(start, 0),
-        col(Message.role).in_(CONVERSATION_ROLES),
-        col(Message.status).in_(WINDOW_STATUSES),
+        among(col(Message.role), CONVERSATION_ROLES),
+        among(col(Message.status), WINDOW_STATUSES),
     )
     if exclude:
         window = window.where(Message.trace_id != bindparam("exclude_trace", type_=String))

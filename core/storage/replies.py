@@ -29,7 +29,7 @@ from core.storage import citations as footnotes
 from core.storage.base import _Repo
 from core.storage.guard import fit_values
 from core.storage.models import Message, ReplyPart, ReplyStats, utcnow
-from core.storage.rows import affected, dialect_of, row_id
+from core.storage.rows import affected, among, dialect_of, row_id
 from core.storage.status import INTERRUPTED, STREAMING
 
 _UPSERTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
@@ -46,7 +46,7 @@ _FINISH = (
 _CONFIRM = update(_M).where(
     _M.c.trace_id == bindparam("b_trace"),
     _M.c.role == "assistant",
-    _M.c.status.in_([STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
+    among(_M.c.status, [STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
 )
 """The finished row gets its final status once delivered."""
 
