@@ -6,7 +6,7 @@ implement them. Keeping them here lets each part be built and tested on its own.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -177,7 +177,10 @@ class Guard(Protocol):
         """Return the system prompt with the data-not-instructions rules and the canary added."""
         ...
 
-    async def record_usage(self, turn: Turn, usage: Usage) -> None: ...
+    def usage_recorder(self, turn: Turn, usage: Usage) -> Callable[[], None] | None:
+        """A blocking write of a reply's token usage to the person's day, which the engine runs in a
+        worker thread after the reply's own write (one hop for both); it never raises. None: none."""
+        ...
 
 
 # ---------------------------------------------------------------- commands

@@ -1,6 +1,7 @@
 """Token usage per person per day, stored in SQL through SQLModel.
 
-All SQL runs in a worker thread (`asyncio.to_thread`) so the event loop never blocks.
+All SQL runs in a worker thread (`asyncio.to_thread`, or the caller's own: `add_blocking`) so the
+event loop never blocks.
 """
 
 from __future__ import annotations
@@ -82,7 +83,11 @@ class UsageStore:
 
     async def add(self, person_id: int, prompt_tokens: int, completion_tokens: int) -> None:
         """Add one request's tokens to today's row for `person_id`."""
-        await asyncio.to_thread(self._add, person_id, self.today(), prompt_tokens, completion_tokens)
+        await asyncio.to_thread(self.add_blocking, person_id, prompt_tokens, completion_tokens)
+
+    def add_blocking(self, person_id: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """`add` for a caller already in a worker thread (it blocks on the database)."""
+        self._add(person_id, self.today(), prompt_tokens, completion_tokens)
 
     async def for_person(self, person_id: int, day: str | None = None) -> UsageFigures:
         """One person's usage on `day` (default today)."""

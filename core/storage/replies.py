@@ -13,7 +13,7 @@ user turn followed by the next one.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Collection, Sequence
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
 from functools import cache
@@ -129,10 +129,12 @@ class ReplyRepo(_Repo):
         citations: Sequence[Citation] = (),
         *,
         stats: ReplyStats | None = None,
+        then: Callable[[], None] | None = None,
     ) -> int:
         """Give the started row its text, level and status (and its footnotes and its figures for the
         operator console, `reply_stats`, in the same transaction: core/storage/citations.py,
-        core/storage/operators.py); insert the row when none was started.
+        core/storage/operators.py); insert the row when none was started. `then` (a blocking call
+        that never raises: the person's usage) runs in the same worker thread once it is stored.
 
         A row another process closed as "interrupted" while this reply was still running (two
         processes on one SQLite file, e.g. `fuzi chat` beside the bot) is revived, question included.
@@ -161,9 +163,12 @@ class ReplyRepo(_Repo):
             return int(done[0])
 
         def run() -> int:
-            if self._engine.dialect.name in _UPSERTS and (kept := self._in_transaction(ordinary)) is not None:
-                return kept
-            return self._in_session(store)
+            kept = self._in_transaction(ordinary) if self._engine.dialect.name in _UPSERTS else None
+            if kept is None:
+                kept = self._in_session(store)
+            if then is not None:
+                then()
+            return kept
 
         return await asyncio.to_thread(run)
 
