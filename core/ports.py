@@ -6,7 +6,7 @@ implement them. Keeping them here lets each part be built and tested on its own.
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Sequence
+from collections.abc import AsyncGenerator, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
@@ -177,7 +177,10 @@ class Guard(Protocol):
         """Return the system prompt with the data-not-instructions rules and the canary added."""
         ...
 
-    async def record_usage(self, turn: Turn, usage: Usage) -> None: ...
+    def usage_recorder(self, turn: Turn, usage: Usage) -> Callable[[], None] | None:
+        """A blocking write of a reply's token usage to the person's day, which the engine runs in a
+        worker thread after the reply's own write (one hop for both); it never raises. None: none."""
+        ...
 
 
 # ---------------------------------------------------------------- commands
@@ -199,10 +202,11 @@ class AwaitedAnswers(Protocol):
     """A part that asked the person something in a chat and takes their next message there as the
     answer (core/recite: the open cloze card). The engine asks it before answering a message."""
 
-    def awaited(self, chat_key: str, person_id: Any) -> Any:
+    def awaited(self, chat_key: Any, person_id: Any) -> Any:
         """An SQL condition (SQLAlchemy) on the person id column `person_id`: true when an answer is
-        awaited from that person in this chat. It is part of the message's first read
-        (core/storage/arrival.py); `answer` is asked only when it held."""
+        awaited from that person in chat `chat_key` (a key, or a bound parameter standing for one).
+        It is part of the message's first read (core/storage/arrival.py, built once per part);
+        `answer` is asked only when it held."""
         ...
 
     async def answer(self, turn: Turn) -> CommandResult | None:

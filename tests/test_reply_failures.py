@@ -37,9 +37,9 @@ class FailingReplies(ReplyRepo):
         if name in self.failing:
             raise _Down()
 
-    async def finish(self, chat_key, trace_id, text, level, status, citations=(), *, stats=None) -> int:
+    async def finish(self, chat_key, trace_id, text, level, status, citations=(), *, stats=None, then=None) -> int:
         self._maybe_fail("finish")
-        return await super().finish(chat_key, trace_id, text, level, status, citations, stats=stats)
+        return await super().finish(chat_key, trace_id, text, level, status, citations, stats=stats, then=then)
 
     async def discard(self, trace_id: str) -> None:
         self._maybe_fail("discard")

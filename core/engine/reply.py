@@ -208,11 +208,11 @@ class ReplyTask:
         answer = outcome.answer
         started = timing.started
         stats = _stats(turn, answer.level, answer.usage, answer.citations, timing, self._clock())
-        # its status is confirmed once delivered; its footnotes and figures go with it (web history, feedback, console)
-        await self._store_reply(turn, answer.text, answer.level, STREAMING, answer.citations, stats)
+        # its status is confirmed once delivered; its footnotes and figures go with it (web history, feedback,
+        # console); the person's usage is written in the same worker thread, right after (one hop for both)
+        usage = self._guard.usage_recorder(turn, answer.usage) if answer.usage is not None else None
+        await self._store_reply(turn, answer.text, answer.level, STREAMING, answer.citations, stats, then=usage)
         progress.status = outcome.status
-        if answer.usage is not None:
-            await self._guard.record_usage(turn, answer.usage)
         self._schedule(self._after_reply(turn, answer.text))
         log.info(
             "reply",
@@ -233,10 +233,12 @@ class ReplyTask:
         status: str,
         citations: Sequence[Citation] = (),
         stats: ReplyStats | None = None,
+        *,
+        then: Callable[[], None] | None = None,
     ) -> int:
         incoming = turn.incoming
         return await self._storage.replies.finish(
-            incoming.chat_key, incoming.trace_id, text, level, status, citations, stats=stats
+            incoming.chat_key, incoming.trace_id, text, level, status, citations, stats=stats, then=then
         )
 
     async def _after_reply(self, turn: Turn, text: str) -> None:

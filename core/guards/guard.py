@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 import structlog
@@ -199,12 +200,24 @@ class FuziGuard:
 
     async def record_usage(self, turn: Turn, usage: Usage) -> None:
         """Add the tokens of one model call to the person's day; failures are logged, not raised."""
-        if self.usage is None:
-            return
-        try:
-            await self.usage.add(turn.person_id, usage.prompt_tokens, usage.completion_tokens)
-        except Exception:  # noqa: BLE001 - usage must never break a reply
-            log.exception("guard.usage_record_failed", person=turn.person_id)
+        recorder = self.usage_recorder(turn, usage)
+        if recorder is not None:
+            await asyncio.to_thread(recorder)
+
+    def usage_recorder(self, turn: Turn, usage: Usage) -> Callable[[], None] | None:
+        """`record_usage` as a blocking call for a worker thread (the engine runs it after the reply's
+        own write, in the same thread); it logs a failure, never raises. None: nothing to record."""
+        store = self.usage
+        if store is None:
+            return None
+
+        def record() -> None:
+            try:
+                store.add_blocking(turn.person_id, usage.prompt_tokens, usage.completion_tokens)
+            except Exception:  # noqa: BLE001 - usage must never break a reply
+                log.exception("guard.usage_record_failed", person=turn.person_id)
+
+        return record
 
     def register_commands(self, router: Any) -> None:
         """Add /usage to the command router (core/engine/commands.py)."""

@@ -1,6 +1,7 @@
 """Token usage per person per day, stored in SQL through SQLModel.
 
-All SQL runs in a worker thread (`asyncio.to_thread`) so the event loop never blocks.
+All SQL runs in a worker thread (`asyncio.to_thread`, or the caller's own: `add_blocking`) so the
+event loop never blocks.
 """
 
 from __future__ import annotations
@@ -10,8 +11,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, tzinfo
 
-from sqlalchemy import func, update
-from sqlalchemy.engine import Engine
+from sqlalchemy import bindparam, func, insert, update
+from sqlalchemy.engine import Connection, Engine
 from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, select
 
@@ -20,6 +21,20 @@ from core.storage.models import ReplyStats
 from core.storage.rows import affected
 
 Now = Callable[[], datetime]
+
+_U = GuardUsage.__table__  # type: ignore[attr-defined]
+_BUMP = (
+    update(_U)
+    .where(_U.c.person_id == bindparam("b_person"), _U.c.day == bindparam("b_day"))
+    .values(
+        requests=_U.c.requests + 1,
+        prompt_tokens=_U.c.prompt_tokens + bindparam("b_prompt"),
+        completion_tokens=_U.c.completion_tokens + bindparam("b_completion"),
+    )
+)
+"""One request more on a person's day (built once: every answer runs it)."""
+_FIRST = insert(_U)
+"""The day's row, on a person's first request of the day."""
 
 
 @dataclass(frozen=True)
@@ -68,7 +83,11 @@ class UsageStore:
 
     async def add(self, person_id: int, prompt_tokens: int, completion_tokens: int) -> None:
         """Add one request's tokens to today's row for `person_id`."""
-        await asyncio.to_thread(self._add, person_id, self.today(), prompt_tokens, completion_tokens)
+        await asyncio.to_thread(self.add_blocking, person_id, prompt_tokens, completion_tokens)
+
+    def add_blocking(self, person_id: int, prompt_tokens: int, completion_tokens: int) -> None:
+        """`add` for a caller already in a worker thread (it blocks on the database)."""
+        self._add(person_id, self.today(), prompt_tokens, completion_tokens)
 
     async def for_person(self, person_id: int, day: str | None = None) -> UsageFigures:
         """One person's usage on `day` (default today)."""
@@ -98,32 +117,20 @@ class UsageStore:
 
     def _add(self, person_id: int, day: str, prompt: int, completion: int) -> None:
         for _ in range(3):
-            with Session(self._engine) as session:
-                if self._bump(session, person_id, day, prompt, completion):
-                    session.commit()
-                    return
-                row = GuardUsage(person_id=person_id, day=day, requests=1)
-                row.prompt_tokens, row.completion_tokens = prompt, completion
-                session.add(row)
-                try:
-                    session.commit()
-                    return
-                except IntegrityError:  # another writer created the row first: update it instead
-                    session.rollback()
+            try:
+                with self._engine.begin() as connection:
+                    if not self._bump(connection, person_id, day, prompt, completion):
+                        row = {"person_id": person_id, "day": day, "requests": 1}
+                        connection.execute(_FIRST, {**row, "prompt_tokens": prompt, "completion_tokens": completion})
+                return
+            except IntegrityError:  # another writer created the row first (rolled back): update it instead
+                continue
         raise RuntimeError("could not record usage")
 
     @staticmethod
-    def _bump(session: Session, person_id: int, day: str, prompt: int, completion: int) -> bool:
-        stmt = (
-            update(GuardUsage)
-            .where(col(GuardUsage.person_id) == person_id, col(GuardUsage.day) == day)
-            .values(
-                requests=GuardUsage.requests + 1,
-                prompt_tokens=GuardUsage.prompt_tokens + prompt,
-                completion_tokens=GuardUsage.completion_tokens + completion,
-            )
-        )
-        return affected(session.execute(stmt)) > 0
+    def _bump(connection: Connection, person_id: int, day: str, prompt: int, completion: int) -> bool:
+        values = {"b_person": person_id, "b_day": day, "b_prompt": prompt, "b_completion": completion}
+        return affected(connection.execute(_BUMP, values)) > 0
 
     def _sum(self, day: str, person_id: int | None) -> UsageFigures:
         stmt = select(

@@ -10,13 +10,15 @@ from __future__ import annotations
 
 from collections.abc import Collection
 from dataclasses import dataclass
+from typing import Any
 
-from sqlalchemy import Engine, delete
+from sqlalchemy import Engine, Select, bindparam, delete
+from sqlalchemy import select as core_select
 from sqlmodel import Session, col, func, select
 
 from core.memory.quotes import load_quotes
 from core.storage.models import Message
-from core.storage.rows import affected, row_id
+from core.storage.rows import affected, among, row_id
 from core.types import Quote
 
 CONVERSATION_ROLES = ("user", "assistant")
@@ -39,7 +41,8 @@ class Line:
     quoted: tuple[Quote, ...] = ()
 
 
-def _line(m: Message) -> Line:
+def _line(m: Any) -> Line:
+    """A `Message`, or a row of `_LINE`'s columns, as a Line."""
     return Line(
         id=row_id(m.id),
         role=m.role,
@@ -49,6 +52,19 @@ def _line(m: Message) -> Line:
         trace_id=m.trace_id,
         quoted=load_quotes(m.quoted),
     )
+
+
+# The summariser's reads (every fold), built once: their values are bound at execution.
+_M = Message.__table__  # type: ignore[attr-defined]
+_LINE = core_select(_M.c.id, _M.c.role, _M.c.text, _M.c.speaker, _M.c.account, _M.c.trace_id, _M.c.quoted).where(
+    _M.c.chat_key == bindparam("b_chat"),
+    _M.c.id > bindparam("b_after"),
+    among(_M.c.role, CONVERSATION_ROLES),
+    among(_M.c.status, WINDOW_STATUSES),
+)
+_WINDOW = _LINE.order_by(_M.c.id.desc()).limit(bindparam("b_limit"))
+_WINDOW_EXCLUDING = _WINDOW.where(_M.c.trace_id != bindparam("b_exclude"))
+_BETWEEN = _LINE.where(_M.c.id < bindparam("b_before")).order_by(_M.c.id).limit(bindparam("b_limit"))
 
 
 class ChatHistory:
@@ -61,32 +77,21 @@ class ChatHistory:
     def __init__(self, engine: Engine):
         self._engine = engine
 
-    def _conversation(self, chat_key: str, after_id: int):
-        return select(Message).where(
-            Message.chat_key == chat_key,
-            col(Message.id) > after_id,
-            col(Message.role).in_(CONVERSATION_ROLES),
-            col(Message.status).in_(WINDOW_STATUSES),
-        )
-
     def window(self, chat_key: str, *, after_id: int, limit: int, exclude_trace: str = "") -> list[Line]:
         """The last ``limit`` conversation messages newer than ``after_id``, oldest first.
 
         Messages of ``exclude_trace`` (the turn being answered) are left out.
         """
-        query = self._conversation(chat_key, after_id)
-        if exclude_trace:
-            query = query.where(Message.trace_id != exclude_trace)
-        query = query.order_by(col(Message.id).desc()).limit(limit)
-        with Session(self._engine) as s:
-            return [_line(m) for m in s.exec(query)][::-1]
+        values = {"b_chat": chat_key, "b_after": after_id, "b_limit": limit, "b_exclude": exclude_trace}
+        return self._lines(_WINDOW_EXCLUDING if exclude_trace else _WINDOW, values)[::-1]
 
     def between(self, chat_key: str, *, after_id: int, before_id: int, limit: int) -> list[Line]:
         """Up to ``limit`` conversation messages with after_id < id < before_id, oldest first."""
-        query = self._conversation(chat_key, after_id).where(col(Message.id) < before_id)
-        query = query.order_by(col(Message.id)).limit(limit)
-        with Session(self._engine) as s:
-            return [_line(m) for m in s.exec(query)]
+        return self._lines(_BETWEEN, {"b_chat": chat_key, "b_after": after_id, "b_before": before_id, "b_limit": limit})
+
+    def _lines(self, query: Select, values: dict[str, Any]) -> list[Line]:
+        with self._engine.connect() as c:
+            return [_line(row) for row in c.execute(query, values)]
 
     def user_text(self, chat_key: str, trace_id: str) -> str | None:
         """The user message of ``trace_id`` in this chat (None when none is stored)."""

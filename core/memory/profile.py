@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import structlog
-from sqlalchemy import Engine, update
+from sqlalchemy import Engine, bindparam, update
 from sqlalchemy.orm import aliased
 from sqlmodel import Session, col, select
 
@@ -128,6 +128,25 @@ def merge_profile(old: dict[str, Any], new: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
+_P = Profile.__table__  # type: ignore[attr-defined]
+_ADVANCE = (
+    update(_P)
+    .where(
+        _P.c.person_id == bindparam("b_person"),
+        _P.c.extracted_upto == bindparam("b_upto"),
+        _P.c.data == bindparam("b_stored"),
+    )
+    .returning(_P.c.person_id)
+)
+"""A batch's merge and mark, when the row is still as the batch read it (built once)."""
+
+
+@functools.cache
+def _first(dialect: str) -> Any:
+    """The person's first profile row, unless another extraction wrote one first (built once per dialect)."""
+    return conflict_insert(dialect)(_P).on_conflict_do_nothing().returning(_P.c.person_id)
+
+
 class ProfileStore:
     """Profiles by person id (SQL in worker threads).
 
@@ -199,21 +218,14 @@ class ProfileStore:
         merged = merge_profile(old, found)
         data, upto = json.dumps(merged, ensure_ascii=False), batch.exchanges[-1].question_id
 
+        values = {"data": data, "extracted_upto": upto, "updated_at": utcnow()}
+
         def run() -> bool:
-            with Session(self._engine) as s:
+            with self._engine.begin() as c:
                 if batch.stored:
-                    p = (col(Profile.person_id) == person_id, col(Profile.extracted_upto) == batch.upto)
-                    mine = (*p, col(Profile.data) == batch.stored)
-                    values = {"data": data, "extracted_upto": upto, "updated_at": utcnow()}
-                    statement: Any = update(Profile).where(*mine).values(values)
-                else:
-                    values = {"person_id": person_id, "data": data, "extracted_upto": upto, "updated_at": utcnow()}
-                    statement = (
-                        conflict_insert(s.get_bind().dialect.name)(Profile).values(values).on_conflict_do_nothing()
-                    )
-                done = s.execute(statement.returning(col(Profile.person_id))).first() is not None
-                s.commit()
-                return done
+                    mine = {"b_person": person_id, "b_upto": batch.upto, "b_stored": batch.stored}
+                    return c.execute(_ADVANCE, values | mine).first() is not None
+                return c.execute(_first(c.dialect.name), values | {"person_id": person_id}).first() is not None
 
         if await asyncio.to_thread(run):
             return merged

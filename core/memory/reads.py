@@ -14,7 +14,7 @@ from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import DateTime, Engine, Integer, String, Text, bindparam, cast, func, literal, null, union_all
-from sqlmodel import Session, col, select
+from sqlmodel import col, select
 
 from core.memory.history import CONVERSATION_ROLES, WINDOW_STATUSES, Line
 from core.memory.models import ChatMemory, Fact, Profile
@@ -22,6 +22,7 @@ from core.memory.profile import Batch, Exchange, unextracted
 from core.memory.quotes import load_quotes
 from core.memory.summary import ChatState
 from core.storage.models import Message
+from core.storage.rows import among
 
 
 @dataclass(frozen=True)
@@ -79,8 +80,8 @@ def _query(*, limit: int, exclude: bool, in_group: bool, unextracted_limit: int)
     window = select(Message).where(
         Message.chat_key == chat_key,
         col(Message.id) > func.coalesce(start, 0),
-        col(Message.role).in_(CONVERSATION_ROLES),
-        col(Message.status).in_(WINDOW_STATUSES),
+        among(col(Message.role), CONVERSATION_ROLES),
+        among(col(Message.status), WINDOW_STATUSES),
     )
     if exclude:
         window = window.where(Message.trace_id != bindparam("exclude_trace", type_=String))
@@ -130,35 +131,36 @@ def read_turn(
     waiting: list[Exchange] = []
     query = _query(limit=limit, exclude=bool(exclude_trace), in_group=in_group, unextracted_limit=unextracted_limit)
     params = {"chat_key": chat_key, "person_id": person_id, "exclude_trace": exclude_trace}
-    with Session(engine) as s:
-        rows = s.execute(query, params).all()
-    for r in rows:
-        if r.kind == "s":
-            state = ChatState(r.t1 or "", r.n1 or 0, r.n2 or 0)
-        elif r.kind == "p":
-            profile, upto = r.t1 or "", r.n1 or 0
-        elif r.kind == "u":
-            waiting.append(Exchange(r.n1, r.t1, r.t3 or "", r.t2 or ""))
-        elif r.kind == "f":
-            facts.append(_fact(r, person_id))
+    with engine.connect() as c:
+        rows = c.execute(query, params).all()
+    for kind, n1, n2, t1, t2, t3, t4, t5, t6, t7, at in rows:  # unpacked: a Row's named access costs more
+        if kind == "s":
+            state = ChatState(t1 or "", n1 or 0, n2 or 0)
+        elif kind == "p":
+            profile, upto = t1 or "", n1 or 0
+        elif kind == "u":
+            waiting.append(Exchange(n1, t1, t3 or "", t2 or ""))
+        elif kind == "f":
+            facts.append(_fact(person_id, n1, t1, t2, t3, t4, t5, t6, t7, at))
         else:
-            lines.append(Line(r.n1, r.t2, r.t1, r.t3 or "", r.t4 or "", r.t5 or "", load_quotes(r.t6)))
+            lines.append(Line(n1, t2, t1, t3 or "", t4 or "", t5 or "", load_quotes(t6)))
     lines.sort(key=lambda line: line.id)
     facts.sort(key=lambda fact: fact.id or 0)
     waiting.sort(key=lambda exchange: exchange.question_id)
     return TurnReads(state, lines, facts, profile, Batch(profile, upto, waiting))
 
 
-def _fact(r: Any, person_id: int) -> Fact:
+def _fact(person_id: int, n1: Any, *texts: Any) -> Fact:
+    text, scope, platform, account, chat_key, embedding, model, at = texts
     return Fact(
-        id=r.n1,
+        id=n1,
         person_id=person_id,
-        text=r.t1,
-        scope=r.t2,
-        platform=r.t3 or "",
-        account=r.t4 or "",
-        chat_key=r.t5 or "",
-        embedding=r.t6 or "[]",
-        model=r.t7 or "",
-        created_at=r.at,
+        text=text,
+        scope=scope,
+        platform=platform or "",
+        account=account or "",
+        chat_key=chat_key or "",
+        embedding=embedding or "[]",
+        model=model or "",
+        created_at=at,
     )

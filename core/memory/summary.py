@@ -15,7 +15,8 @@ import asyncio
 from dataclasses import dataclass
 
 import structlog
-from sqlalchemy import Engine
+from sqlalchemy import Engine, bindparam, insert, select
+from sqlalchemy.exc import IntegrityError
 from sqlmodel import Session, col, update
 
 from core.llm.types import LLM
@@ -24,6 +25,8 @@ from core.memory.history import ChatHistory, Line
 from core.memory.models import ChatMemory, utcnow
 from core.prompts import TaskPrompt
 from core.storage.conflict import begin_write, retry_on_conflict
+from core.storage.guard import fit_values
+from core.storage.rows import affected
 from core.types import Quote
 
 log = structlog.get_logger(__name__)
@@ -43,6 +46,17 @@ class ChatState:
         return max(self.summarized_upto, self.window_start)
 
 
+_CM = ChatMemory.__table__  # type: ignore[attr-defined]
+_STATE = select(_CM.c.summary, _CM.c.summarized_upto, _CM.c.window_start).where(_CM.c.chat_key == bindparam("b_chat"))
+"""A chat's summary state (read at every fold), built once."""
+_SAVE = update(_CM).where(
+    _CM.c.chat_key == bindparam("b_chat"),
+    _CM.c.summarized_upto == bindparam("b_upto"),
+    _CM.c.window_start == bindparam("b_start"),
+)
+"""A fold's new summary, if the marks are still those it read (values bound at execution)."""
+
+
 class ChatMemoryStore:
     """ChatMemory rows (sync methods; callers use worker threads).
 
@@ -54,25 +68,28 @@ class ChatMemoryStore:
         self._engine = engine
 
     def get(self, chat_key: str) -> ChatState:
-        with Session(self._engine) as s:
-            row = s.get(ChatMemory, chat_key)
-            return ChatState(row.summary, row.summarized_upto, row.window_start) if row else ChatState()
+        with self._engine.connect() as c:
+            row = c.execute(_STATE, {"b_chat": chat_key}).first()
+        return ChatState(row.summary, row.summarized_upto, row.window_start) if row else ChatState()
 
     def save_summary(self, chat_key: str, summary: str, upto: int, expected: ChatState) -> bool:
-        """Store a new summary unless the state changed meanwhile (e.g. a /reset); True if stored."""
+        """Store a new summary unless the state changed meanwhile (e.g. a /reset); True if stored.
 
-        def run() -> bool:
-            with Session(self._engine) as s:
-                begin_write(s)
-                row = s.get(ChatMemory, chat_key, with_for_update=True) or ChatMemory(chat_key=chat_key)
-                if (row.summarized_upto, row.window_start) != (expected.summarized_upto, expected.window_start):
+        One compare-and-set statement: UPDATE … WHERE the marks are the ones read; when that finds no
+        row and the state read was a chat's first (no row then), the row is inserted, unless another
+        writer made it first (then the state changed: nothing is stored)."""
+        values = fit_values(_CM, {"summary": summary, "summarized_upto": upto, "updated_at": utcnow()})
+        marks = {"b_chat": chat_key, "b_upto": expected.summarized_upto, "b_start": expected.window_start}
+        try:
+            with self._engine.begin() as c:
+                if affected(c.execute(_SAVE, values | marks)) == 1:
+                    return True
+                if (expected.summarized_upto, expected.window_start) != (0, 0):  # the row read moved on
                     return False
-                row.summary, row.summarized_upto, row.updated_at = summary, upto, utcnow()
-                s.add(row)
-                s.commit()
+                c.execute(insert(_CM), values | {"chat_key": chat_key, "window_start": 0})
                 return True
-
-        return retry_on_conflict(run, chat=chat_key)
+        except IntegrityError:  # another writer made the chat's row meanwhile (rolled back)
+            return False
 
     def reset(self, chat_key: str, upto: int) -> ChatState:
         """Hide every message up to ``upto`` from window and summary; returns the state before."""

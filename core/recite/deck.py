@@ -126,7 +126,7 @@ class Recitation:
         return CommandResult("\n".join([*lead, body]), extra=extra)
 
     # ---------------------------------------------------------------- the answer
-    def awaited(self, chat_key: str, person_id: Any) -> Any:
+    def awaited(self, chat_key: Any, person_id: Any) -> Any:
         """The person has an open card in this chat (`AwaitedAnswers`): an EXISTS on `recite_open`."""
         return self.store.open_exists(chat_key, person_id)
 

@@ -129,8 +129,8 @@ class ReciteStore(_Repo):
 
         return await self._run(run)
 
-    def open_exists(self, chat_key: str, person_id: Any) -> Any:
-        """An SQL EXISTS: the person (an id or a column) has an open card in this chat."""
+    def open_exists(self, chat_key: Any, person_id: Any) -> Any:
+        """An SQL EXISTS: the person (an id or a column) has an open card in this chat (a key or a bound parameter)."""
         return exists().where(col(ReciteOpen.chat_key) == chat_key, col(ReciteOpen.person_id) == person_id)
 
     async def take_open(self, chat_key: str, person_id: int) -> ReciteOpen | None:

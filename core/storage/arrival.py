@@ -5,25 +5,28 @@ whether a part awaits this person's answer in this chat (core/recite's open card
 one SELECT, read fresh for every message, so no process keeps an old person after `/link` in
 another, an old setting, or misses a card another process opened. On first sight the person,
 account or chat is created (a few statements more, once). The chat's settings read here also
-refresh `ChatSettingsRepo`'s cache for the reads that go through it.
+refresh `ChatSettingsRepo`'s cache for the reads that go through it. The SELECT is a Core statement
+built once (per awaiting part), its values bound at execution: no ORM rows are made for it.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import asyncio
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-from sqlalchemy import and_, literal, select
-from sqlmodel import Session, col
+from sqlalchemy import Row, Select, String, and_, bindparam, literal, select
+from sqlmodel import Session
 
 from core.storage.base import _Repo
-from core.storage.chat_settings import ChatSettings, ChatSettingsRepo, _create_chat, _seen
-from core.storage.models import Account, Chat, ChatSettingsRow
+from core.storage.chat_settings import ChatSettings, ChatSettingsRepo, ChatSettingsRow, _create_chat, _settings
+from core.storage.models import Account, Chat
 
-AwaitedProbe = Callable[[str, Any], Any]
+AwaitedProbe = Callable[[Any, Any], Any]
 """(chat key, the person id column) → an SQL condition, true when an answer is awaited from that
-person in that chat (`AwaitedAnswers.awaited`, core/ports.py)."""
+person in that chat (`AwaitedAnswers.awaited`, core/ports.py). The chat key it is given may be a
+bound parameter (the statement is built once per probe)."""
 
 
 class Resolve(Protocol):
@@ -41,6 +44,37 @@ class Arrival:
     awaited: bool = False
 
 
+_A = Account.__table__  # type: ignore[attr-defined]
+_C = Chat.__table__  # type: ignore[attr-defined]
+_S = ChatSettingsRow.__table__  # type: ignore[attr-defined]
+_SETTINGS = ("script", "daily_time", "daily_zone", "digest", "books", "model", "updated_at", "quiz_time", "quiz_zone")
+
+
+def _query(awaited: AwaitedProbe | None) -> Select:
+    """The arrival's one SELECT, its values bound at execution (`b_platform`, `b_user`, `b_chat`): the
+    account's person and name, the chat's row and its settings (columns named as `_settings` reads
+    them), and whether an answer is awaited; one row, whatever exists."""
+    chat_key = bindparam("b_chat", type_=String)
+    mine = and_(_A.c.platform == bindparam("b_platform"), _A.c.platform_user_id == bindparam("b_user"))
+    waiting = awaited(chat_key, _A.c.person_id) if awaited is not None else literal(False)
+    return (
+        select(
+            _A.c.person_id.label("a_person"),
+            _A.c.display_name.label("a_name"),
+            _C.c.key.label("c_key"),
+            _C.c.is_group,
+            _C.c.skill,
+            _S.c.chat_key.label("s_key"),
+            *(_S.c[name] for name in _SETTINGS),
+            waiting.label("awaited"),
+        )
+        .select_from(select(literal(1).label("one")).subquery())
+        .outerjoin(_A, mine)
+        .outerjoin(_C, _C.c.key == chat_key)
+        .outerjoin(_S, _S.c.chat_key == chat_key)
+    )
+
+
 class ArrivalRepo(_Repo):
     """The one read every message starts with (module docstring).
 
@@ -54,6 +88,7 @@ class ArrivalRepo(_Repo):
         super().__init__(engine, lock)
         self._resolve = resolve
         self._settings = settings
+        self._queries: dict[Hashable, Select] = {}  # per probe (a bound method: equal for the same object)
 
     async def arrive(
         self,
@@ -66,28 +101,27 @@ class ArrivalRepo(_Repo):
     ) -> Arrival:
         """The person (created on first sight, display name kept current), the chat's settings (its
         row created on first sight) and, with `awaited`, whether an answer is awaited."""
+        query = self._queries.get(awaited)
+        if query is None:
+            query = self._queries[awaited] = _query(awaited)
+        params = {"b_platform": platform, "b_user": user_id, "b_chat": chat_key}
 
-        def run(s: Session) -> Arrival:
-            anchor = select(literal(1).label("one")).subquery()
-            mine = and_(col(Account.platform) == platform, col(Account.platform_user_id) == user_id)
-            waiting = awaited(chat_key, Account.person_id) if awaited is not None else literal(False)
-            query = (
-                select(Account, Chat, ChatSettingsRow, waiting.label("awaited"))
-                .select_from(anchor)
-                .outerjoin(Account, mine)
-                .outerjoin(Chat, col(Chat.key) == chat_key)
-                .outerjoin(ChatSettingsRow, col(ChatSettingsRow.chat_key) == chat_key)
-            )
-            account, chat, row, waits = s.execute(query).one()
-            if account is None or (user_name and account.display_name != user_name):
-                person_id = self._resolve(s, platform, user_id, user_name, read=account is not None)
-            else:
-                person_id = account.person_id
-            if chat is None:
-                chat = _create_chat(s, chat_key, platform, is_group)
-            settings, _ = _seen(chat_key, chat, row)
-            return Arrival(person_id, settings, bool(waits) and account is not None)
+        def first_sight(s: Session, r: Row, renamed: bool) -> tuple[int, Chat | None]:
+            """The person of a new or renamed account, and the chat's new row when it had none."""
+            person_id = r.a_person
+            if renamed:
+                person_id = self._resolve(s, platform, user_id, user_name, read=r.a_person is not None)
+            return person_id, _create_chat(s, chat_key, platform, is_group) if r.c_key is None else None
 
-        arrival = await self._run(run)
+        def run() -> Arrival:
+            r = self._in_transaction(lambda c: c.execute(query, params).one())
+            renamed = r.a_person is None or bool(user_name and r.a_name != user_name)
+            person_id, created = r.a_person, None
+            if renamed or r.c_key is None:  # first sight (a few statements more, once)
+                person_id, created = self._in_session(lambda s: first_sight(s, r, renamed))
+            settings = _settings(created if created is not None else r, r if r.s_key is not None else None, chat_key)
+            return Arrival(person_id, settings, bool(r.awaited) and r.a_person is not None)
+
+        arrival = await asyncio.to_thread(run)
         self._settings.remember(arrival.chat)
         return arrival

@@ -1,4 +1,5 @@
-"""The base of every repository: an engine and a fresh session per call, off the event loop."""
+"""The base of every repository: an engine and a fresh session (or, for the statements every message
+runs, a bare connection in one transaction) per call, off the event loop."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from collections.abc import Callable
 from contextlib import nullcontext
 from typing import Any, TypeVar
 
-from sqlalchemy import Engine
+from sqlalchemy import Connection, Engine
 from sqlalchemy.pool import StaticPool
 from sqlmodel import Session
 
@@ -34,6 +35,15 @@ class _Repo:
     def _in_session(self, fn: Callable[[Session], T]) -> T:
         with self._lock, Session(self._engine, expire_on_commit=False) as session:
             return fn(session)
+
+    async def _run_core(self, fn: Callable[[Connection], T]) -> T:
+        """`fn` on a connection in one transaction (committed when it returns, rolled back when it
+        raises), off the event loop: for prepared Core statements, with no ORM session around them."""
+        return await asyncio.to_thread(self._in_transaction, fn)
+
+    def _in_transaction(self, fn: Callable[[Connection], T]) -> T:
+        with self._lock, self._engine.begin() as connection:
+            return fn(connection)
 
 
 def shares_one_connection(engine: Engine) -> bool:

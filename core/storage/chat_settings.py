@@ -19,7 +19,7 @@ from collections.abc import Callable, Collection
 from dataclasses import dataclass
 from datetime import datetime
 from datetime import time as clock_time
-from typing import Literal, cast
+from typing import Literal, Protocol, cast
 
 import structlog
 from sqlalchemy.exc import IntegrityError
@@ -121,7 +121,28 @@ class SettingChange:
         return self.old != self.new
 
 
-def _settings(chat: Chat | None, row: ChatSettingsRow | None, chat_key: str) -> ChatSettings:
+class ChatFields(Protocol):
+    """What settings read of a chat's row (a `Chat`, or a row of a Core read with these columns)."""
+
+    is_group: bool
+    skill: str | None
+
+
+class SettingsFields(Protocol):
+    """What settings read of a chat's settings row (a `ChatSettingsRow`, or a Core row with these columns)."""
+
+    script: str | None
+    daily_time: str | None
+    daily_zone: str | None
+    digest: bool
+    books: str | None
+    model: str | None
+    updated_at: datetime
+    quiz_time: str | None
+    quiz_zone: str | None
+
+
+def _settings(chat: ChatFields | None, row: SettingsFields | None, chat_key: str) -> ChatSettings:
     daily = None
     if row is not None and row.daily_time:
         hh, mm = row.daily_time.split(":")

@@ -15,13 +15,16 @@ from __future__ import annotations
 
 import json
 from collections.abc import Collection, Sequence
+from functools import cache
 from typing import Any
 
+from sqlalchemy import Connection
 from sqlmodel import Session, col, select
 
 from core.events import Citation
 from core.storage.base import UPSERT_DIALECTS, _Repo, conflict_insert
 from core.storage.models import ReplyCitations
+from core.storage.rows import dialect_of
 
 Footnote = dict[str, Any]
 """One footnote as stored and as the web API returns it: ``{"n": 1, "id": "lunyu:3.22", "ref": "…"}``."""
@@ -32,19 +35,30 @@ def footnotes(citations: Sequence[Citation]) -> list[Footnote]:
     return [{"n": c.n, "id": c.id, "ref": c.ref} for c in citations]
 
 
-def keep(s: Session, chat_key: str, trace_id: str, citations: Sequence[Citation]) -> None:
+def keep(s: Session | Connection, chat_key: str, trace_id: str, citations: Sequence[Citation]) -> None:
     """Store (or replace) the footnotes of reply ``trace_id`` in ``s``; the caller commits.
 
-    One statement on SQLite and PostgreSQL (an upsert); elsewhere a read, then an insert or update.
+    One statement on SQLite and PostgreSQL (an upsert, built once per dialect); elsewhere (a session
+    only) a read, then an insert or update.
     """
     data = json.dumps(footnotes(citations), ensure_ascii=False)
-    dialect = s.get_bind().dialect.name
+    dialect = dialect_of(s)
     if dialect not in UPSERT_DIALECTS:
+        if not isinstance(s, Session):
+            raise TypeError(f"footnotes on {dialect} are kept through a session")
         s.merge(ReplyCitations(trace_id=trace_id, chat_key=chat_key, data=data))
         return
-    values = {"trace_id": trace_id, "chat_key": chat_key, "data": data}
-    statement = conflict_insert(dialect)(ReplyCitations).values(values)
-    s.execute(statement.on_conflict_do_update(index_elements=["trace_id"], set_={"chat_key": chat_key, "data": data}))
+    s.execute(_upsert(dialect), {"trace_id": trace_id, "chat_key": chat_key, "data": data})
+
+
+@cache
+def _upsert(dialect: str) -> Any:
+    """INSERT … ON CONFLICT (trace_id) DO UPDATE of a reply's footnotes, its values bound at execution."""
+    statement = conflict_insert(dialect)(ReplyCitations.__table__)  # type: ignore[attr-defined]
+    new = statement.excluded
+    return statement.on_conflict_do_update(
+        index_elements=["trace_id"], set_={"chat_key": new.chat_key, "data": new.data}
+    )
 
 
 def of(s: Session, trace_ids: Collection[str]) -> dict[str, list[Footnote]]:

@@ -8,8 +8,11 @@ the table and column, never the value). Unbounded text columns are only cleaned 
 
 from __future__ import annotations
 
+from functools import cache
+from typing import Any
+
 import structlog
-from sqlalchemy import String, TypeDecorator, event
+from sqlalchemy import String, Table, TypeDecorator, event
 from sqlalchemy.orm import Mapper
 
 log = structlog.get_logger(__name__)
@@ -31,20 +34,10 @@ def _fit_row(_mapper, _connection, target) -> None:
     table = getattr(target, "__table__", None)
     if table is None:
         return
-    for column in table.columns:
-        kind = column.type.impl if isinstance(column.type, TypeDecorator) else column.type  # sqlmodel's AutoString
-        if not isinstance(kind, String):
-            continue
-        value = getattr(target, column.key, None)
-        if not isinstance(value, str):
-            continue
-        fitted = clean(value, kind.length)
-        if fitted != value:
-            if kind.length is not None and len(value) > kind.length:
-                log.warning(
-                    "storage_value_truncated", table=table.name, column=column.key, length=len(value), limit=kind.length
-                )
-            setattr(target, column.key, fitted)
+    for name, limit in _strings(table):
+        value = getattr(target, name, None)
+        if isinstance(value, str) and (fitted := _fitted(table, name, value, limit)) is not value:
+            setattr(target, name, fitted)
 
 
 def fit_row(target: object) -> None:
@@ -52,7 +45,36 @@ def fit_row(target: object) -> None:
     _fit_row(None, None, target)
 
 
+def fit_values(table: Table, values: dict[str, Any]) -> dict[str, Any]:
+    """The same cleaning for a Core INSERT's values (column name → value) into `table`, in place."""
+    for name, limit in _strings(table):
+        value = values.get(name)
+        if isinstance(value, str):
+            values[name] = _fitted(table, name, value, limit)
+    return values
+
+
+@cache
+def _strings(table: Table) -> tuple[tuple[str, int | None], ...]:
+    """The string columns of `table` and their lengths (None: unbounded), looked up once per table."""
+    out = []
+    for column in table.columns:
+        kind = column.type.impl if isinstance(column.type, TypeDecorator) else column.type  # sqlmodel's AutoString
+        if isinstance(kind, String):
+            out.append((column.key, kind.length))
+    return tuple(out)
+
+
+def _fitted(table: Table, name: str, value: str, limit: int | None) -> str:
+    """`value` itself when it fits, else its cleaned copy (a cut is logged, never the value)."""
+    if NUL not in value and (limit is None or len(value) <= limit):
+        return value
+    if limit is not None and len(value) > limit:
+        log.warning("storage_value_truncated", table=table.name, column=name, length=len(value), limit=limit)
+    return clean(value, limit)
+
+
 event.listen(Mapper, "before_insert", _fit_row)  # every mapped class: all tables are SQLModel ones
 event.listen(Mapper, "before_update", _fit_row)
 
-__all__ = ["clean", "fit_row"]
+__all__ = ["clean", "fit_row", "fit_values"]

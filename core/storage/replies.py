@@ -12,21 +12,40 @@ user turn followed by the next one.
 
 from __future__ import annotations
 
-from collections.abc import Collection, Sequence
+import asyncio
+from collections.abc import Callable, Collection, Sequence
 from dataclasses import dataclass
 from datetime import datetime
+from functools import cache
+from typing import Any
 
-from sqlalchemy import delete, func, insert, or_, update
+from sqlalchemy import Connection, bindparam, delete, func, insert, or_, update
 from sqlmodel import Session, col, select
 
 from core.events import Citation
 from core.shown_in import ShownIn
 from core.storage import citations as footnotes
 from core.storage.base import UPSERT_DIALECTS, _Repo, conflict_insert
-from core.storage.guard import fit_row
+from core.storage.guard import fit_values
 from core.storage.models import Message, ReplyPart, ReplyStats, utcnow
-from core.storage.rows import affected, row_id
+from core.storage.rows import affected, among, dialect_of, row_id
 from core.storage.status import INTERRUPTED, STREAMING
+
+# The statements every reply runs, built once (SQLAlchemy compiles each once per engine and reuses it);
+# the columns they SET are the keys of the values they are executed with.
+_M = Message.__table__  # type: ignore[attr-defined]
+_FINISH = (
+    update(_M)
+    .where(_M.c.trace_id == bindparam("b_trace"), _M.c.role == "assistant", _M.c.status == STREAMING)
+    .returning(_M.c.id)
+)
+"""The started row, still "streaming", gets its text, level and status."""
+_CONFIRM = update(_M).where(
+    _M.c.trace_id == bindparam("b_trace"),
+    _M.c.role == "assistant",
+    among(_M.c.status, [STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
+)
+"""The finished row gets its final status once delivered."""
 
 
 @dataclass(frozen=True)
@@ -52,20 +71,21 @@ class Interrupted:
         return cls(row.chat_key, row.trace_id, shown)
 
 
-def started_reply(chat_key: str, trace_id: str) -> Message:
-    """A reply's row as it starts: no text yet, "streaming" (stored with its question: `MessageRepo.add`)."""
-    return Message(chat_key=chat_key, role="assistant", text="", status=STREAMING, trace_id=trace_id)
+_COLUMNS = tuple(c.name for c in _M.columns if c.name != "id")
+_WITH_REPLY = insert(_M).returning(_M.c.id)
+"""A question and its reply's started row: executed with both rows' values, it is one INSERT of two
+rows on SQLite and PostgreSQL (SQLAlchemy's "insertmanyvalues"; a multi-row `values()` is compiled anew
+every time)."""
 
 
-def with_reply(s: Session, question: Message) -> int:
-    """Store a question with its reply's started row, one INSERT for both; the question's id."""
-    rows = [question, started_reply(question.chat_key, question.trace_id)]
-    columns = [c.name for c in Message.__table__.columns if c.name != "id"]  # type: ignore[attr-defined]
-    for row in rows:
-        fit_row(row)  # the ORM's NUL and length guard, for a Core INSERT
-    values = [{name: getattr(row, name) for name in columns} for row in rows]
-    ids = s.execute(insert(Message).values(values).returning(col(Message.id))).scalars().all()
-    s.commit()
+def with_reply(c: Connection, question: dict[str, Any]) -> int:
+    """Store a question (chat_key, role, text, person_id, account, speaker, level, status, trace_id,
+    quoted) with its reply's started row (no text yet, "streaming"), one INSERT; the question's id."""
+    asked = fit_values(_M, {**question, "created_at": utcnow(), "heartbeat_at": None, "shown_in": None})
+    reply = dict.fromkeys(_COLUMNS, None) | {"chat_key": asked["chat_key"], "trace_id": asked["trace_id"]}
+    reply |= {"account": "", "speaker": "", "role": "assistant", "text": "", "status": STREAMING}
+    reply["created_at"] = asked["created_at"]
+    ids = c.execute(_WITH_REPLY, [asked, reply]).scalars().all()
     return row_id(min(ids))  # the rows are inserted in order: the question's id is the smaller
 
 
@@ -106,26 +126,21 @@ class ReplyRepo(_Repo):
         citations: Sequence[Citation] = (),
         *,
         stats: ReplyStats | None = None,
+        then: Callable[[], None] | None = None,
     ) -> int:
         """Give the started row its text, level and status (and its footnotes and its figures for the
         operator console, `reply_stats`, in the same transaction: core/storage/citations.py,
-        core/storage/operators.py); insert the row when none was started.
+        core/storage/operators.py); insert the row when none was started. `then` (a blocking call
+        that never raises: the person's usage) runs in the same worker thread once it is stored.
 
         A row another process closed as "interrupted" while this reply was still running (two
         processes on one SQLite file, e.g. `fuzi chat` beside the bot) is revived, question included.
         """
 
-        def store(s: Session) -> int:
-            done = s.execute(  # the ordinary case, one statement: the started row, still "streaming"
-                update(Message)
-                .where(
-                    col(Message.trace_id) == trace_id,
-                    col(Message.role) == "assistant",
-                    col(Message.status) == STREAMING,
-                )
-                .values(text=text, level=level, status=status)
-                .returning(col(Message.id))
-            ).first()
+        values = {"b_trace": trace_id, "text": text, "level": level, "status": status}
+
+        def store(s: Session) -> int:  # the general case (any dialect, a revived or missing row)
+            done = s.execute(_FINISH, values).first()
             kept = done[0] if done is not None else _revived(s, chat_key, trace_id, text, level, status)
             if citations:
                 footnotes.keep(s, chat_key, trace_id, citations)
@@ -134,7 +149,25 @@ class ReplyRepo(_Repo):
             s.commit()
             return kept
 
-        return await self._run(store)
+        def ordinary(c: Connection) -> int | None:  # one UPDATE (and the upserts) on a bare connection
+            done = c.execute(_FINISH, values).first()
+            if done is None:
+                return None  # nothing written: the general case below
+            if citations:
+                footnotes.keep(c, chat_key, trace_id, citations)
+            if stats is not None:
+                _keep_stats(c, stats)
+            return int(done[0])
+
+        def run() -> int:
+            kept = self._in_transaction(ordinary) if self._engine.dialect.name in UPSERT_DIALECTS else None
+            if kept is None:
+                kept = self._in_session(store)
+            if then is not None:
+                then()
+            return kept
+
+        return await asyncio.to_thread(run)
 
     async def heartbeat(self, trace_ids: Collection[str]) -> int:
         """Note that this process is still running these replies (their rows are not stale)."""
@@ -161,22 +194,8 @@ class ReplyRepo(_Repo):
     async def confirm(self, trace_id: str, status: str) -> int:
         """The final text reached the person: the finished row gets its final status ("ok", "blocked")."""
 
-        def change(s: Session) -> int:
-            count = affected(
-                s.execute(
-                    update(Message)
-                    .where(
-                        col(Message.trace_id) == trace_id,
-                        col(Message.role) == "assistant",
-                        col(Message.status).in_([STREAMING, INTERRUPTED]),  # a sweep took it for dead: it was not
-                    )
-                    .values(status=status)
-                )
-            )
-            s.commit()
-            return count
-
-        return await self._run(change)
+        values = {"b_trace": trace_id, "status": status}
+        return await self._run_core(lambda c: affected(c.execute(_CONFIRM, values)))
 
     async def close_stale(self, silent_since: datetime, platforms: Collection[str]) -> list[Interrupted]:
         """Close the replies on `platforms` whose owner stopped renewing them before `silent_since`
@@ -237,14 +256,23 @@ def _keep_part(s: Session, key: str, trace_id: str, part: int) -> None:
     s.execute(statement.on_conflict_do_update(index_elements=["shown_in"], set_={"trace_id": trace_id, "part": part}))
 
 
-def _keep_stats(s: Session, stats: ReplyStats) -> None:
+def _keep_stats(s: Session | Connection, stats: ReplyStats) -> None:
     """The answer's figures (`reply_stats`), one INSERT; a second finish of the same trace keeps the first."""
-    dialect = s.get_bind().dialect.name
+    dialect = dialect_of(s)
     if dialect not in UPSERT_DIALECTS:
+        if not isinstance(s, Session):
+            raise TypeError(f"reply figures on {dialect} are kept through a session")
         s.merge(stats)
         return
     values = {c.name: getattr(stats, c.name) for c in ReplyStats.__table__.columns}  # type: ignore[attr-defined]
-    s.execute(conflict_insert(dialect)(ReplyStats).values(values).on_conflict_do_nothing(index_elements=["trace_id"]))
+    s.execute(_stats_insert(dialect), values)
+
+
+@cache
+def _stats_insert(dialect: str) -> Any:
+    """INSERT … ON CONFLICT (trace_id) DO NOTHING of an answer's figures, its values bound at execution."""
+    table = ReplyStats.__table__  # type: ignore[attr-defined]
+    return conflict_insert(dialect)(table).on_conflict_do_nothing(index_elements=["trace_id"])
 
 
 def _claim(s: Session, row_id: int | None) -> bool:

@@ -6,14 +6,15 @@ Rows come back detached (safe to read after the session closed); callers never s
 from __future__ import annotations
 
 import asyncio
+import random
 import threading
 from collections.abc import Awaitable, Callable, Collection
+from typing import Any
 
 import structlog
 from sqlalchemy import Engine, delete, update
 from sqlalchemy.exc import IntegrityError, OperationalError
 from sqlmodel import Session, col, func, select
-from tenacity import AsyncRetrying, RetryCallState, retry_if_exception, stop_after_attempt, wait_random_exponential
 
 from core.storage.arrival import ArrivalRepo
 from core.storage.base import T, _Repo, shares_one_connection
@@ -81,30 +82,23 @@ class LockRetry:
         self.wait_max_s = wait_max_s
 
     async def run(self, fn: Callable[[], Awaitable[T]], **log_ids: object) -> T:
-        """Await `fn()` until it succeeds, raising `StorageBusyError` when the lock outlasts the bound."""
-        retrying = AsyncRetrying(
-            retry=retry_if_exception(is_locked),
-            stop=stop_after_attempt(self.attempts),
-            wait=wait_random_exponential(multiplier=self.wait_initial_s, max=self.wait_max_s),
-            before_sleep=lambda state: _log_locked(state, log_ids),
-            reraise=True,
-        )
+        """Await `fn()` until it succeeds, raising `StorageBusyError` when the lock outlasts the bound.
 
-        async def attempt() -> T:  # a coroutine function, so tenacity awaits each try
-            return await fn()
-
-        try:
-            return await retrying(attempt)
-        except OperationalError as exc:
-            if not is_locked(exc):
-                raise
-            log.error("storage_locked_gave_up", attempts=self.attempts, **log_ids)
-            raise StorageBusyError(f"database still locked after {self.attempts} attempts") from exc
-
-
-def _log_locked(state: RetryCallState, log_ids: dict) -> None:
-    wait = state.next_action.sleep if state.next_action else 0.0
-    log.warning("storage_locked_retry", attempt=state.attempt_number, wait_s=round(wait, 3), **log_ids)
+        Try n waits a random time up to ``min(wait_max_s, wait_initial_s * 2 ** (n - 1))`` before the next.
+        """
+        for attempt in range(1, self.attempts + 1):
+            try:
+                return await fn()
+            except OperationalError as exc:
+                if not is_locked(exc):
+                    raise
+                if attempt == self.attempts:
+                    log.error("storage_locked_gave_up", attempts=self.attempts, **log_ids)
+                    raise StorageBusyError(f"database still locked after {self.attempts} attempts") from exc
+                wait = random.uniform(0, min(self.wait_max_s, self.wait_initial_s * 2 ** (attempt - 1)))
+                log.warning("storage_locked_retry", attempt=attempt, wait_s=round(wait, 3), **log_ids)
+                await asyncio.sleep(wait)
+        raise AssertionError("unreachable: the last attempt returns or raises")
 
 
 class IdentityRepo(_Repo):
@@ -268,7 +262,7 @@ class MessageRepo(_Repo):
         """Store one message and return its id; a refused user message is stored clipped (`clip_refused`).
 
         `quoted`: the screened quotes of a question as JSON (core/memory/quotes.py `dump_quotes`), in the same row.
-        `reply`: the question is answered now: its reply's started row (`replies.started_reply`) goes in the same INSERT.
+        `reply`: the question is answered now: its reply's started row goes in the same INSERT (`replies.with_reply`).
 
         Raises:
             StorageBusyError: the database stayed locked through every retry of `lock_retry`.
@@ -277,25 +271,20 @@ class MessageRepo(_Repo):
         if role == "user":
             text = clip_refused(text, status)
 
-        def store(s: Session) -> int:
-            row = Message(  # a fresh row per attempt: a rolled-back one may keep stale state
-                chat_key=chat_key,
-                role=role,
-                text=text,
-                person_id=person_id,
-                account=account,
-                speaker=speaker,
-                level=level,
-                status=status,
-                trace_id=trace_id,
-                quoted=quoted,
-            )
-            if not reply:
-                s.add(row)
-                s.commit()
-                return row_id(row.id)
-            return with_reply(s, row)
+        values: dict[str, Any] = dict(
+            chat_key=chat_key, role=role, text=text, person_id=person_id, account=account, speaker=speaker
+        )
+        values.update(level=level, status=status, trace_id=trace_id, quoted=quoted)
 
+        def store(s: Session) -> int:
+            row = Message(**values)  # a fresh row per attempt: a rolled-back one may keep stale state
+            s.add(row)
+            s.commit()
+            return row_id(row.id)
+
+        if reply:  # every answered message: one prepared Core INSERT of both rows, no ORM row
+            insert_both = lambda: self._run_core(lambda c: with_reply(c, values))  # noqa: E731
+            return await self._lock_retry.run(insert_both, chat=chat_key, role=role, trace=trace_id)
         return await self._lock_retry.run(lambda: self._run(store), chat=chat_key, role=role, trace=trace_id)
 
     async def recent(
