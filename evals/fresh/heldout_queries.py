@@ -8,6 +8,9 @@ substring of the passage text, and every passage containing the substring is gol
 modern-Chinese paraphrases (≤ 20 characters, no four characters in a row of a gold passage),
 English questions, full modern-Chinese translations (30–120 characters) and topic questions
 (5–12 golds), spread over all five books.
+
+At the end of SP and of the topic list: a third writer's held-out half (as blind, against the corpus only;
+golds resolved to ids), split from its other half by a sha256 of the query.
 """
 
 # fmt: off
@@ -117,6 +120,51 @@ SP = [
     ("国家要兴起必有好兆头", ["国家将兴"]),
     ("君子的道平淡却不让人厌烦", ["淡而不厌"]),
     ("天下车轨一样宽，写的字也统一了", ["书同文"]),
+# A third writer's (blind, from the corpus only; golds as ids): its held-out half, split by sha256 of the query.
+("复习旧的能悟出新东西，就可以当老师了", ["lunyu:2.11"]),
+("早上弄明白了道理，晚上死了也甘心", ["lunyu:4.8"]),
+("那句父母还在就别跑太远的话", ["lunyu:4.19"]),
+("宰予大白天睡觉，被骂成烂木头", ["lunyu:5.10"]),
+("聪明人爱水，有仁德的人爱山", ["lunyu:6.23"]),
+("孔子在齐国听了音乐，好几个月吃肉都没味道", ["lunyu:7.14"]),
+("三个人一起走路，总有一个值得我学", ["lunyu:7.22"]),
+("孔子在河边感叹时间像流水一样日夜不停", ["lunyu:9.17"]),
+("天冷了才看得出哪种树最耐寒", ["lunyu:9.28"]),
+("年轻人不可小看，说不定以后比我们强", ["lunyu:9.23"]),
+("子贡问有块好玉是藏在柜子里还是卖掉", ["lunyu:9.13"]),
+("颜渊说老师的学问越往上看越高、越钻越硬", ["lunyu:9.11"]),
+("孔子吃东西很讲究，米要精，肉要切得细", ["lunyu:10.8"]),
+("听到就去做吗？孔子对子路冉有答得不同", ["lunyu:11.22"]),
+("曾皙说想春天去河里洗澡吹风唱歌回家", ["lunyu:11.26"]),
+("上头的人像风，老百姓像草，风一吹草就倒", ["lunyu:12.19", "mengzi:5.2"]),
+("审案子我跟别人一样，最好让大家不打官司", ["lunyu:12.13", "daxue:8"]),
+("樊迟要学种庄稼，孔子背后说他是小人", ["lunyu:13.4"]),
+("全村人都说他好，这人就一定好吗", ["lunyu:13.24"]),
+("有人说用恩德去回报仇怨，孔子不赞同", ["lunyu:14.34"]),
+("要不是管仲，我们早就成了披头散发的蛮夷", ["lunyu:14.17"]),
+("不管什么出身的人我都愿意教", ["lunyu:15.39"]),
+("老天说了什么？四季照样走，万物照样长", ["lunyu:17.19"]),
+("整天吃饱了什么都不想，还不如去下棋", ["lunyu:17.22"]),
+("八面玲珑的老好人是败坏道德的", ["lunyu:17.13", "mengzi:14.37"]),
+("楚国有个疯子唱着凤凰歌从孔子车边走过", ["lunyu:18.5"]),
+("子路去问渡口，碰上两个在田里耕作的隐士", ["lunyu:18.6"]),
+("跑了五十步的人嘲笑跑了一百步的", ["mengzi:1.3"]),
+("看见小孩快掉进井里，谁都会心里一紧", ["mengzi:3.6"]),
+("宋国有个农夫嫌庄稼长得慢，就去往上拽", ["mengzi:3.2"]),
+("老天要让谁担大任，先让他吃尽苦头", ["mengzi:12.15"]),
+("齐国有个男人天天去坟地讨吃的，回家还吹牛", ["mengzi:8.33"]),
+("人性向善就像水总往低处流", ["mengzi:11.2"]),
+("孟子说有德的人有三种乐事，当王不算在内", ["mengzi:13.20"]),
+("嫂子掉进水里了，该不该伸手拉她", ["mengzi:7.17"]),
+("晒一天太阳冻十天，什么都长不起来", ["mengzi:11.9"]),
+("大学开头讲的三个目标，最后一个是做到最好", ["daxue:1"]),
+("一个人独处没人看见的时候也要格外小心", ["daxue:3", "zhongyong:1"]),
+("商汤在洗澡盆上刻字，说要天天都是新的", ["daxue:6"]),
+("天给的叫本性，顺着本性走就叫道", ["zhongyong:1"]),
+("走远路要从近处起步，爬高要从低处开始", ["zhongyong:15"]),
+("别人一次能做到的，我就做一百次", ["zhongyong:22"]),
+("芦苇上结了白霜，想见的人在河对岸", ["shijing:129"]),
+("别的山上的石头能拿来磨玉", ["shijing:184"]),
 ]
 
 EN = [
@@ -320,4 +368,20 @@ TOPIC = [
     ("大学里引用《诗经》的段落", ["daxue:4", "daxue:6", "daxue:7", "daxue:11", "daxue:12", "daxue:13"]),
     ("中庸论诚", ["自诚明", "其次致曲", "至诚之道", "诚者自成也", "zhongyong:33", "诚之者，人之道也"]),
     ("中庸里孔子感叹中庸之道难以做到", ["民鲜能久矣", "道之不行也", "道其不行矣夫", "予知", "天下国家可均也", "素隐行怪"]),
+# A third writer's (blind, from the corpus only; golds as ids): its held-out half, split by sha256 of the query.
+("论语里孔子谈孝的话有哪些？", ["lunyu:1.2", "lunyu:1.11", "lunyu:2.5", "lunyu:2.6", "lunyu:2.7", "lunyu:2.8", "lunyu:4.18", "lunyu:4.19", "lunyu:4.20", "lunyu:4.21", "lunyu:17.21", "lunyu:19.18"]),
+("What does Confucius say about learning and study?", ["lunyu:1.1", "lunyu:1.14", "lunyu:2.11", "lunyu:2.15", "lunyu:5.15", "lunyu:7.2", "lunyu:8.17", "lunyu:14.24", "lunyu:15.31", "lunyu:16.9", "lunyu:19.5", "lunyu:19.6"]),
+("论语中弟子问仁，孔子都是怎么回答的？", ["lunyu:6.22", "lunyu:6.30", "lunyu:12.1", "lunyu:12.2", "lunyu:12.3", "lunyu:12.22", "lunyu:13.19", "lunyu:14.1", "lunyu:15.10", "lunyu:17.6"]),
+("孔子论礼", ["lunyu:1.12", "lunyu:3.3", "lunyu:3.4", "lunyu:3.8", "lunyu:3.15", "lunyu:3.17", "lunyu:3.26", "lunyu:4.13", "lunyu:8.2", "lunyu:9.3", "lunyu:17.11", "lunyu:20.3"]),
+("Confucius's eating habits and table manners", ["lunyu:7.9", "lunyu:10.7", "lunyu:10.8", "lunyu:10.9", "lunyu:10.10", "lunyu:10.11", "lunyu:10.18"]),
+("孟子的仁政", ["mengzi:1.3", "mengzi:1.4", "mengzi:1.5", "mengzi:1.7", "mengzi:2.5", "mengzi:3.5", "mengzi:3.6", "mengzi:5.3", "mengzi:7.1", "mengzi:7.3", "mengzi:7.9", "mengzi:13.23"]),
+("How does Mencius distinguish a true king from a hegemon?", ["mengzi:1.7", "mengzi:3.1", "mengzi:3.3", "mengzi:12.7", "mengzi:13.13", "mengzi:13.30"]),
+("孟子关于义和利的论述有哪些？", ["mengzi:1.1", "mengzi:6.1", "mengzi:11.10", "mengzi:12.4", "mengzi:13.25"]),
+("Mencius on ministers and rulers", ["mengzi:2.8", "mengzi:4.2", "mengzi:7.20", "mengzi:8.3", "mengzi:8.4", "mengzi:10.9", "mengzi:12.9", "mengzi:13.31"]),
+("孟子论井田与赋税", ["mengzi:1.5", "mengzi:3.5", "mengzi:5.3", "mengzi:6.8", "mengzi:12.10", "mengzi:13.23", "mengzi:14.27"]),
+("中庸之德难以做到", ["zhongyong:2", "zhongyong:3", "zhongyong:4", "zhongyong:5", "zhongyong:7", "zhongyong:8", "zhongyong:9", "zhongyong:11"]),
+("What does the Great Learning say about governing the state and bringing peace to the world?", ["daxue:2", "daxue:11", "daxue:12", "daxue:13", "daxue:14", "daxue:15", "daxue:16"]),
+("《大学》里引用了哪些《诗经》的句子？", ["daxue:4", "daxue:6", "daxue:7", "daxue:11", "daxue:12", "daxue:13"]),
+("Which poems in the Book of Songs are about soldiers suffering on campaign?", ["shijing:31", "shijing:68", "shijing:110", "shijing:133", "shijing:156", "shijing:157", "shijing:167", "shijing:168", "shijing:234"]),
+("诗经 弃妇诗", ["shijing:29", "shijing:35", "shijing:58", "shijing:69", "shijing:201", "shijing:229"]),
 ]

@@ -6,6 +6,9 @@ corpus only; a dev set (methods are measured on it), not independent of this tea
 containing the substring is gold. Classes: short paraphrases (≤ 20 characters, no four characters in
 a row of the passage), English questions, full modern-Chinese translations (30–120 characters) and
 topic questions (5–12 golds).
+
+At the end of SP and of the topic list: a third writer's dev half (as blind, against the corpus only;
+golds resolved to ids), split from its other half by a sha256 of the query.
 """
 
 # fmt: off
@@ -110,6 +113,52 @@ SP = [
 ("喜欢学习接近明智，知道羞耻接近勇敢", ["zhongyong:21"]),
 ("射箭没射中靶心，要回头在自己身上找原因", ["zhongyong:15", "mengzi:3.7"]),
 ("子路问孔子什么才叫强", ["zhongyong:10"]),
+# A third writer's (blind, from the corpus only; golds as ids): its dev half, split by sha256 of the query.
+("孔子是不是说过知道就说知道、不懂就说不懂", ["lunyu:2.17"]),
+("孔子夸颜回吃一碗饭喝一瓢水还很快乐", ["lunyu:6.11", "mengzi:8.29"]),
+("孔子钓鱼不用大网，也不射睡着的鸟", ["lunyu:7.27"]),
+("曾子说读书人肩上担子重、路又长", ["lunyu:8.7"]),
+("曾子病重时让学生掀开被子看他的手脚", ["lunyu:8.3"]),
+("不在那个职位上就别操心那里的事", ["lunyu:8.14", "lunyu:14.26"]),
+("大禹吃穿都很俭省，却舍得花力气挖水渠", ["lunyu:8.21"]),
+("军队的主帅能被抓走，普通人的志向夺不走", ["lunyu:9.26"]),
+("堆山只差最后一筐土，停下来要怪自己", ["lunyu:9.19"]),
+("马棚失火，孔子退朝后只问人有没有受伤", ["lunyu:10.17"]),
+("子路问怎么侍奉鬼神，孔子说活人都没伺候好", ["lunyu:11.12"]),
+("颜回死了，孔子大喊老天要我的命啊", ["lunyu:11.9"]),
+("自己不想要的东西，别硬塞给别人", ["lunyu:12.2", "lunyu:15.24", "lunyu:5.12"]),
+("吃的、兵、百姓信任，不得已先丢哪样", ["lunyu:12.7"]),
+("劝朋友劝不动就算了，别自讨没趣", ["lunyu:12.23"]),
+("人口多了先让他们富起来，富了之后再教化", ["lunyu:13.9"]),
+("父亲偷了羊，儿子去作证，孔子不认同", ["lunyu:13.18"]),
+("明知道办不成偏要去做的那个人", ["lunyu:14.38"]),
+("孔子拿手杖敲原壤的小腿骂他", ["lunyu:14.43"]),
+("想把活干好，得先把工具弄锋利", ["lunyu:15.10"]),
+("小事忍不住就会坏了大事", ["lunyu:15.27"]),
+("有益的朋友有三种，有害的朋友也有三种", ["lunyu:16.4"]),
+("年轻时戒女色，壮年戒争斗，老了戒贪得", ["lunyu:16.7"]),
+("孔子的儿子说父亲问他学诗了没有", ["lunyu:16.13"]),
+("孔子笑着说宰只鸡哪用得上宰牛的刀", ["lunyu:17.4"]),
+("宰我觉得给父母守丧三年太久了", ["lunyu:17.21"]),
+("柳下惠当法官被罢免了好几次也不肯走", ["lunyu:18.2"]),
+("子贡说老师家的墙好几丈高，找不到门进去", ["lunyu:19.23"]),
+("孟子说爬到树上去找鱼，肯定找不到", ["mengzi:1.7"]),
+("鱼跟熊掌没法两样都要，那就选熊掌", ["mengzi:11.10"]),
+("孟子说百姓最重要，君主反倒排最后", ["mengzi:14.14"]),
+("书上的话全都信，还不如没有书", ["mengzi:14.3"]),
+("有钱有势也不能让他堕落，才算大丈夫", ["mengzi:6.2"]),
+("天时比不上地形有利，地形又比不上人心齐", ["mengzi:4.1"]),
+("想让天下太平先治好国，想治好国先管好家", ["daxue:2"]),
+("心里有怒气、恐惧或偏好，心就摆不正", ["daxue:9"]),
+("小人打着中庸的旗号却什么都不怕", ["zhongyong:2"]),
+("爱学习离智慧不远，知道羞耻离勇敢不远", ["zhongyong:21"]),
+("想姑娘想到翻来覆去睡不着的那首诗", ["shijing:1"]),
+("桃花开得正艳，姑娘要出嫁了", ["shijing:6"]),
+("一天见不到你，就像过了三个月", ["shijing:72", "shijing:91"]),
+("出征时柳条飘着，回家时下着大雪", ["shijing:167"]),
+("谁说没衣服穿？我的战袍分你一半", ["shijing:133"]),
+("握着你的手，跟你一起慢慢变老", ["shijing:31"]),
+("你送我木瓜，我回你一块美玉", ["shijing:64"]),
 ]
 
 EN = [
@@ -299,5 +348,27 @@ TP = [
 ("Mencius on kings sharing pleasures with the people", ["乐民之乐者", "独乐乐", "文王之囿", "贤者亦乐此乎", "与百姓同之"]),
 ("诗经里描写女子美貌的诗", ["shijing:57", "shijing:83", "shijing:143", "shijing:42", "shijing:47", "shijing:106"]),
 ("How is Guan Zhong judged by Confucius and Mencius?", ["管仲之器小哉", "问管仲", "桓公九合诸侯", "管仲非仁者与", "mengzi:3.1"]),
+# A third writer's (blind, from the corpus only; golds as ids): its dev half, split by sha256 of the query.
+("孔子论诗", ["lunyu:1.15", "lunyu:2.2", "lunyu:3.8", "lunyu:3.20", "lunyu:7.18", "lunyu:8.8", "lunyu:13.5", "lunyu:16.13", "lunyu:17.9", "lunyu:17.10"]),
+("Confucius on friendship", ["lunyu:1.1", "lunyu:1.4", "lunyu:1.7", "lunyu:1.8", "lunyu:4.26", "lunyu:9.25", "lunyu:12.23", "lunyu:12.24", "lunyu:13.28", "lunyu:16.4", "lunyu:19.3"]),
+("颜渊死的时候孔子有什么反应？", ["lunyu:6.3", "lunyu:11.7", "lunyu:11.8", "lunyu:11.9", "lunyu:11.10", "lunyu:11.11"]),
+("论语 君子和小人的区别", ["lunyu:2.14", "lunyu:4.11", "lunyu:4.16", "lunyu:7.37", "lunyu:12.16", "lunyu:13.23", "lunyu:13.25", "lunyu:13.26", "lunyu:14.23", "lunyu:15.2", "lunyu:15.21", "lunyu:15.34"]),
+("What advice does Confucius give rulers about how to govern?", ["lunyu:2.1", "lunyu:2.3", "lunyu:2.19", "lunyu:12.7", "lunyu:12.11", "lunyu:12.14", "lunyu:12.17", "lunyu:12.19", "lunyu:13.1", "lunyu:13.2", "lunyu:13.6", "lunyu:13.16"]),
+("How does Confucius judge Zilu's character in the Analects?", ["lunyu:5.7", "lunyu:5.8", "lunyu:5.14", "lunyu:7.11", "lunyu:9.27", "lunyu:11.13", "lunyu:11.15", "lunyu:11.18", "lunyu:11.22", "lunyu:12.12"]),
+("孔子对音乐说过些什么？", ["lunyu:3.23", "lunyu:3.25", "lunyu:7.14", "lunyu:7.32", "lunyu:8.8", "lunyu:8.15", "lunyu:9.15", "lunyu:15.11", "lunyu:17.4", "lunyu:17.11", "lunyu:17.18"]),
+("论语里孔子和弟子遇到过哪些隐士？", ["lunyu:14.38", "lunyu:14.39", "lunyu:18.5", "lunyu:18.6", "lunyu:18.7"]),
+("How does Confucius describe himself?", ["lunyu:2.4", "lunyu:5.28", "lunyu:7.1", "lunyu:7.2", "lunyu:7.19", "lunyu:7.20", "lunyu:7.33", "lunyu:7.34", "lunyu:9.6", "lunyu:9.8", "lunyu:14.28", "lunyu:14.35"]),
+("Confucius on words and deeds", ["lunyu:1.3", "lunyu:1.14", "lunyu:2.13", "lunyu:4.22", "lunyu:4.24", "lunyu:5.10", "lunyu:12.3", "lunyu:14.20", "lunyu:14.27", "lunyu:17.17"]),
+("国家有道和无道的时候，论语说君子该怎么做？", ["lunyu:5.2", "lunyu:5.21", "lunyu:8.13", "lunyu:14.1", "lunyu:14.3", "lunyu:15.7"]),
+("孟子 性善论", ["mengzi:3.6", "mengzi:5.1", "mengzi:11.1", "mengzi:11.2", "mengzi:11.3", "mengzi:11.4", "mengzi:11.6", "mengzi:11.7", "mengzi:11.8", "mengzi:13.15"]),
+("孟子里讲舜怎么对待他父母和弟弟的有哪些？", ["mengzi:7.26", "mengzi:7.28", "mengzi:9.1", "mengzi:9.2", "mengzi:9.3", "mengzi:9.4", "mengzi:13.35"]),
+("Where does Mencius tell kings to share their pleasures with the people?", ["mengzi:1.2", "mengzi:2.1", "mengzi:2.2", "mengzi:2.4", "mengzi:2.5"]),
+("孟子怎么评价伯夷和柳下惠？", ["mengzi:3.2", "mengzi:3.9", "mengzi:10.1", "mengzi:12.6", "mengzi:13.28", "mengzi:14.15"]),
+("Why did Mencius refuse to go and see the feudal lords when they summoned him?", ["mengzi:4.2", "mengzi:6.1", "mengzi:6.7", "mengzi:10.7", "mengzi:13.8"]),
+("How did Mencius argue against rival schools like the Mohists, Yang Zhu, Xu Xing and Gaozi?", ["mengzi:5.4", "mengzi:5.5", "mengzi:6.9", "mengzi:11.1", "mengzi:11.2", "mengzi:11.3", "mengzi:11.4", "mengzi:13.26", "mengzi:14.26"]),
+("What does Mencius say about Confucius?", ["mengzi:3.2", "mengzi:6.9", "mengzi:8.10", "mengzi:8.21", "mengzi:9.8", "mengzi:10.1", "mengzi:13.24", "mengzi:14.17", "mengzi:14.37", "mengzi:14.38"]),
+("孟子反对打仗的话有哪些？", ["mengzi:1.6", "mengzi:7.14", "mengzi:12.8", "mengzi:12.9", "mengzi:14.1", "mengzi:14.2", "mengzi:14.4"]),
+("What does the Doctrine of the Mean say about sincerity (cheng)?", ["zhongyong:22", "zhongyong:23", "zhongyong:24", "zhongyong:25", "zhongyong:26", "zhongyong:33"]),
+("诗经里妻子思念远行丈夫的诗有哪些？", ["shijing:3", "shijing:10", "shijing:19", "shijing:33", "shijing:62", "shijing:66", "shijing:128", "shijing:169", "shijing:226"]),
 ]
 # fmt: on
