@@ -3,7 +3,7 @@
 Production (`FUZI_ENV=production`) writes one JSON object per line; development a readable console.
 Library loggers (openai, httpx, aiohttp, telegram, discord) go through the same processors, so
 their lines carry the bound trace id too. `extra_processors` is where the guards' secret-redaction
-processor plugs in; it runs on every line just before rendering.
+processor plugs in; it runs on every line just before the timestamp is added and the line rendered.
 """
 
 from __future__ import annotations
@@ -78,10 +78,12 @@ def _shared_processors(extra: Sequence[Processor]) -> list[Processor]:
         structlog.stdlib.add_logger_name,
         structlog.stdlib.add_log_level,
         structlog.stdlib.PositionalArgumentsFormatter(),
-        structlog.processors.TimeStamper(fmt="iso", utc=True),
         structlog.processors.StackInfoRenderer(),
         structlog.processors.format_exc_info,  # tracebacks become text before redaction sees them
         *extra,
+        # after redaction: our own clock holds no secret, and a value new on every line would miss
+        # the redactor's cache of short strings (each line ran every pattern over it)
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
     ]
 
 

@@ -106,4 +106,6 @@ def _serve(args: argparse.Namespace) -> int:
             await serve_until_signalled(server)  # SIGTERM/SIGINT; open_runtime drains memory updates on exit
         return 0
 
-    return asyncio.run(main())
+    from bot.event_loop import run
+
+    return run(main())
