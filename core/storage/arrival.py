@@ -47,7 +47,7 @@ class Arrival:
 _A = Account.__table__  # type: ignore[attr-defined]
 _C = Chat.__table__  # type: ignore[attr-defined]
 _S = ChatSettingsRow.__table__  # type: ignore[attr-defined]
-_SETTINGS = ("script", "daily_time", "daily_zone", "digest", "books", "model", "updated_at", "quiz_time", "quiz_zone")
+_SETTINGS = tuple(c.key for c in _S.columns if c.key != "chat_key")  # every setting the table holds
 
 
 def _query(awaited: AwaitedProbe | None) -> Select:
