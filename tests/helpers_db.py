@@ -115,12 +115,12 @@ def redis_prefix():
 
 @pytest.fixture
 async def redis_client():
-    """``make(url)``: a Redis client built as bot/ builds one (its own pool, as one process has);
-    every client made is closed after the test."""
+    """``make(url)``: a Redis client built as bot/ builds one (its own pool, as one process has;
+    ``timeout_s`` as bot/ passes it); every client made is closed after the test."""
     made = []
 
-    def make(url: str = REDIS_URL):
-        made.append(build_redis_client(url))
+    def make(url: str = REDIS_URL, **kwargs):
+        made.append(build_redis_client(url, **kwargs))
         return made[-1]
 
     yield make
