@@ -86,7 +86,9 @@ def _run(args: argparse.Namespace) -> int:
                 raise StartupError(str(exc)) from None
         return 0
 
-    return asyncio.run(main())
+    from bot.event_loop import run
+
+    return run(main())
 
 
 @contextlib.asynccontextmanager
