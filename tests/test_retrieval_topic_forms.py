@@ -1,0 +1,142 @@
+"""The general forms of a topic question (core/retrieval/topic_forms.py): a theme named alone, what a
+theme is, how it is done, "according to Confucius", a book then search terms; and what stays a quote,
+a title or a name query (学而, 三人行, 巧言令色, 颜回, 接舆)."""
+
+from __future__ import annotations
+
+import pytest
+
+from core.retrieval.named_books import book_hint
+from core.retrieval.themes import ThemeIndex
+from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, real_passages
+
+
+@pytest.fixture(scope="module")
+def themes() -> ThemeIndex:
+    return ThemeIndex.load((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in real_passages())
+
+
+@pytest.fixture(scope="module")
+def real_index(tmp_path_factory):
+    path = tmp_path_factory.mktemp("lancedb")
+    build_real_index(path)
+    return path
+
+
+@pytest.mark.parametrize(
+    ("query", "corpus", "theme"),
+    [
+        # a theme alone, one character or more, with 道/之道, an aspect or a question mark
+        ("孝", "all", "孝"),
+        ("孝道", "all", "孝"),
+        ("孝道？", "all", "孝"),
+        ("仁", "all", "仁"),
+        ("“礼”", "all", "礼"),
+        ("交友之道", "all", "友"),
+        ("中庸之道", "all", "中庸"),
+        ("勇敢", "all", "勇"),
+        ("孝的重要性", "all", "孝"),
+        ("Filial piety", "all", "孝"),
+        ("Friendship?", "all", "友"),
+        ("Benevolence", "all", "仁"),
+        ("The concept of ren", "all", "仁"),
+        ("The importance of filial piety", "all", "孝"),
+        # a book, then the theme (a search box's terms)
+        ("论语 仁", "lunyu", "仁"),
+        ("孟子 孝", "mengzi", "孝"),
+        ("Confucius filial piety", "lunyu", "孝"),
+        # what it is, what it means
+        ("什么是仁？", "all", "仁"),
+        ("何谓君子", "all", "君子"),
+        ("孝是什么意思", "all", "孝"),
+        ("如何理解孔子说的礼", "lunyu", "礼"),
+        ("孔子对仁的理解", "lunyu", "仁"),
+        ("What is filial piety?", "all", "孝"),
+        ("What does ren mean?", "all", "仁"),
+        ("In the Analects, what is benevolence?", "lunyu", "仁"),
+        # how it is done, why it matters, how two of it differ, no view word
+        ("孔子怎样教学生", "lunyu", "教"),
+        ("孔子是怎样学习的", "lunyu", "学"),
+        ("孔子如何对待父母", "lunyu", "孝"),
+        ("孔子为什么重视礼", "lunyu", "礼"),
+        ("君子和小人的区别", "all", "君子"),
+        ("How did Confucius teach?", "lunyu", "教"),
+        ("How should one treat one's parents according to Confucius?", "lunyu", "孝"),
+        ("How to be a gentleman", "all", "君子"),
+        # according to a speaker; what he said, in other words
+        ("According to Confucius, what is filial piety?", "lunyu", "孝"),
+        ("What is courage according to the Analects?", "lunyu", "勇"),
+        ("孔子对礼乐说过些什么", "lunyu", "礼"),
+    ],
+)
+def test_general_forms_of_a_topic_question_are_surveys(themes, query, corpus, theme):
+    topic = themes.recognise(query)
+    assert topic is not None and topic.survey and topic.corpus == corpus
+    assert theme in {t.name for t in topic.themes}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        # short quotes and titles: one character more than a theme is a saying, a title or a name
+        "学而",
+        "里仁",
+        "三人行",
+        "巧言令色",
+        "巧言令色，鲜矣仁",
+        "关关雎鸠",
+        "父母在，不远游",
+        "仁者乐山",
+        "里仁为美",
+        "君子不器",
+        "孟子 曰",
+        # a saying asked about says more than its theme
+        "克己复礼是什么意思",
+        "怎样理解学而时习之",
+        'What does "ren" mean in "ren zhe ai ren"?',
+        # a person's name alone, or one story of him, is a name query
+        "颜回",
+        "子路",
+        "尧",
+        "接舆",
+        "Yan Hui",
+        "Zilu",
+        "颜回怎么死的",
+        "孔子的父母",
+        "What did Confucius teach his son?",
+    ],
+)
+def test_quotes_titles_and_names_are_not_topic_questions(themes, query):
+    assert themes.recognise(query) is None
+
+
+def test_a_persons_name_is_marked_in_the_words_file(themes):
+    by_name = {t.name: t for t in themes.themes}
+    assert by_name["颜回"].person and by_name["尧舜"].person
+    hermits = by_name["隐者"]  # hermits by kind are the theme; 接舆 by name is a person
+    assert not hermits.person and "接舆" in hermits.names and "接舆" in hermits.zh and "隐士" not in hermits.names
+    assert "@" not in "".join(w for t in themes.themes for w in t.zh)
+    assert by_name["颜回"].en is not None and by_name["颜回"].en.fullmatch("yan hui")
+
+
+def test_a_verb_of_saying_names_its_theme_only_when_alone(themes):
+    learning = themes.recognise("What does the Analects teach about learning?")
+    assert learning is not None and [t.name for t in learning.themes] == ["学"]  # "teach" is the view, not 教
+    teaching = themes.recognise("How did Confucius teach his students?")
+    assert teaching is not None and [t.name for t in teaching.themes] == ["教"]
+
+
+def test_a_book_then_search_terms_names_the_book():
+    assert book_hint("孟子 性善论") == "mengzi" and book_hint("论语 君子") == "lunyu"
+    assert book_hint("孟子曰：人之所以异于禽兽者几希") == "all"  # a classical line names no book
+
+
+@pytest.mark.parametrize("query", ["孝道", "Filial piety", "什么是孝？", "孔子如何对待父母"])
+async def test_a_theme_alone_lists_its_best_known_passages_first(themes, real_index, query):
+    retriever = await open_retriever(real_index)
+    response = await retriever.search(query, k=5)
+    filial = next(t for t in themes.themes if t.name == "孝")
+    assert response.topic == "孝"
+    assert [r.id for r in response.results][:3] == [
+        pid for pid in filial.ids if query != "孔子如何对待父母" or pid.startswith("lunyu:")
+    ][:3]
