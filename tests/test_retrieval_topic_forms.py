@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from core.retrieval.named_books import book_hint
-from core.retrieval.themes import ThemeIndex
+from core.retrieval.themes import Theme, ThemeIndex, TopicQuery
 from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, real_passages
 
 
@@ -67,6 +67,12 @@ def real_index(tmp_path_factory):
         ("According to Confucius, what is filial piety?", "lunyu", "孝"),
         ("What is courage according to the Analects?", "lunyu", "勇"),
         ("孔子对礼乐说过些什么", "lunyu", "礼"),
+        # a heading whose head is the kind of statement or an aspect, nothing narrower
+        ("孔子的君子形象", "lunyu", "君子"),
+        ("孟子的性善说", "mengzi", "人性"),
+        ("君子的标准", "all", "君子"),
+        ("论语里的交友原则", "lunyu", "友"),
+        ("论语里讲“恕”的地方", "lunyu", "忠恕"),
     ],
 )
 def test_general_forms_of_a_topic_question_are_surveys(themes, query, corpus, theme):
@@ -140,3 +146,30 @@ async def test_a_theme_alone_lists_its_best_known_passages_first(themes, real_in
     assert [r.id for r in response.results][:3] == [
         pid for pid in filial.ids if query != "孔子如何对待父母" or pid.startswith("lunyu:")
     ][:3]
+
+
+def test_a_pair_of_a_themes_words_ranks_the_passages_naming_both_first():
+    theme = Theme(
+        "君子",
+        ("君子", "小人"),
+        None,
+        ("lunyu:2.12", "lunyu:2.14", "lunyu:4.10", "lunyu:4.16"),
+        holds=(
+            ("君子", frozenset({"lunyu:2.12", "lunyu:2.14", "lunyu:4.10", "lunyu:4.16"})),
+            ("小人", frozenset({"lunyu:2.14", "lunyu:4.16"})),
+        ),
+    )
+    pair = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((theme,), True, "all", words=("君子", "小人")))]
+    assert pair == ["lunyu:2.14", "lunyu:4.16", "lunyu:2.12", "lunyu:4.10"]  # both words first, each in list order
+    one = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((theme,), True, "all", words=("君子",)))]
+    assert one == list(theme.ids)  # one word: the list's order
+    modern = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((theme,), True, "all", words=("君子", "小人们")))]
+    assert modern == list(theme.ids)  # a word no passage has pairs nothing
+
+
+def test_the_difference_of_a_pair_lists_passages_naming_both(themes):
+    topic = themes.recognise("君子和小人的区别")
+    assert topic is not None and topic.survey and set(topic.words) == {"君子", "小人"}
+    held = dict(next(t for t in themes.themes if t.name == "君子").holds)
+    first = [pid for pid, _ in ThemeIndex.ranking(topic)][:3]
+    assert all(pid in held["君子"] and pid in held["小人"] for pid in first)

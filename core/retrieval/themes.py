@@ -56,6 +56,7 @@ class Theme:
     en: re.Pattern | None
     ids: tuple[str, ...]
     names: frozenset[str] = frozenset()  # the words that are a person's name (颜回, 接舆, "yan hui")
+    holds: tuple[tuple[str, frozenset[str]], ...] = ()  # (Chinese word, its passages whose text has it)
 
     @property
     def person(self) -> bool:
@@ -72,6 +73,7 @@ class TopicQuery:
     corpus: str  # the books the question names, a selection: "all", "lunyu", "lunyu,mengzi" …
     listing: bool = False  # asks for a list: the theme's passages first, in fused order when qualified
     across: bool = False  # names several books or the canon (孟子和孔子, 四书, 儒家): the books in turn
+    words: tuple[str, ...] = ()  # the themes' Chinese words it names (君子, 小人)
 
     @property
     def qualified(self) -> bool:
@@ -95,9 +97,9 @@ class ThemeIndex:
         by_id = _rows(files.joinpath("sishu.tsv").read_text("utf-8"))  # 孟子, 大学, 中庸: named by id
         by_title: dict[str, list[str]] = {}
         analects_texts: list[tuple[str, str]] = []
-        present: set[str] = set()
+        texts: dict[str, str] = {}
         for pid, corpus, text, title in passages:
-            present.add(pid)
+            texts[pid] = text
             if corpus == "shijing":
                 section, _, name = title.rpartition("·")
                 by_title.setdefault(name, []).append(pid)
@@ -116,11 +118,13 @@ class ThemeIndex:
                 for snippet in row[1:]:
                     ids += containing(squash(snippet))
             for row in (r for r in by_id if r[0] == name):
-                ids += [pid for pid in row[1:] if pid in present]
+                ids += [pid for pid in row[1:] if pid in texts]
             zh, en = _split(zh_words), _split(en_words)
             names = frozenset(w.lstrip("@") for w in zh + en if w.startswith("@"))  # @颜回: a person's name
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
-            themes.append(Theme(name, zh, _english(en), tuple(dict.fromkeys(ids)), names))
+            ids = list(dict.fromkeys(ids))
+            holds = ((w, frozenset(pid for pid in ids if w in texts[pid])) for w in zh if w not in names)
+            themes.append(Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h)))
         return cls(themes)
 
     def recognise(self, query: str) -> TopicQuery | None:
@@ -147,18 +151,20 @@ class ThemeIndex:
         # the theme as one more route, so its other words choose
         corpus = book_hint(query)
         across = "," in corpus or (corpus == "all" and bool(CANON.search(f"{zh} {lower}")))
-        return TopicQuery(tuple(found), not more, corpus, asks_list, across)
+        words = tuple(w for t in found for w in t.zh if w in zh)
+        return TopicQuery(tuple(found), not more, corpus, asks_list, across, words)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
         """(id, score) of the topic's passages, best first: a passage scores 1 − rank/len in each of
-        its themes, summed (a passage in two asked themes beats one in a single theme)."""
+        its themes, summed (a passage in two asked themes beats one in a single theme), and 1 more when
+        it has every word of a theme the question pairs (君子和小人的区别: the passages naming both)."""
         scores: dict[str, float] = {}
         for theme in topic.themes:
-            n = len(theme.ids)
+            n, paired = len(theme.ids), _paired(theme, topic.words)
             for rank, pid in enumerate(theme.ids):
                 if _in(pid, topic.corpus) and _in(pid, corpus):
-                    scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n
+                    scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n + (pid in paired)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         if not topic.across:
             return ranked
@@ -220,6 +226,14 @@ class _Containing:
             found.append(self._ids[n])
             at = self._joined.find(key, self._starts[n + 1])
         return found
+
+
+def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
+    """The theme's passages whose text has each of two or more of its words the question names (君子和小人,
+    not 孝顺父母: 孝顺 is in no passage); none when it names fewer (a word inside another counts once)."""
+    held = dict(theme.holds)
+    named = {w for w in words if w in held and not any(w != o and w in o for o in words)}
+    return frozenset.intersection(*(held[w] for w in named)) if len(named) > 1 else frozenset()
 
 
 def _in(pid: str, corpus: str) -> bool:

@@ -121,12 +121,12 @@ ASKS_WHAT_EN = re.compile(
     r"\b(?:how|why|what(?:'s|\s+is|\s+are|\s+was|\s+were)|mean(?:s|ing|t)?|defin\w*|explain\w*|according\s+to"
     r"|tell\s+me|differ\w*|compar\w*)\b"
 )
-# A theme alone: its word, perhaps after a book (论语 仁, 孟子的仁政), with 道/之道 and an aspect of it
+# A theme alone: its word, perhaps after a book (论语 仁, 论语中的仁), with 道/之道 and an aspect of it
 # after (孝道, 交友之道, 孝的重要性, 仁的含义); in English after "the concept of", "the importance of" …
 _ALONE_BOOK_ZH = re.compile("^(?:论语|孟子|孔子|夫子|诗经|四书|儒家)")  # 孔子的X is a heading() (孔子的父母)
 _ALONE_PLACE_ZH = re.compile("^(?:中的|里的|里|中)")
 _ALONE_TAIL_ZH = re.compile(
-    r"(?:之?道)?(?:(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义))?$"
+    r"(?:之?道)?(?:(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义|标准|要求|形象|原则))?$"
 )
 _ALONE_EN = re.compile(
     r"^(?:(?:confucius|mencius|mengzi|the analects|analects)(?:'s|’s)?\s+)?(?:the\s+)?"
@@ -171,7 +171,7 @@ CANON = re.compile(r"四书|儒家|经典|\bconfucian\w*|\bfour books\b|\bclassi
 BOOKS_ZH = ("论语", "孔子", "夫子", "孟子", "孟轲", "诗经", "《》", "大学", "中庸", "儒家", "四书", "先秦")
 HEADS_ZH = (
     "思想|方法|之道|观念|理念|学说|主张|观点|看法|理论|故事|事迹|言论|论述|段落|章节|篇章|名言|诗歌|诗篇|诗|观|论"
-    "|体现|地位|含义|意义|内涵|作用"
+    "|体现|地位|含义|意义|内涵|作用|形象|标准|要求|原则|说"  # 孟子的性善说
 )
 HEAD_ZH = f"(?:的)?(?:{HEADS_ZH})?"
 BARE_ZH = re.compile(f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的)(\\w)" + r"[\s？?。！!]*$")
@@ -287,7 +287,7 @@ _EN_SCAFFOLD = frozenset(
 # book's (论语和孟子分别怎么讲孝); how a speaker saw someone (孔子眼中的颜回); who should do it and how
 # (孔子怎样教弟子, 我们应该怎样做到孝); what he meant by it (孔子所说的仁)
 _ZH_SCAFFOLD = tuple(
-    "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 儒家经典 四书 儒家 "
+    "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 地方 儒家经典 四书 儒家 "
     "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中 怎么样 应该 应当 才能 做到 看待 定义 所说的 "
     "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念 定义".split()
 )
