@@ -173,3 +173,21 @@ def test_the_difference_of_a_pair_lists_passages_naming_both(themes):
     held = dict(next(t for t in themes.themes if t.name == "君子").holds)
     first = [pid for pid, _ in ThemeIndex.ranking(topic)][:3]
     assert all(pid in held["君子"] and pid in held["小人"] for pid in first)
+
+
+def test_a_themes_rank_counts_among_its_passages_in_the_books_asked():
+    hymns_first = Theme("祭祀", ("祭祀",), None, ("shijing:266", "shijing:267", "shijing:209", "lunyu:3.10"))
+    spirits = Theme("鬼神", ("鬼神",), None, ("lunyu:6.22", "lunyu:11.12"))
+    ranked = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((hymns_first, spirits), True, "lunyu"))]
+    assert ranked == ["lunyu:3.10", "lunyu:6.22", "lunyu:11.12"]  # first of the Analects' 祭祀, not fourth of all
+
+
+def test_a_theme_lists_what_the_books_teach_before_the_songs(themes):
+    by_name = {t.name: t for t in themes.themes}
+    filial = by_name["孝"].ids
+    assert filial[0] == "lunyu:2.5" and by_name["友"].ids[0].startswith("lunyu:")
+    songs = [i for i, pid in enumerate(filial) if pid.startswith("shijing:")]
+    assert songs and min(songs) > max(i for i, pid in enumerate(filial) if not pid.startswith("shijing:"))
+    assert by_name["中庸"].ids[:3] == ("lunyu:6.29", "lunyu:11.16", "lunyu:13.21")  # 中庸之为德也, 过犹不及
+    assert by_name["中庸"].ids.index("zhongyong:2") < by_name["中庸"].ids.index("mengzi:13.26")
+    assert by_name["诚"].ids[:2] == ("zhongyong:22", "mengzi:7.12")  # 诚者，天之道也 in both books

@@ -111,14 +111,17 @@ class ThemeIndex:
         containing = _Containing(analects_texts)
         themes = []
         for name, zh_words, en_words in words:
+            # the Analects' and the other books' passages before the Songs': a question that names no
+            # book asks what the books teach of 孝 or 友, which a poem (蓼莪, 伐木) sings; one naming poems
+            # keeps to the Songs
             ids: list[str] = []
-            for row in (r for r in songs if r[0] == name):
-                ids += [pid for title in row[1:] for pid in by_title.get(title, [])[:1]]
             for row in (r for r in analects if r[0] == name):
                 for snippet in row[1:]:
                     ids += containing(squash(snippet))
             for row in (r for r in by_id if r[0] == name):
                 ids += [pid for pid in row[1:] if pid in texts]
+            for row in (r for r in songs if r[0] == name):
+                ids += [pid for title in row[1:] for pid in by_title.get(title, [])[:1]]
             zh, en = _split(zh_words), _split(en_words)
             names = frozenset(w.lstrip("@") for w in zh + en if w.startswith("@"))  # @颜回: a person's name
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
@@ -157,14 +160,15 @@ class ThemeIndex:
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
         """(id, score) of the topic's passages, best first: a passage scores 1 − rank/len in each of
-        its themes, summed (a passage in two asked themes beats one in a single theme), and 1 more when
-        it has every word of a theme the question pairs (君子和小人的区别: the passages naming both)."""
+        its themes, among the theme's passages in the books asked (孔子对鬼神和祭祀的态度: the Analects'
+        祭祀 list, not its place after the hymns), summed (a passage in two asked themes beats one in a
+        single theme), and 1 more when it has every word of a theme the question pairs (君子和小人的区别)."""
         scores: dict[str, float] = {}
         for theme in topic.themes:
-            n, paired = len(theme.ids), _paired(theme, topic.words)
-            for rank, pid in enumerate(theme.ids):
-                if _in(pid, topic.corpus) and _in(pid, corpus):
-                    scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / n + (pid in paired)
+            ids = [pid for pid in theme.ids if _in(pid, topic.corpus) and _in(pid, corpus)]
+            paired = _paired(theme, topic.words)
+            for rank, pid in enumerate(ids):
+                scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / len(ids) + (pid in paired)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
         if not topic.across:
             return ranked
