@@ -96,6 +96,12 @@ def test_general_forms_of_a_topic_question_are_surveys(themes, query, corpus, th
         "里仁为美",
         "君子不器",
         "孟子 曰",
+        # a theme's word that is a line's words is a quote, alone or asked about
+        "过犹不及",
+        "民为贵",
+        "有教无类",
+        "孟子说民为贵是什么意思？",
+        "什么是浩然之气",
         # a saying asked about says more than its theme
         "克己复礼是什么意思",
         "怎样理解学而时习之",

@@ -57,6 +57,7 @@ class Theme:
     ids: tuple[str, ...]
     names: frozenset[str] = frozenset()  # the words that are a person's name (颜回, 接舆, "yan hui")
     holds: tuple[tuple[str, frozenset[str]], ...] = ()  # (Chinese word, its passages whose text has it)
+    sayings: frozenset[str] = frozenset()  # its words of 3+ characters that are a line's words (民为贵, 过犹不及)
 
     @property
     def person(self) -> bool:
@@ -109,6 +110,7 @@ class ThemeIndex:
             elif corpus == "lunyu":
                 analects_texts.append((pid, squash(text)))
         containing = _Containing(analects_texts)
+        joined = "\0".join(texts.values())
         themes = []
         for name, zh_words, en_words in words:
             # the Analects' and the other books' passages before the Songs': a question that names no
@@ -127,7 +129,10 @@ class ThemeIndex:
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
             ids = list(dict.fromkeys(ids))
             holds = ((w, frozenset(pid for pid in ids if w in texts[pid])) for w in zh if w not in names)
-            themes.append(Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h)))
+            sayings = frozenset(w for w in zh if len(w) >= 3 and w in joined)  # 民为贵 alone is a quote
+            themes.append(
+                Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
+            )
         return cls(themes)
 
     def recognise(self, query: str) -> TopicQuery | None:
@@ -142,8 +147,8 @@ class ThemeIndex:
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
         headed = bool(bare) or heading(zh, lower, found) or alone(zh, lower, found)
         what = not (asks_list or headed or asks_about(zh, lower))
-        if what and (not asks_what(zh, lower) or all(t.person for t in found)):
-            return None
+        if what and (not asks_what(zh, lower) or all(t.person for t in found) or _saying(zh, found)):
+            return None  # 颜回怎么死的: one story; 孟子说民为贵是什么意思: one saying
         more = qualified(zh, lower, found)
         if what and more:
             return None  # what it is or how it is done (什么是仁, 孔子怎样教学生) asks only when that is all it says
@@ -230,6 +235,11 @@ class _Containing:
             found.append(self._ids[n])
             at = self._joined.find(key, self._starts[n + 1])
         return found
+
+
+def _saying(zh: str, themes: list[Theme]) -> bool:
+    """True when the question names a theme by a line's words (民为贵, 过犹不及): it asks about the saying."""
+    return any(w in zh for t in themes for w in t.sayings)
 
 
 def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:

@@ -137,7 +137,8 @@ _ALONE_EN = re.compile(
 def alone(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
     """True when the question is a theme's name and nothing more (孝, 孝道？, 交友之道, "Filial piety",
     "The concept of ren"): it asks for the theme, a survey. Not a person's name (颜回, 接舆: a name
-    query), and never a longer line: one character more (仁者寿, 学而, 里仁) is a saying, a title or a name."""
+    query) nor a line's words (民为贵, 过犹不及: a quote), and never a longer line: one character more
+    (仁者寿, 学而, 里仁) is a saying, a title or a name."""
     text = re.sub(r"[\s“”‘’\"'「」『』？?。！!…]", "", zh)
     cores = {text}
     if book := _ALONE_BOOK_ZH.match(text):  # 论语 仁, 论语中的仁 (not 论语中庸: 中庸 is a theme)
@@ -145,7 +146,7 @@ def alone(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
     cores |= {_ALONE_TAIL_ZH.sub("", core) for core in cores}  # 孝道 → 孝, but 王道 stays a word
     english = _ALONE_EN.sub("", lower.strip(" \t?.!'\"“”"))
     for theme in themes:
-        if any(core in theme.zh and core not in theme.names for core in cores):
+        if any(core in theme.zh and core not in theme.names and core not in theme.sayings for core in cores):
             return True
         if theme.en is not None and english not in theme.names and theme.en.fullmatch(english):
             return True
