@@ -41,6 +41,9 @@ def real_index(tmp_path_factory):
         ("Benevolence", "all", "仁"),
         ("The concept of ren", "all", "仁"),
         ("The importance of filial piety", "all", "孝"),
+        ("Benevolence (ren)", "all", "仁"),
+        ("Friendship and music", "all", "乐"),
+        ("孝的名言", "all", "孝"),
         # a book, then the theme (a search box's terms)
         ("论语 仁", "lunyu", "仁"),
         ("孟子 孝", "mengzi", "孝"),

@@ -122,16 +122,20 @@ ASKS_WHAT_EN = re.compile(
     r"|tell\s+me|differ\w*|compar\w*)\b"
 )
 # A theme alone: its word, perhaps after a book (论语 仁, 论语中的仁), with 道/之道 and an aspect of it
-# after (孝道, 交友之道, 孝的重要性, 仁的含义); in English after "the concept of", "the importance of" …
+# after (孝道, 交友之道, 孝的重要性, 孝的名言); in English after "the concept of", "the importance of" …, or
+# several themes, a gloss in brackets ("Benevolence (ren)", "Friendship and music")
 _ALONE_BOOK_ZH = re.compile("^(?:论语|孟子|孔子|夫子|诗经|四书|儒家)")  # 孔子的X is a heading() (孔子的父母)
 _ALONE_PLACE_ZH = re.compile("^(?:中的|里的|里|中)")
 _ALONE_TAIL_ZH = re.compile(
-    r"(?:之?道)?(?:(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义|标准|要求|形象|原则))?$"
+    r"(?:之?道)?(?:(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义|标准|要求|形象|原则"
+    r"|名言|名句|语录|句子|段落|章节|论述|言论))?$"
 )
 _ALONE_EN = re.compile(
     r"^(?:(?:confucius|mencius|mengzi|the analects|analects)(?:'s|’s)?\s+)?(?:the\s+)?"
     r"(?:(?:concept|idea|notion|virtue|value|meaning|importance|role|essence|spirit|nature)\s+of\s+(?:the\s+)?)?"
 )
+
+_ALONE_REST_EN = re.compile(r"[\s(),&/-]*(?:(?:and|or)\b[\s(),&/-]*)*")
 
 
 def alone(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
@@ -144,13 +148,17 @@ def alone(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
     if book := _ALONE_BOOK_ZH.match(text):  # 论语 仁, 论语中的仁 (not 论语中庸: 中庸 is a theme)
         cores |= {text[book.end() :], _ALONE_PLACE_ZH.sub("", text[book.end() :])}
     cores |= {_ALONE_TAIL_ZH.sub("", core) for core in cores}  # 孝道 → 孝, but 王道 stays a word
-    english = _ALONE_EN.sub("", lower.strip(" \t?.!'\"“”"))
+    english = rest = _ALONE_EN.sub("", lower.strip(" \t?.!'\"“”"))
     for theme in themes:
         if any(core in theme.zh and core not in theme.names and core not in theme.sayings for core in cores):
             return True
-        if theme.en is not None and english not in theme.names and theme.en.fullmatch(english):
-            return True
-    return False
+        if theme.en is not None:  # a person's name stays: "Yan Hui" is a name query
+            rest = theme.en.sub(functools.partial(_unless_name, theme.names), rest)
+    return rest != english and bool(_ALONE_REST_EN.fullmatch(rest))
+
+
+def _unless_name(names: frozenset[str], match: re.Match) -> str:
+    return match.group(0) if match.group(0) in names else " "
 
 
 def asks_about(zh: str, lower: str) -> bool:
