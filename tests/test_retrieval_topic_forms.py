@@ -200,3 +200,6 @@ def test_a_theme_lists_what_the_books_teach_before_the_songs(themes):
     assert by_name["中庸"].ids[:3] == ("lunyu:6.29", "lunyu:11.16", "lunyu:13.21")  # 中庸之为德也, 过犹不及
     assert by_name["中庸"].ids.index("zhongyong:2") < by_name["中庸"].ids.index("mengzi:13.26")
     assert by_name["诚"].ids[:2] == ("zhongyong:22", "mengzi:7.12")  # 诚者，天之道也 in both books
+    fate = by_name["天命"].ids  # 五十而知天命 … then 天命之谓性
+    assert fate[0] == "lunyu:2.4" and next(pid for pid in fate if not pid.startswith("lunyu:")) == "zhongyong:1"
+    assert by_name["心"].ids[:2] == ("mengzi:3.6", "mengzi:11.6")  # the four sprouts
