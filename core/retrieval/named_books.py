@@ -11,6 +11,7 @@ from core.language.text import has_cjk, to_simplified
 from core.retrieval.keyword import is_modern_question
 
 GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论(?!语)|谈|讲)")  # 孟子论…: a question
+BOOK_TERMS_ZH = re.compile(r"^《?(?:孔子|孟子|论语|诗经)》?\s+\S")  # 论语 仁, 孟子 性善论: a book, then search terms
 
 SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
@@ -58,10 +59,10 @@ def book_hint(query: str) -> str:
     for one naming Confucius, 论语 or 子曰, "mengzi", "daxue", "zhongyong" for theirs, several joined
     by commas ("lunyu,mengzi" for 孟子和孔子怎么看仁), else "all". Songs and Analects markers together
     name no book (a question about what Confucius said of the Songs). Only English and modern-Chinese
-    questions name a book this way, and those opening with a speaker and 论/谈/讲 (孟子论君臣关系); a
-    classical line with 诗 or 孟子 in it does not."""
+    questions name a book this way, those opening with a speaker and 论/谈/讲 (孟子论君臣关系) and a
+    book's name then search terms (孟子 性善论); a classical line with 诗 or 孟子 in it does not."""
     zh, lower = to_simplified(query), query.lower()
-    if has_cjk(zh) and not is_modern_question(zh) and not GOVERN_ZH_STRICT.search(zh):
+    if has_cjk(zh) and not (is_modern_question(zh) or GOVERN_ZH_STRICT.search(zh) or BOOK_TERMS_ZH.match(zh)):
         return "all"
     if not ASKS_WHICH.search(lower):  # "which of the three hundred odes …" still asks for a poem
         zh, lower = CITED.sub("", zh), WHOLE_SONGS_EN.sub("", lower)
