@@ -75,10 +75,14 @@ _fuzi_install() {
   _fuzi_pip "$root" "$extras"
 }
 
+# jieba comes as an sdist only: uv builds its wheel and unpacks it at once. Stored rather than deflated,
+# that build takes 0.6 s of CPU instead of 1.9 (19 MB of dictionaries), on a first install's path.
+FUZI_UV_BUILD=(--config-settings-package "jieba:--build-option=--compression=stored")
+
 _fuzi_uv() {
   local root="$1" extras="$2" lock="$1/requirements.lock"
   _fuzi_uv_ready "$root" || return 1
-  local uv=("${_fuzi_uv_cmd[@]}") args=("${_fuzi_uv_args[@]}")
+  local uv=("${_fuzi_uv_cmd[@]}") args=("${_fuzi_uv_args[@]}" "${FUZI_UV_BUILD[@]}")
   if [ -z "$extras" ] && [ -f "$lock" ]; then
     # The pinned runtime set (requirements.lock): no resolve, one index lookup per pin. Any miss (a
     # pin that this Python or these indexes lack, a dependency that the lock does not hold) resolves.

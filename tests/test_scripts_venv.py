@@ -65,6 +65,8 @@ def test_uv_installs_with_pips_settings_and_pip_is_not_needed(tmp_path):
     assert args[args.index("--find-links") + 1] == "/nowhere/wheels"
     assert args[args.index("--constraint") + 1] == "/nowhere/c.txt"
     assert args[-2:] == ["-e", f"{tmp_path}[ocr]"]
+    # jieba's sdist is built into a stored wheel (unpacked at once: no deflate of its dictionaries)
+    assert args[args.index("--config-settings-package") + 1] == "jieba:--build-option=--compression=stored"
     assert (tmp_path / ".venv" / ".fuzi-installed").exists()
     assert _ensure(tmp_path, "ocr").stderr == ""  # installed: the next start says nothing
     # the venv is byte-compiled in the background, once: the marker says the compile finished
@@ -134,5 +136,8 @@ def test_without_extras_the_lock_installs_unresolved_and_a_failed_check_resolves
     assert _ensure(tmp_path).returncode == 0
     lines = calls.read_text().splitlines()
     assert len(lines) == 3 and lines[1].startswith("pip check") and lines[2].endswith(f"-e {tmp_path}")
+    assert all(
+        "--config-settings-package jieba:--build-option=--compression=stored " in line for line in (first, lines[2])
+    )
     assert "--no-deps" not in lines[2]
     assert "resolving pyproject.toml's requirements instead" in (tmp_path / ".venv" / "install.log").read_text()
