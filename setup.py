@@ -27,7 +27,8 @@ def extensions() -> list[Extension]:
             "core.retrieval._e5vnni",
             sources=["core/retrieval/e5/e5.c", "core/retrieval/e5/module.c"],
             depends=["core/retrieval/e5/e5.h"],
-            extra_compile_args=["-O3", *FLAGS, "-fopenmp", "-fno-math-errno"],
+            # -g0: no debug information (the same machine code, a third less compile time on a first install's path)
+            extra_compile_args=["-O3", "-g0", *FLAGS, "-fopenmp", "-fno-math-errno"],
             extra_link_args=["-fopenmp"],
             libraries=["m"],
             optional=True,  # a failed build is a warning: the install goes on with the wheel's engine
