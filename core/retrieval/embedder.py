@@ -41,7 +41,7 @@ def has_features(text: str) -> bool:
 # The vector route embeds at most a query's first QUERY_MAX_TOKENS tokens (prefix and specials
 # included): one engine call costs ~12 ms at 64 tokens and ~50 ms at 180 on a 2-core VM (a pasted
 # translation of 300 characters is 250 tokens), while the head of a long text already says which
-# passage it renders; the keyword and gloss routes still read all of it (docs/retrieval.md).
+# passage it renders; the keyword and gloss routes still read all of it (docs/embedding.md).
 QUERY_MAX_TOKENS = 64
 _SPECIAL_TOKENS = 6  # "query: ", <s>, </s> and a leading "▁": a text of n characters is ≤ n + 6 tokens
 
