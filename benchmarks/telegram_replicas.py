@@ -5,7 +5,7 @@ application, bot-wide limiter and per-chat budgets; with --shared-pace their bot
 slots on one Redis schedule and their per-chat budgets are claimed in Redis too (FUZI_TEST_REDIS_URL),
 as `fuzi run telegram` does with FUZI_REDIS_URL.
 The replicas run in one process (one event loop): this measures pacing, not CPU; with --processes
-each replica is a process of its own (the fake Bot API stays in this one), as N `fuzi run telegram`.
+each replica is a process of its own on `fuzi run`'s event loop (the fake Bot API stays in this one), as N `fuzi run telegram`.
 
     FUZI_CORPUS_DIR=../shared/corpus python -m benchmarks.telegram_replicas [--replicas 1 2 4] [--shared-pace] [--processes]
 """
@@ -195,7 +195,9 @@ def main() -> None:
 
     structlog.configure(wrapper_class=structlog.make_filtering_bound_logger(logging.ERROR))
     if args.child:
-        asyncio.run(child())
+        from bot.event_loop import run as run_on_loop
+
+        run_on_loop(child())  # on the loop `fuzi run telegram` runs on
         return
     modes = [True] if args.only_shared else [False, True] if args.shared_pace else [False]
     rows = [asyncio.run(run(args, n, shared)) for n in args.replicas for shared in modes]
