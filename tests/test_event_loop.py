@@ -1,4 +1,4 @@
-"""bot/event_loop.py: `fuzi serve` runs on uvloop where it is installed, on asyncio's loop otherwise."""
+"""bot/event_loop.py: `fuzi serve` and `fuzi run` run on uvloop where it is installed, on asyncio's loop otherwise."""
 
 from __future__ import annotations
 

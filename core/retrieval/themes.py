@@ -152,7 +152,7 @@ class ThemeIndex:
         more = qualified(zh, lower, found)
         if what and more:
             return None  # what it is or how it is done (什么是仁, 孔子怎样教学生) asks only when that is all it says
-        if more and not (asks_list or headed or governs(zh.replace("论语", "《》"), lower, found)):
+        if more and not (asks_list or headed or governs(zh, lower, found)):
             return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
         # a question that says no more than its theme ranks the theme's passages first, list or not; one
         # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses

@@ -161,10 +161,14 @@ def _unless_name(names: frozenset[str], match: re.Match) -> str:
     return match.group(0) if match.group(0) in names else " "
 
 
+def untitled(zh: str) -> str:
+    """`zh` with 论语 set aside as 《》: its 论 is no marker (论X, on X)."""
+    return zh.replace("论语", "《》")
+
+
 def asks_about(zh: str, lower: str) -> bool:
     """True when the question asks for a view of what it names (怎么看, 论, "what did Confucius say about")."""
-    untitled = zh.replace("论语", "《》")  # 论语 is no 论 (on …)
-    return any(m in untitled for m in ABOUT_ZH) or bool(ABOUT_EN.search(lower))
+    return any(m in untitled(zh) for m in ABOUT_ZH) or bool(ABOUT_EN.search(lower))
 
 
 def asks_what(zh: str, lower: str) -> bool:
@@ -241,6 +245,7 @@ def governs(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
     """True when a modern or English question makes a theme its subject: a marker right before it
     ("on war and Yan", "about friends who lie", 孟子论性善, 关于井田制…的主张) or a
     view of it after it (对鬼神…的态度). A classical line never does."""
+    zh = untitled(zh)
     if has_cjk(zh) and not is_modern_question(zh) and not GOVERN_ZH_STRICT.search(zh):
         return False
     for theme in themes:
@@ -298,5 +303,5 @@ _EN_SCAFFOLD = frozenset(
 _ZH_SCAFFOLD = tuple(
     "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 地方 儒家经典 四书 儒家 "
     "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中 怎么样 应该 应当 才能 做到 看待 定义 所说的 "
-    "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念 定义".split()
+    "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念".split()
 )
