@@ -1,4 +1,5 @@
-"""The fresh sets → evals/fresh/dev.jsonl (queries.py) or, with --heldout, evals/fresh/heldout.jsonl.
+"""The fresh sets → evals/fresh/dev.jsonl (queries.py), with --heldout evals/fresh/heldout.jsonl, with
+--blind evals/fresh/blind.jsonl.
 
 A locator is a passage id or a substring of the passage text; every passage of the five books that
 contains the substring is gold, in the order found (the writer's own build, kept as it resolved).
@@ -6,8 +7,11 @@ Dev classes: `short_paraphrase`, `english`, `full_translation`, `topic`; the dev
 methods. The held-out sets (heldout_queries.py, written blind by another writer) confirm them: classes
 `fresh_heldout_short_paraphrase`, `fresh_heldout_english`, `fresh_heldout_full_translation`,
 `fresh_heldout_topic`; a held-out topic must resolve to 5–12 golds, and a held-out query whose text is
-identical to a dev query is dropped. Run:
-FUZI_CORPUS_DIR=… python -m evals.fresh.build [--heldout]
+identical to a dev query is dropped. The blind set (blind_queries.py, a fourth writer who saw only the
+corpus) is a second dev set used only as a whole, to check that methods chosen on dev generalise:
+classes `blind_short_paraphrase` and `blind_topic`, the same 5–12 rule for topics, and a blind query
+identical to any dev or held-out query dropped. Run:
+FUZI_CORPUS_DIR=… python -m evals.fresh.build [--heldout | --blind]
 """
 
 from __future__ import annotations
@@ -18,6 +22,7 @@ import os
 from pathlib import Path
 
 from core.books import load_library
+from evals.fresh import blind_queries as blind
 from evals.fresh import heldout_queries as held
 from evals.fresh.queries import EN, FT, SP, TP
 
@@ -29,6 +34,7 @@ HELDOUT = (
     ("fresh_heldout_full_translation", held.TR),
     ("fresh_heldout_topic", held.TOPIC),
 )
+BLIND = (("blind_short_paraphrase", blind.SP), ("blind_topic", blind.TP))
 TOPIC_GOLDS = (5, 12)
 
 
@@ -43,11 +49,13 @@ def resolve(locators: list[str], texts: dict[str, str]) -> list[str]:
     return out
 
 
-def heldout_rows(texts: dict[str, str], dev_queries: set[str]) -> tuple[list[dict[str, object]], int]:
-    """Held-out rows (dev duplicates dropped) and how many were dropped; SystemExit on a bad topic."""
+def heldout_rows(
+    texts: dict[str, str], dev_queries: set[str], sets: tuple[tuple[str, list[tuple[str, list[str]]]], ...] = HELDOUT
+) -> tuple[list[dict[str, object]], int]:
+    """Rows of `sets` (queries in `dev_queries` dropped) and how many were dropped; SystemExit on a bad topic."""
     rows: list[dict[str, object]] = []
     dropped = 0
-    for cls, entries in HELDOUT:
+    for cls, entries in sets:
         for query, locators in entries:
             gold = resolve(locators, texts)
             if cls.endswith("topic") and not TOPIC_GOLDS[0] <= len(gold) <= TOPIC_GOLDS[1]:
@@ -61,10 +69,20 @@ def heldout_rows(texts: dict[str, str], dev_queries: set[str]) -> tuple[list[dic
 
 def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(prog="python -m evals.fresh.build")
-    parser.add_argument("--heldout", action="store_true", help="write heldout.jsonl instead of dev.jsonl")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--heldout", action="store_true", help="write heldout.jsonl instead of dev.jsonl")
+    which.add_argument("--blind", action="store_true", help="write blind.jsonl instead of dev.jsonl")
     args = parser.parse_args(argv)
     library = load_library(Path(os.environ.get("FUZI_CORPUS_DIR", "var/corpus")))
     texts = {p.id: p.text for p in library.passages}
+    if args.blind:
+        # Checked against the query lists themselves, never shown: the blind writer saw neither.
+        others = {query for _, entries in CLASSES + HELDOUT for query, _ in entries}
+        rows, dropped = heldout_rows(texts, others, BLIND)
+        lines = [json.dumps(row, ensure_ascii=False) for row in rows]
+        (HERE / "blind.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")
+        print(f"blind: {len(rows)} queries ({dropped} identical to a dev or held-out query dropped)")
+        return
     if args.heldout:
         dev = HERE / "dev.jsonl"
         if not dev.exists():
