@@ -1,9 +1,15 @@
-"""Logging set-up for every entry point: structlog over stdlib logging, one handler on stderr.
+"""Logging set-up for every entry point: one stream (stderr or a file), structlog's processors on every line.
 
 Production (`FUZI_ENV=production`) writes one JSON object per line; development a readable console.
-Library loggers (openai, httpx, aiohttp, telegram, discord) go through the same processors, so
-their lines carry the bound trace id too. `extra_processors` is where the guards' secret-redaction
+Fuzi's own lines (structlog) are rendered by structlog and written straight to the stream; library
+loggers (openai, httpx, aiohttp, telegram, discord) log through the stdlib handler, whose formatter
+runs the same processors, so their lines carry the bound trace id too. Both write under the
+handler's lock, a line at a time. `extra_processors` is where the guards' secret-redaction
 processor plugs in; it runs on every line just before the timestamp is added and the line rendered.
+
+Fuzi's lines skip the stdlib round trip (a `LogRecord` made, copied by the formatter, the caller's
+frame looked up) and are level-filtered by structlog's filtering logger, whose methods below the
+level do nothing: about a third of a line's CPU, ~10 lines an answer (docs/performance.md).
 """
 
 from __future__ import annotations
@@ -55,12 +61,6 @@ def configure_logging(
     """
     production = env.lower() == "production"
     shared = _shared_processors(extra_processors)
-    structlog.configure(
-        processors=[structlog.stdlib.filter_by_level, *shared, structlog.stdlib.ProcessorFormatter.wrap_for_formatter],
-        logger_factory=structlog.stdlib.LoggerFactory(),
-        wrapper_class=structlog.stdlib.BoundLogger,
-        cache_logger_on_first_use=False,
-    )
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
@@ -69,7 +69,49 @@ def configure_logging(
         )
     )
     setattr(handler, _HANDLER_MARK, True)
+    structlog.configure(
+        processors=[*shared, *_renderers(production)],
+        logger_factory=_LineWriterFactory(handler),
+        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        # not cached: a later configure_logging (tests, `fuzi chat --log-file`) reaches every module's logger
+        cache_logger_on_first_use=False,
+    )
     _install(handler, level.upper())
+
+
+class _LineWriter:
+    """Where structlog hands a rendered line: the handler's stream, one write and a flush under the
+    handler's lock (as `logging.StreamHandler.emit`), so lines of both paths never interleave.
+
+    `name` is the module's logger name (`structlog.get_logger(__name__)`), for `add_logger_name`.
+    A stream that fails (closed, broken pipe) loses the line; logging never raises into the caller.
+    """
+
+    def __init__(self, handler: logging.StreamHandler, name: str):
+        self._handler, self.name = handler, name
+
+    def msg(self, line: str) -> None:
+        handler = self._handler
+        handler.acquire()
+        try:
+            handler.stream.write(line + "\n")
+            handler.stream.flush()
+        except (OSError, ValueError):
+            pass
+        finally:
+            handler.release()
+
+    debug = info = warning = error = critical = exception = log = msg
+
+
+class _LineWriterFactory:
+    """structlog's logger factory for `_LineWriter`s over one handler."""
+
+    def __init__(self, handler: logging.StreamHandler):
+        self._handler = handler
+
+    def __call__(self, *args: object) -> _LineWriter:
+        return _LineWriter(self._handler, str(args[0]) if args else "")
 
 
 def _shared_processors(extra: Sequence[Processor]) -> list[Processor]:
