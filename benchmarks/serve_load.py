@@ -18,7 +18,9 @@ its resident memory. Per-person limits are raised so they are not hit
 (8 people asking non-stop would exceed 15 answers a minute); everything else is the default.
 
 ``--profile`` samples the server with py-spy (``pip install py-spy``; the benchmark looks beside the
-Python it runs on, then on PATH) for the timed window and writes ``--profile-out`` (speedscope JSON,
+Python it runs on, then on PATH) for the timed window, only the thread holding the GIL (``--gil``: the
+interpreter's own time; native code that releases the GIL, the embedding kernel and BLAS, is not
+sampled, and a thread descheduled while holding it still is), and writes ``--profile-out`` (speedscope JSON,
 or a flame graph SVG when the name ends in .svg); without py-spy, or with ``--profile cprofile``
 (call counts), it runs the server under cProfile (a .pstats file; the whole run, and slower). A summary of where the samples fell comes back in the JSON.
 
@@ -215,7 +217,7 @@ async def run(args: argparse.Namespace) -> dict:
                     fmt = "flamegraph" if out.suffix == ".svg" else "speedscope"
                     sampler = await asyncio.create_subprocess_exec(
                         spy, "record", "-p", str(proc.pid), "-r", "100", "-d", str(int(args.seconds)),
-                        "-f", fmt, "-o", str(out), "--nonblocking",
+                        "-f", fmt, "-o", str(out), "--nonblocking", "--gil",
                         stdout=asyncio.subprocess.DEVNULL, stderr=asyncio.subprocess.DEVNULL,
                     )  # fmt: skip
                 started, cpu_before, self_before = time.perf_counter(), cpu_s(proc.pid), time.process_time()
