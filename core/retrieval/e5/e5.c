@@ -460,7 +460,8 @@ static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const f
                     }
                     __m256i s16 = _mm256_add_epi16(_mm256_add_epi16(_mm256_add_epi16(m[0], m[1]), _mm256_add_epi16(m[2], m[3])),
                                                    _mm256_add_epi16(_mm256_add_epi16(m[4], m[5]), _mm256_add_epi16(m[6], m[7])));
-                    __m256i i32 = _mm256_add_epi32(_mm256_madd_epi16(s16, ones), _mm256_set1_epi32(-8 * as[(size_t)t * nb + b]));
+                    __m256i i32 = _mm256_sub_epi32(_mm256_madd_epi16(s16, ones),
+                                                   _mm256_slli_epi32(_mm256_set1_epi32(as[(size_t)t * nb + b]), 3));
                     float *y = Y + (size_t)t * nout + (size_t)g * RG;
                     _mm256_storeu_ps(y, _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32),
                                                         _mm256_mul_ps(dw, _mm256_set1_ps(ad[(size_t)t * nb + b])),
