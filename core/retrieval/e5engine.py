@@ -5,9 +5,9 @@ repacked once at load, one output row per 32-bit lane, several tokens per tile) 
 layer norm, GELU and the activation quantisation vectorised, in two builds: AVX-512 VNNI (16 rows a
 register, vpdpbusd) and AVX2 + FMA (8 rows a register, maddubs + madd). Tokenizer, activation
 quantisation and integer arithmetic are the engine's own, so vectors agree with the wheel's to a
-cosine of 0.9999+ (float additions in another order). The build backend compiles both when Fuzi is
-installed, as the extensions `core.retrieval._e5vnni` and `core.retrieval._e5avx2` (setup.py);
-nothing is compiled at run time.
+cosine of 0.9999+ (float additions in another order). The build backend compiles, when Fuzi is
+installed, the one this CPU runs first (`FUZI_BUILD_KERNELS=all`: both), as the extension
+`core.retrieval._e5vnni` or `core.retrieval._e5avx2` (setup.py); nothing is compiled at run time.
 
 The dispatch, once per process: the first build that was built and whose instruction sets this CPU
 has, the AVX-512 VNNI one before the AVX2 one; otherwise the wheel's engine (an AVX2 build), with
