@@ -38,6 +38,7 @@ from core.retrieval.topic_forms import (
     SURVEY_ZH_END,
     alone,
     asks_about,
+    asks_polar,
     asks_what,
     governs,
     heading,
@@ -147,9 +148,10 @@ class ThemeIndex:
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
         headed = bool(bare) or heading(zh, lower, found) or alone(zh, lower, found)
         what = not (asks_list or headed or asks_about(zh, lower))
-        if what and (not asks_what(zh, lower) or all(t.person for t in found) or _saying(zh, found)):
+        polar = asks_polar(zh, lower, found)  # 人性是善的吗, "Did Confucius believe in ghosts?": its stance
+        if what and (not (asks_what(zh, lower) or polar) or all(t.person for t in found) or _saying(zh, found)):
             return None  # 颜回怎么死的: one story; 孟子说民为贵是什么意思: one saying
-        more = qualified(zh, lower, found)
+        more = qualified(zh, lower, found) and not polar
         if what and more:
             return None  # what it is or how it is done (什么是仁, 孔子怎样教学生) asks only when that is all it says
         if more and not (asks_list or headed or governs(zh, lower, found)):
