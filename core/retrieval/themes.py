@@ -29,6 +29,7 @@ from importlib import resources
 from core.books import books_in
 from core.language.text import squash, to_simplified
 from core.retrieval.named_books import book_hint, without_titles
+from core.retrieval.subjects import SubjectIndex
 from core.retrieval.topic_forms import (
     ABOUT_EN,
     BARE_ZH,
@@ -86,8 +87,9 @@ class TopicQuery:
 class ThemeIndex:
     """Themes over the passages; `recognise(query)` and `ranking(topic)`."""
 
-    def __init__(self, themes: list[Theme]):
+    def __init__(self, themes: list[Theme], subjects: SubjectIndex | None = None):
         self.themes = [t for t in themes if t.ids]
+        self.subjects = subjects or SubjectIndex([])  # a subject no theme lists (孟子怎么评价伯夷和柳下惠)
 
     @classmethod
     def load(cls, passages: Iterable[tuple[str, str, str, str]]) -> ThemeIndex:
@@ -100,8 +102,10 @@ class ThemeIndex:
         by_title: dict[str, list[str]] = {}
         analects_texts: list[tuple[str, str]] = []
         texts: dict[str, str] = {}
+        titles: set[str] = set()
         for pid, corpus, text, title in passages:
             texts[pid] = text
+            titles.add(title.rpartition("·")[2])
             if corpus == "shijing":
                 section, _, name = title.rpartition("·")
                 by_title.setdefault(name, []).append(pid)
@@ -134,7 +138,7 @@ class ThemeIndex:
             themes.append(
                 Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
             )
-        return cls(themes)
+        return cls(themes, SubjectIndex(list(texts.items()), titles))
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
