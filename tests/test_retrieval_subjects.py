@@ -6,12 +6,16 @@ from __future__ import annotations
 import pytest
 
 from core.retrieval.subjects import Subject, SubjectIndex
+from core.retrieval.themes import ThemeIndex
 from tests.fakes.retrieval_fixtures import real_passages
 
 
 @pytest.fixture(scope="module")
 def subjects() -> SubjectIndex:
-    return SubjectIndex([(p.id, p.text) for p in real_passages()])
+    passages = real_passages()
+    return ThemeIndex.load(
+        (p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in passages
+    ).subjects
 
 
 @pytest.mark.parametrize(
@@ -21,6 +25,10 @@ def subjects() -> SubjectIndex:
         ("孔子对管仲的看法", ("管仲",), "lunyu"),
         ("论语里关于管仲的章节有哪些", ("管仲",), "lunyu"),
         ("How is Guan Zhong judged by Confucius and Mencius?", ("管仲",), "lunyu,mengzi"),
+        # a heading: a speaker, a marker, the subject (one character is a word)
+        ("孟子论伯夷", ("伯夷",), "mengzi"),
+        ("孔子论天", ("天",), "lunyu"),
+        ("Confucius on death", ("死",), "lunyu"),
         # the subject names no book: the speaker's book is asked
         ("What does Mencius say about Confucius?", ("孔子", "仲尼"), "mengzi"),
     ],
@@ -38,6 +46,10 @@ def test_a_topic_question_on_an_unlisted_subject_names_its_words(subjects, query
         "When three people walk together, one of them can be my teacher",
         "What did Confucius say about being in harmony without just agreeing with everyone?",
         "颜回",  # a name alone asks nothing
+        "诗经里的江有汜讲了什么",  # a title question
+        "《丘中有麻》写的是什么？",
+        "The poem about the birth of Hou Ji, ancestor of the Zhou",  # "of the Zhou" is no view's object
+        "Ode where a returning soldier remembers willows when he left and snow on his return",
     ],
 )
 def test_a_story_a_description_or_a_quote_has_no_subject(subjects, query):

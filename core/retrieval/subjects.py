@@ -29,10 +29,18 @@ from core.retrieval.topic_forms import BOOKS_ZH, SURVEY_EN, SURVEY_ZH, SURVEY_ZH
 MAX_TERMS = 3  # more words than this describe one passage (a paraphrase), not a subject
 MAX_CHARS = 8
 _JOINS_ZH = re.compile(r"[^\u4e00-\u9fff]+|和|与|及|、|跟|以及|或")
+# a heading: a speaker or book, then a marker of what he said (孟子论伯夷, 孔子谈天, 孔子眼中的管仲)
+_HEADING_ZH = re.compile(f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的|眼中的|眼里的)")
 _SPEAKERS_ZH = frozenset(b for b in BOOKS_ZH if b != "《》") | {"孔夫子", "孟夫子", "书", "书中", "书里", "里", "中"}
-# the object of an English view: "say about X", "views on X", "how is X judged/described/seen"
+# the object of an English view: "what does Mencius say about X", "Confucius on X", "how is X judged"
+_SPEAKER_EN = (
+    r"(?:the\s+)?(?:confucius|mencius|mengzi|kongzi|the master|master|analects|mean|great learning|book of \w+)"
+)
 _OBJECT_EN = re.compile(
-    r"\b(?:about|on|regarding|concerning|of)\s+(?P<obj>[\w\s'-]+?)\s*[?.!]*$"
+    r"^\W*(?:what|how|did|does|do)\b[\w\s']*?\b(?:say|said|says|think|thought|teach|taught|write|wrote|feel|felt"
+    r"|speak|spoke|talk|talked)\s+(?:about|of|on|regarding|concerning)\s+(?P<obj>[\w\s'-]+?)\s*[?.!]*$"
+    rf"|^\W*{_SPEAKER_EN}(?:'s|’s)?\s+(?:views?\s+|teachings?\s+|sayings?\s+)?(?:on|about|regarding|concerning)\s+"
+    r"(?P<head>[\w\s'-]+?)\s*[?.!]*$"
     r"|^\W*how\s+(?:is|are|was|were|does|did|do)\s+(?P<subj>[\w\s'-]+?)\s+(?:judged|described|seen|viewed|regarded"
     r"|portrayed|praised|criticized|criticised|treated|evaluated|assessed)\b"
 )
@@ -63,11 +71,11 @@ class SubjectIndex:
         """The subject of a topic-shaped question, or None when it has no short subject."""
         zh, lower = without_titles(to_simplified(query)), without_titles(query.lower())
         if has_cjk(zh):
-            if not is_modern_question(zh) or not _asks(zh, lower):
+            if not (is_modern_question(zh) or _HEADING_ZH.match(zh)) or not _asks(zh, lower):
                 return None
             chunks = [c for c in _JOINS_ZH.split(unsaid(strip_question_words(untitled(zh)))) if c]
             chunks = [c for c in chunks if c not in _SPEAKERS_ZH]
-            if sum(map(len, chunks)) > MAX_CHARS or any(c in self._titles for c in chunks):
+            if sum(map(len, chunks)) > MAX_CHARS or self._titled(query, zh, chunks):
                 return None
             found = [t for c in chunks for t in self._segments(c)]
             if sum(map(len, found)) < sum(map(len, chunks)) - 1:
@@ -75,16 +83,20 @@ class SubjectIndex:
         else:
             if not _asks(zh, lower):
                 return None
-            m = _OBJECT_EN.search(lower.strip())
-            if m is None:
+            text = lower.strip()
+            m = _OBJECT_EN.search(text)
+            group = next((g for g in ("obj", "head", "subj") if m is not None and m.group(g)), None)
+            if m is None or group is None:
                 return None
-            phrase = re.sub(r"^(?:the|a|an)\s+", "", (m.group("obj") or m.group("subj") or "").strip())
+            phrase = m.group(group).strip()
+            phrase = re.sub(r"^(?:the|a|an)\s+", "", phrase)
             if len(phrase.split()) > 4:
                 return None  # "on the islet in the river": a description
             words = [w for w in re.split(r"\s+(?:and|or)\s+|,\s*", phrase) if w]
             found = [t for w in words for t in _NAMES_EN.get(w.strip(), ())]
-            found += [t for t in expand_english(phrase).split() if len(t) > 1 and t in self._joined]
-            speaker = lower[: m.start()] + lower[m.end() :]
+            short = len(phrase.split()) <= 2  # "on death": its one character (死) is the subject
+            found += [t for t in expand_english(phrase).split() if (short or len(t) > 1) and t in self._joined]
+            speaker = text[: m.start(group)] + text[m.end(group) :]
         terms = tuple(dict.fromkeys(t for t in found if not t.startswith("之")))  # 之 begins no word
         if not 0 < len(terms) <= MAX_TERMS or any(t in self._titles for t in terms):
             return None
@@ -114,8 +126,20 @@ class SubjectIndex:
         place = {pid: i for i, pid in enumerate(fused)}
         return sorted(scored.items(), key=lambda kv: (-kv[1], place.get(kv[0], len(place))))
 
+    def _titled(self, query: str, zh: str, chunks: list[str]) -> bool:
+        """True when the question names a poem by its title (诗经里的江有汜讲了什么, 《丘中有麻》写的是什么):
+        a title question, not a subject."""
+        if any(c in self._titles for c in chunks):
+            return True
+        if "《" not in query and book_hint(query) != "shijing":
+            return False
+        return any(len(t) > 1 and t in zh for t in self._titles)
+
     def _segments(self, chunk: str) -> list[str]:
-        """The longest runs of two or more characters of `chunk` that the books hold, left to right."""
+        """The longest runs of two or more characters of `chunk` that the books hold, left to right;
+        a chunk of one character is a word (孔子论天)."""
+        if len(chunk) == 1:
+            return [chunk] if chunk in self._joined else []
         out, i = [], 0
         while i < len(chunk) - 1:
             for j in range(len(chunk), i + 1, -1):

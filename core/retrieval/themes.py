@@ -105,7 +105,8 @@ class ThemeIndex:
         titles: set[str] = set()
         for pid, corpus, text, title in passages:
             texts[pid] = text
-            titles.add(title.rpartition("·")[2])
+            if corpus == "shijing":
+                titles.add(title.rpartition("·")[2])
             if corpus == "shijing":
                 section, _, name = title.rpartition("·")
                 by_title.setdefault(name, []).append(pid)
