@@ -137,9 +137,12 @@ def test_quotes_titles_and_names_are_not_topic_questions(themes, query):
         ("Is human nature good according to Mencius?", "mengzi", "人性"),
         ("Did Confucius believe in ghosts?", "lunyu", "鬼神"),
         ("Was Confucius against war?", "lunyu", "战争"),
+        # how two themes relate, asked in English as in Chinese (孝和礼的关系)
+        ("How are benevolence and ritual related?", "all", "礼"),
+        ("How is filial piety related to benevolence?", "all", "孝"),
     ],
 )
-def test_a_yes_no_question_on_a_theme_is_a_survey(themes, query, corpus, theme):
+def test_a_yes_no_or_relation_question_on_a_theme_is_a_survey(themes, query, corpus, theme):
     topic = themes.recognise(query)
     assert topic is not None and topic.survey and topic.corpus == corpus
     assert theme in {t.name for t in topic.themes}

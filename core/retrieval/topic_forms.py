@@ -119,7 +119,7 @@ ASKS_WHAT_ZH = (
 )
 ASKS_WHAT_EN = re.compile(
     r"\b(?:how|why|what(?:'s|\s+is|\s+are|\s+was|\s+were)|mean(?:s|ing|t)?|defin\w*|explain\w*|according\s+to"
-    r"|tell\s+me|differ\w*|compar\w*)\b"
+    r"|tell\s+me|differ\w*|compar\w*|relat\w*)\b"
 )
 # A theme alone: its word, perhaps after a book (论语 仁, 论语中的仁), with 道/之道 and an aspect of it
 # after (孝道, 交友之道, 孝的重要性, 孝的名言); in English after "the concept of", "the importance of" …, or
@@ -318,7 +318,7 @@ _EN_SCAFFOLD = frozenset(
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
     "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
-    "relation relations relationship attitude attitudes idea ideas confucian confucianism four books s opinion opinions "
+    "relation relations relationship related relate relates attitude attitudes idea ideas confucian confucianism four books s opinion opinions "
     "regard regarded regards philosophy doctrine doctrines theory teachings importance role place meaning concept "
     "notion character as disciple disciples student students favourite favorite should can could would might "
     "must one oneself we our i my you your people person become behave treat practise practice important mean "
