@@ -125,46 +125,6 @@ def test_quotes_titles_and_names_are_not_topic_questions(themes, query):
     assert themes.recognise(query) is None
 
 
-@pytest.mark.parametrize(
-    ("query", "corpus", "theme"),
-    [
-        # a yes/no question with a one-word predicate asks the books' stance on the theme
-        ("人性是善的吗？", "all", "人性"),
-        ("孟子认为人性是善的吗？", "mengzi", "人性"),
-        ("孔子相信鬼神吗？", "lunyu", "鬼神"),
-        ("孔子反对战争吗", "lunyu", "战争"),
-        ("Is human nature good?", "all", "人性"),
-        ("Is human nature good according to Mencius?", "mengzi", "人性"),
-        ("Did Confucius believe in ghosts?", "lunyu", "鬼神"),
-        ("Was Confucius against war?", "lunyu", "战争"),
-        # how two themes relate, asked in English as in Chinese (孝和礼的关系)
-        ("How are benevolence and ritual related?", "all", "礼"),
-        ("How is filial piety related to benevolence?", "all", "孝"),
-    ],
-)
-def test_a_yes_no_or_relation_question_on_a_theme_is_a_survey(themes, query, corpus, theme):
-    topic = themes.recognise(query)
-    assert topic is not None and topic.survey and topic.corpus == corpus
-    assert theme in {t.name for t in topic.themes}
-
-
-@pytest.mark.parametrize(
-    "query",
-    [
-        "颜回死了吗",  # one story of a person
-        "民为贵吗",  # a saying
-        "Is friendship with liars harmful?",  # a longer predicate: one case, not the theme
-        "Did Yan Hui die young?",
-        "Is it not a pleasure to learn and practise what one has learned?",  # a translation
-        "Is filial piety or loyalty more important?",  # a choice, not a yes/no question
-        "礼的根本是什么",  # 什么 ends in 么: a what-question that says more
-    ],
-)
-def test_a_yes_no_question_that_says_more_is_not_a_survey(themes, query):
-    topic = themes.recognise(query)
-    assert topic is None or not topic.survey
-
-
 def test_a_persons_name_is_marked_in_the_words_file(themes):
     by_name = {t.name: t for t in themes.themes}
     assert by_name["颜回"].person and by_name["尧舜"].person

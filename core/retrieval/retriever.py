@@ -329,10 +329,6 @@ class HybridRetriever:
                 theme = {pid for pid, _ in ranking}
                 ranking = [(f.id, f.score) for f in fused if f.id in theme]
             fused = survey_first(fused, ranking)
-        elif topic is None and mode == "hybrid" and self.config.topics and self._themes is not None:
-            subject = self._themes.subjects.subject(query)  # a topic question on a subject no theme lists
-            if subject is not None:
-                fused = survey_first(fused, self._themes.subjects.ranking(subject, corpus, [f.id for f in fused]))
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
             fused = lines_first(self._lines, self._passages, query, fused, corpus)
         if mode == "hybrid" and "shijing" in books_in(corpus):

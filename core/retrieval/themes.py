@@ -29,7 +29,6 @@ from importlib import resources
 from core.books import books_in
 from core.language.text import squash, to_simplified
 from core.retrieval.named_books import book_hint, without_titles
-from core.retrieval.subjects import SubjectIndex
 from core.retrieval.topic_forms import (
     ABOUT_EN,
     BARE_ZH,
@@ -39,7 +38,6 @@ from core.retrieval.topic_forms import (
     SURVEY_ZH_END,
     alone,
     asks_about,
-    asks_polar,
     asks_what,
     governs,
     heading,
@@ -87,9 +85,8 @@ class TopicQuery:
 class ThemeIndex:
     """Themes over the passages; `recognise(query)` and `ranking(topic)`."""
 
-    def __init__(self, themes: list[Theme], subjects: SubjectIndex | None = None):
+    def __init__(self, themes: list[Theme]):
         self.themes = [t for t in themes if t.ids]
-        self.subjects = subjects or SubjectIndex([])  # a subject no theme lists (孟子怎么评价伯夷和柳下惠)
 
     @classmethod
     def load(cls, passages: Iterable[tuple[str, str, str, str]]) -> ThemeIndex:
@@ -102,11 +99,8 @@ class ThemeIndex:
         by_title: dict[str, list[str]] = {}
         analects_texts: list[tuple[str, str]] = []
         texts: dict[str, str] = {}
-        titles: set[str] = set()
         for pid, corpus, text, title in passages:
             texts[pid] = text
-            if corpus == "shijing":
-                titles.add(title.rpartition("·")[2])
             if corpus == "shijing":
                 section, _, name = title.rpartition("·")
                 by_title.setdefault(name, []).append(pid)
@@ -139,7 +133,7 @@ class ThemeIndex:
             themes.append(
                 Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
             )
-        return cls(themes, SubjectIndex(list(texts.items()), titles))
+        return cls(themes)
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
@@ -153,10 +147,9 @@ class ThemeIndex:
         asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
         headed = bool(bare) or heading(zh, lower, found) or alone(zh, lower, found)
         what = not (asks_list or headed or asks_about(zh, lower))
-        polar = asks_polar(zh, lower, found)  # 人性是善的吗, "Did Confucius believe in ghosts?": its stance
-        if what and (not (asks_what(zh, lower) or polar) or all(t.person for t in found) or _saying(zh, found)):
+        if what and (not asks_what(zh, lower) or all(t.person for t in found) or _saying(zh, found)):
             return None  # 颜回怎么死的: one story; 孟子说民为贵是什么意思: one saying
-        more = qualified(zh, lower, found) and not polar
+        more = qualified(zh, lower, found)
         if what and more:
             return None  # what it is or how it is done (什么是仁, 孔子怎样教学生) asks only when that is all it says
         if more and not (asks_list or headed or governs(zh, lower, found)):

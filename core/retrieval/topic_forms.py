@@ -119,7 +119,7 @@ ASKS_WHAT_ZH = (
 )
 ASKS_WHAT_EN = re.compile(
     r"\b(?:how|why|what(?:'s|\s+is|\s+are|\s+was|\s+were)|mean(?:s|ing|t)?|defin\w*|explain\w*|according\s+to"
-    r"|tell\s+me|differ\w*|compar\w*|relat\w*)\b"
+    r"|tell\s+me|differ\w*|compar\w*)\b"
 )
 # A theme alone: its word, perhaps after a book (论语 仁, 论语中的仁), with 道/之道 and an aspect of it
 # after (孝道, 交友之道, 孝的重要性, 孝的名言); in English after "the concept of", "the importance of" …, or
@@ -262,42 +262,13 @@ def governs(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
 def qualified(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
     """True when the question says more than its theme ("friends *who lie*", "the poem about *a
     peach tree*"): it asks about one passage, not the theme as a whole, so it is no topic question."""
-    content, rest_zh = _rest(zh, lower, themes)
-    return bool(content) or cjk_count(rest_zh) >= 2
-
-
-# A yes/no question about a theme asks for the books' stance on it (人性是善的吗, 孔子相信鬼神吗, "Is human
-# nature good?", "Did Confucius believe in ghosts?"): the theme's passages answer it, whatever the
-# predicate, when the predicate is one word (a stance); a longer one asks about one case (a qualified question)
-POLAR_ZH = re.compile(r"吗[？?。！!\s]*$|是否|是不是|能不能|要不要|该不该|对不对|好不好")
-POLAR_EN = re.compile(
-    r"^\W*(?:(?:according\s+to|in)\s+[\w\s']+,\s*)?(?:is|are|was|were|do|does|did|can|could|should|would|must|has|have|had)"
-    r"(?:n't)?\b(?![^?]*\b(?:or|which|what|who|whom|how|why|when|where)\b)"
-)
-
-
-def asks_polar(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
-    """True when the question is a yes/no question about its themes with a one-word predicate."""
-    if not (POLAR_ZH.search(zh) if has_cjk(zh) else POLAR_EN.match(lower)):
-        return False
-    content, rest_zh = _rest(zh, lower, themes)
-    return len(content) <= 1 and cjk_count(rest_zh) <= 3 and not (content and cjk_count(rest_zh))
-
-
-def _rest(zh: str, lower: str, themes: Sequence[Theme]) -> tuple[list[str], str]:
-    """What the question says besides its themes and the scaffold: English content words, Chinese text."""
     rest_en = lower
     for theme in themes:
         if theme.en is not None:
             rest_en = theme.en.sub(" ", rest_en)
     content = [w for w in re.findall(r"[a-z]+", rest_en) if w not in _EN_SCAFFOLD]
-    return content, _said(tuple(sorted({w for t in themes for w in t.zh}))).sub("", zh)
-
-
-def unsaid(zh: str) -> str:
-    """`zh` with the scaffold of a question (question words, markers, books, kinds of statement) made
-    spaces: what it asks about (孟子怎么评价伯夷和柳下惠 → 伯夷 柳下惠, with the joins)."""
-    return _said(()).sub(" ", zh)
+    rest_zh = _said(tuple(sorted({w for t in themes for w in t.zh}))).sub("", zh)
+    return bool(content) or cjk_count(rest_zh) >= 2
 
 
 @functools.lru_cache(maxsize=256)
@@ -318,7 +289,7 @@ _EN_SCAFFOLD = frozenset(
     "odes passage passages piece pieces verse verses list name recommend example examples famous describe "
     "describes describing written write writes express expresses show shows talk talks ones that be sung sing "
     "at complaint complaints lament laments genre kind kinds mencius mengzi judge judged judges judging being principle principles difference differences "
-    "relation relations relationship related relate relates attitude attitudes idea ideas confucian confucianism four books s opinion opinions "
+    "relation relations relationship attitude attitudes idea ideas confucian confucianism four books s opinion opinions "
     "regard regarded regards philosophy doctrine doctrines theory teachings importance role place meaning concept "
     "notion character as disciple disciples student students favourite favorite should can could would might "
     "must one oneself we our i my you your people person become behave treat practise practice important mean "
