@@ -8,8 +8,9 @@ handler's lock, a line at a time. `extra_processors` is where the guards' secret
 processor plugs in; it runs on every line just before the timestamp is added and the line rendered.
 
 Fuzi's lines skip the stdlib round trip (a `LogRecord` made, copied by the formatter, the caller's
-frame looked up) and are level-filtered by structlog's filtering logger, whose methods below the
-level do nothing: about a third of a line's CPU, ~10 lines an answer (docs/performance.md).
+frame looked up): about a third of a line's CPU, ~10 lines an answer (docs/performance.md). They are
+still level-filtered by the first processor against the stdlib logger of their name, as before, so
+`structlog.testing.capture_logs` (which replaces the processors) sees every level.
 """
 
 from __future__ import annotations
@@ -70,9 +71,9 @@ def configure_logging(
     )
     setattr(handler, _HANDLER_MARK, True)
     structlog.configure(
-        processors=[*shared, *_renderers(production)],
+        processors=[structlog.stdlib.filter_by_level, *shared, *_renderers(production)],
         logger_factory=_LineWriterFactory(handler),
-        wrapper_class=structlog.make_filtering_bound_logger(logging.getLevelNamesMapping()[level.upper()]),
+        wrapper_class=structlog.make_filtering_bound_logger(logging.NOTSET),
         # not cached: a later configure_logging (tests, `fuzi chat --log-file`) reaches every module's logger
         cache_logger_on_first_use=False,
     )
@@ -83,12 +84,19 @@ class _LineWriter:
     """Where structlog hands a rendered line: the handler's stream, one write and a flush under the
     handler's lock (as `logging.StreamHandler.emit`), so lines of both paths never interleave.
 
-    `name` is the module's logger name (`structlog.get_logger(__name__)`), for `add_logger_name`.
-    A stream that fails (closed, broken pipe) loses the line; logging never raises into the caller.
+    `name` is the module's logger name (`structlog.get_logger(__name__)`), for `add_logger_name`; its
+    level is the stdlib logger's of that name (`filter_by_level` asks). A stream that fails (closed,
+    broken pipe) loses the line; logging never raises into the caller.
     """
+
+    disabled = False
 
     def __init__(self, handler: logging.StreamHandler, name: str):
         self._handler, self.name = handler, name
+        self._std = logging.getLogger(name or None)
+
+    def getEffectiveLevel(self) -> int:  # noqa: N802 - the stdlib name filter_by_level calls
+        return self._std.getEffectiveLevel()
 
     def msg(self, line: str) -> None:
         handler = self._handler
@@ -109,9 +117,14 @@ class _LineWriterFactory:
 
     def __init__(self, handler: logging.StreamHandler):
         self._handler = handler
+        self._writers: dict[str, _LineWriter] = {}
 
     def __call__(self, *args: object) -> _LineWriter:
-        return _LineWriter(self._handler, str(args[0]) if args else "")
+        name = str(args[0]) if args else ""
+        writer = self._writers.get(name)
+        if writer is None:
+            writer = self._writers[name] = _LineWriter(self._handler, name)
+        return writer
 
 
 def _shared_processors(extra: Sequence[Processor]) -> list[Processor]:
