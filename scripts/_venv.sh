@@ -26,7 +26,8 @@ ensure_venv() {
 }
 
 # usage: venv_ready EXTRAS — true when .venv holds this pyproject.toml's (and requirements.lock's)
-# install with EXTRAS.
+# install with EXTRAS, its kernel built from these sources (setup.py and core/retrieval/e5: a changed
+# kernel, or a new build of it, is compiled by the next install).
 venv_ready() {
   local root
   root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -34,7 +35,10 @@ venv_ready() {
     grep -qxF "$(_fuzi_want "$root" "$1")" "$root/.venv/.fuzi-installed"
 }
 
-_fuzi_want() { echo "$(cat "$1/pyproject.toml" "$1/requirements.lock" 2>/dev/null | sha256sum | cut -c1-16) [$2]"; }
+_fuzi_want() {
+  echo "$(cat "$1/pyproject.toml" "$1/requirements.lock" "$1/setup.py" "$1"/core/retrieval/e5/*.[ch] 2>/dev/null |
+    sha256sum | cut -c1-16) [$2]"
+}
 
 # Byte-compiling at install took 8.5 s of a fresh clone's first answer (uv, 5,870 files on 2 cores).
 # The venv and Fuzi's own modules are compiled after the install instead, in the background at the
