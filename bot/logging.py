@@ -61,17 +61,17 @@ def configure_logging(
         stream: where lines go; stderr by default.
     """
     production = env.lower() == "production"
-    shared = _shared_processors(extra_processors)
+    shared, renderers = _shared_processors(extra_processors), _renderers(production)
     handler = logging.StreamHandler(stream or sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=shared,
-            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *_renderers(production)],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *renderers],
         )
     )
     setattr(handler, _HANDLER_MARK, True)
     structlog.configure(
-        processors=[structlog.stdlib.filter_by_level, *shared, *_renderers(production)],
+        processors=[structlog.stdlib.filter_by_level, *shared, *renderers],
         logger_factory=_LineWriterFactory(handler),
         wrapper_class=structlog.make_filtering_bound_logger(logging.NOTSET),
         # not cached: a later configure_logging (tests, `fuzi chat --log-file`) reaches every module's logger

