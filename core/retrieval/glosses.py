@@ -41,16 +41,21 @@ import numpy as np
 
 from core.books import books_in
 from core.language.text import cjk_count
+from core.retrieval.bm25_files import saved_or_built
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
 from core.retrieval.glossary import PHRASES
-from core.retrieval.keyword import KeywordIndex, bm25_index, okapi_scores, strip_question_words
+from core.retrieval.keyword import KeywordIndex, SavedBM25, bm25_index, okapi_scores, strip_question_words
 from core.retrieval.segments import parts
 from core.retrieval.snapshot import PassageTable
 from core.retrieval.translate import wants_translation
 
 if TYPE_CHECKING:
+    import bm25s
+
     from core.retrieval.gloss_vectors import GlossVectors
+
+BM25Maker = Callable[..., "bm25s.BM25 | SavedBM25"]  # (documents, k1=, b=, dtype=) → an index (keyword.bm25_index)
 
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 STANZA_DIR = "stanzas"  # the stanza renderings, a folder of GLOSS_DIR
@@ -173,11 +178,12 @@ def pairs(text: str) -> list[str]:
 
 class WordBM25:
     """Okapi BM25 over token lists (bm25s, Lucene's IDF ln(1 + (n − df + 0.5) / (df + 0.5)), as the
-    keyword route); a word the query repeats counts once. float64, as the glosses were tuned."""
+    keyword route); a word the query repeats counts once. float64, as the glosses were tuned. `index`
+    makes the BM25 of the documents (default `bm25_index`; core/retrieval/bm25_files.py reads a saved one)."""
 
-    def __init__(self, documents: list[list[str]], *, k1: float = 1.5, b: float = 0.75):
+    def __init__(self, documents: list[list[str]], *, k1: float = 1.5, b: float = 0.75, index: BM25Maker | None = None):
         self._n = len(documents)
-        self._bm25 = bm25_index(documents, k1=k1, b=b, dtype="float64")
+        self._bm25 = (index or bm25_index)(documents, k1=k1, b=b, dtype="float64")
 
     def scores(self, words: list[str]) -> np.ndarray:
         return okapi_scores(self._bm25, list(dict.fromkeys(words)), self._n)
@@ -187,17 +193,29 @@ class _Documents:
     """BM25 over renderings of passages (English words; the keyword route's tokens over the Chinese,
     with the poem's title), each passage scored as its best document. `floor`: a document counts only
     for a Chinese query of at least that many CJK characters (English words say little against a
-    stanza's characters; an English question is told by `is_question` instead)."""
+    stanza's characters; an English question is told by `is_question` instead). `saved`: the folder
+    its two indexes are saved in and read from (`name`-en.*, `name`-zh.*: bm25_files.py); None: built."""
 
-    def __init__(self, docs: list[tuple[Passage, Gloss]], ids: list[str], tokenizer: str, floor: list[int]):
+    def __init__(
+        self,
+        docs: list[tuple[Passage, Gloss]],
+        ids: list[str],
+        tokenizer: str,
+        floor: list[int],
+        *,
+        saved: Path | None = None,
+        name: str = "glosses",
+    ):
         slot = {pid: i for i, pid in enumerate(ids)}
         self._n = len(ids)
         self._passage_of = np.array([slot[p.id] for p, _ in docs], dtype=np.int64)  # document → passage
         self._floor = np.array(floor, dtype=np.int64)
-        self._english = WordBM25([english_tokens(g.en) for _, g in docs])
+        english = functools.partial(saved_or_built, folder=saved, name=f"{name}-en")
+        self._english = WordBM25([english_tokens(g.en) for _, g in docs], index=english)
         # a poem's title is indexed with its Chinese gloss, as with its text (《大车》写的是什么？)
         zh = [Passage(f"{p.id}#{g.stanza}", p.ref, p.corpus, p.title, g.zh) for p, g in docs]
-        self._chinese = KeywordIndex(zh, tokenizer=tokenizer)
+        chinese = functools.partial(saved_or_built, folder=saved, name=f"{name}-zh")
+        self._chinese = KeywordIndex(zh, tokenizer=tokenizer, index=chinese)
 
     def scores(self, query: str) -> np.ndarray:
         """Each passage's best document score (0: no document shares a word)."""
@@ -248,6 +266,7 @@ class GlossIndex:
         stanzas: dict[str, list[Gloss]] | None = None,
         tokenizer: str = "bigram",
         vectors: VectorLoader | None = None,
+        saved: Path | None = None,
     ):
         stanzas = stanzas or {}
         passages = [p for p in passages if p.id in glosses or p.id in stanzas]
@@ -258,6 +277,7 @@ class GlossIndex:
         self._tokenizer = tokenizer
         self._vector_loader = vectors
         self._texts = [p.text for p in passages]
+        self._saved = saved
 
     # What `wants` looks a query up in, each built the first time a query needs it (~50 ms together,
     # off a start): the pairs for Chinese of PROSE_MIN_PAIRS pairs or more, the grams for a query the
@@ -270,16 +290,18 @@ class GlossIndex:
     def _pairs(self) -> set[str]:
         return {pair for text in self._texts for pair in pairs(text)}
 
-    # The BM25 collections are built when a query first runs the route (two thirds of the index's
-    # ~0.3 s build; a start and an answer from the text's own words never need them).
+    # The BM25 collections are made when a query first runs the route (a start and an answer from the
+    # text's own words never need them): read from `saved` when their tokens are unchanged, else built.
     @functools.cached_property
     def _glosses(self) -> _Documents:
-        return _Documents(self._whole, self.ids, self._tokenizer, [0] * len(self._whole))
+        return _Documents(self._whole, self.ids, self._tokenizer, [0] * len(self._whole), saved=self._saved)
 
     @functools.cached_property
     def _stanzas(self) -> _Documents | None:
         floor = [stanza_chars(p, g.stanza) for p, g in self._parts]
-        return _Documents(self._parts, self.ids, self._tokenizer, floor) if self._parts else None
+        if not self._parts:
+            return None
+        return _Documents(self._parts, self.ids, self._tokenizer, floor, saved=self._saved, name="parts")
 
     # So are the gloss vectors (15–40 ms: a sha256 over every gloss names their file), for the same queries.
     @functools.cached_property
@@ -303,12 +325,14 @@ class GlossIndex:
         *,
         tokenizer: str = "bigram",
         vectors: VectorLoader | None = None,
+        saved: Path | None = None,
     ) -> GlossIndex:
         """The index of `folder`'s glosses and stanza renderings (default data/glosses) for the
-        passages of the table; `vectors`: the loader of their gloss vectors (`GlossIndex.vectors`)."""
+        passages of the table; `vectors`: the loader of their gloss vectors (`GlossIndex.vectors`);
+        `saved`: where its BM25 collections are saved and read (bm25_files.py; None: built each time)."""
         glosses, stanzas = load_glosses(folder), load_stanzas(folder)
         chosen = [passages[i] for i in passages.order if i in glosses or i in stanzas]
-        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer, vectors=vectors)
+        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer, vectors=vectors, saved=saved)
 
     def is_modern_prose(self, query: str) -> bool:
         """Modern Chinese without a question word: PROSE_MIN_PAIRS character pairs or more, under

@@ -24,6 +24,7 @@ import json
 import logging
 import re
 import unicodedata
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -76,18 +77,30 @@ class KeywordIndex:
         passages: the documents (their title line and text are indexed).
         k1, b: Okapi BM25 parameters.
         tokenizer: "bigram" (default) or "jieba".
+        index: makes the BM25 of the token lists (default `bm25_index`; the gloss route's collections
+            are read from saved files when their tokens are unchanged: core/retrieval/bm25_files.py).
     """
 
-    def __init__(self, passages: list[Passage], *, k1: float = 1.5, b: float = 0.75, tokenizer: str = "bigram"):
+    def __init__(
+        self,
+        passages: list[Passage],
+        *,
+        k1: float = 1.5,
+        b: float = 0.75,
+        tokenizer: str = "bigram",
+        index: Callable[..., bm25s.BM25 | SavedBM25] | None = None,
+    ):
         if tokenizer not in TOKENIZERS:
             raise ValueError(f"tokenizer must be one of {TOKENIZERS}")
         self.tokenizer = tokenizer
         self.ids = [p.id for p in passages]
         self._corpus = np.array([p.corpus for p in passages])
-        self._bm25 = bm25_index([tokenize(embedding_text(p), tokenizer) for p in passages], k1=k1, b=b)
+        self._bm25 = (index or bm25_index)([tokenize(embedding_text(p), tokenizer) for p in passages], k1=k1, b=b)
 
     def save(self, folder: Path) -> None:
-        """Write the index into `folder` (bm25s's files plus ids, corpora and tokenizer)."""
+        """Write the index into `folder` (bm25s's files plus ids, corpora and tokenizer); only a built one."""
+        if isinstance(self._bm25, SavedBM25):
+            raise TypeError("a read index is saved already: save the index that was built")
         self._bm25.save(str(folder / "bm25"), show_progress=False)
         np.save(folder / "kw_corpus.npy", self._corpus)
         meta = {"ids": self.ids, "tokenizer": self.tokenizer}

@@ -112,7 +112,11 @@ class HybridRetriever:
         async def build(passages: PassageTable) -> None:
             self._lines, self._themes = await asyncio.to_thread(rule_indexes, passages)
             self._glosses = await asyncio.to_thread(
-                GlossIndex.load, passages, tokenizer=self.config.tokenizer, vectors=vectors
+                GlossIndex.load,
+                passages,
+                tokenizer=self.config.tokenizer,
+                vectors=vectors,
+                saved=self._store.gloss_bm25_dir() if self.config.snapshot else None,
             )
 
         if len(self._passages) <= INLINE_MAX_PASSAGES:

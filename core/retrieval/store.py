@@ -234,6 +234,10 @@ class PassageStore(LanceTable):
         """Where the gloss vectors for this fingerprint live (gloss_vectors.py; inside the LanceDB folder)."""
         return self.path / ".glosses" / f"{self._name}.{fingerprint[:32]}.npz"
 
+    def gloss_bm25_dir(self) -> Path:
+        """Where the gloss route's BM25 collections are saved (bm25_files.py; inside the LanceDB folder)."""
+        return self.path / ".glosses" / f"{self._name}.bm25"
+
     def gloss_vectors_saved(self) -> list[Path]:
         """The gloss vectors saved for this table, whatever their fingerprint."""
         return sorted((self.path / ".glosses").glob(f"{self.snapshot_glob()}.npz"))
