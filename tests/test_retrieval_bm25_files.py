@@ -1,6 +1,6 @@
 """The gloss route's BM25 collections saved and read back (core/retrieval/bm25_files.py): the same
-scores as a built index, nothing indexed by a process that finds them, a changed gloss rebuilt, and an
-unwritable or damaged folder costing only the build."""
+scores as a built index, nothing indexed by a process that finds them (`fuzi index` saves them), a
+changed gloss rebuilt, and an unwritable or damaged folder costing only the build."""
 
 from __future__ import annotations
 
@@ -8,9 +8,13 @@ import pytest
 from structlog.testing import capture_logs
 
 from core.retrieval import bm25_files
+from core.retrieval import glosses as glosses_module
 from core.retrieval.glosses import GlossIndex
+from core.retrieval.indexer import build_index
 from core.retrieval.keyword import SavedBM25
 from core.retrieval.snapshot import PassageTable
+from core.retrieval.store import PassageStore
+from tests.fakes.retrieval_fixtures import HashingEmbedder, open_retriever
 from tests.test_retrieval_gloss import DOCS, GLOSSES, write
 
 QUERIES = (
@@ -76,3 +80,15 @@ def test_a_damaged_collection_is_built_again(tmp_path, damage):
         assert results(GlossIndex.load(table, glosses, saved=tmp_path / "saved")) == built
     assert [e["event"] for e in logs] == ["bm25_file_unreadable"]
     assert isinstance(GlossIndex.load(table, glosses, saved=tmp_path / "saved")._glosses._english._bm25, SavedBM25)
+
+
+async def test_the_index_build_saves_them_for_a_process_first_question(tmp_path, monkeypatch):
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", write(tmp_path / "g", GLOSSES))
+    store = PassageStore(tmp_path / "db")
+    build_index(store, HashingEmbedder(), DOCS, glosses=True)
+    assert sorted(p.name.split(".")[0] for p in store.gloss_bm25_dir().iterdir()) == ["glosses-en", "glosses-zh"]
+
+    monkeypatch.setattr(bm25_files, "bm25_index", no_build)
+    retriever = await open_retriever(tmp_path / "db")
+    response = await retriever.search("What did Confucius say about respecting parents, not just feeding them?", k=4)
+    assert response.results[0].id == "lunyu:2.7" and "gloss" in response.results[0].routes

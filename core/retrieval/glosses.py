@@ -314,6 +314,10 @@ class GlossIndex:
             parts.setdefault(p.id, []).append(g)
         return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts)
 
+    def prepare(self) -> None:
+        """Make both BM25 collections now (read, or built and saved) instead of at the route's first query."""
+        self._glosses, self._stanzas  # noqa: B018  (cached properties: reading them makes them)
+
     def __len__(self) -> int:
         return len(self.ids)
 

@@ -11,9 +11,11 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-from core.retrieval.documents import Passage, content_hash, embedding_text
+from core.retrieval.documents import Passage, content_hash, embedding_text, sort_key
 from core.retrieval.embedder import Embedder
 from core.retrieval.gloss_vectors import GlossVectors
+from core.retrieval.glosses import GlossIndex
+from core.retrieval.snapshot import PassageTable
 from core.retrieval.store import PassageStore
 
 
@@ -76,6 +78,9 @@ def build_index(
         )
     if glosses:
         GlossVectors.build(store, passages, embedder.model_name, embedder.dim, embed or _embed_with(embedder))
+        # the gloss route's BM25 collections too, so a process's first English question reads them (bm25_files.py)
+        table = PassageTable.from_passages(sorted(passages, key=lambda p: sort_key(p.id)))
+        GlossIndex.load(table, saved=store.gloss_bm25_dir()).prepare()
     if todo or gone or rebuild:
         store.ensure_ann_index()  # only from `ann_min_rows` passages up; exact search below that
     return IndexReport(
