@@ -76,6 +76,12 @@ def real_index(tmp_path_factory):
         ("君子的标准", "all", "君子"),
         ("论语里的交友原则", "lunyu", "友"),
         ("论语里讲“恕”的地方", "lunyu", "忠恕"),
+        # the two of the five constants with lists of their own since
+        ("孔子论信", "lunyu", "信"),
+        ("诚信", "all", "信"),
+        ("孟子论智", "mengzi", "智"),
+        ("What does Confucius say about wisdom?", "lunyu", "智"),
+        ("What did Confucius teach about trustworthiness?", "lunyu", "信"),
     ],
 )
 def test_general_forms_of_a_topic_question_are_surveys(themes, query, corpus, theme):
@@ -98,6 +104,8 @@ def test_general_forms_of_a_topic_question_are_surveys(themes, query, corpus, th
         "仁者乐山",
         "里仁为美",
         "君子不器",
+        "知者乐水",
+        "人而无信，不知其可也",
         "孟子 曰",
         # a theme's word that is a line's words is a quote, alone or asked about
         "过犹不及",
