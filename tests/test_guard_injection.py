@@ -167,3 +167,13 @@ def test_every_format_and_control_character_is_stripped_and_nothing_printable():
     assert not [ch for ch in kept if unicodedata.category(ch) == "Cc" and ch not in "\n\t"]
     assert "\n" in kept and "\t" in kept and "\u200b" not in kept and "\U000e0041" not in kept
     assert [ch for ch in text if ch.isprintable()] == [ch for ch in kept if ch.isprintable()]
+
+
+def test_the_stored_format_ranges_are_the_scan_of_this_unicode_version():
+    """The Cf table kept per Unicode version (no scan at start) is what the scan of this Python finds."""
+    import unicodedata
+
+    from core.guards.normalize import CF_RANGES, _format_ranges
+
+    assert unicodedata.unidata_version in CF_RANGES
+    assert CF_RANGES[unicodedata.unidata_version] == _format_ranges()

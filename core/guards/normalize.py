@@ -237,13 +237,37 @@ class Views:
     compact: str
 
 
+_CF_14 = (
+    (0xAD, 0xAD), (0x600, 0x605), (0x61C, 0x61C), (0x6DD, 0x6DD), (0x70F, 0x70F), (0x890, 0x891),
+    (0x8E2, 0x8E2), (0x180E, 0x180E), (0x200B, 0x200F), (0x202A, 0x202E), (0x2060, 0x2064),
+    (0x2066, 0x206F), (0xFEFF, 0xFEFF), (0xFFF9, 0xFFFB), (0x110BD, 0x110BD), (0x110CD, 0x110CD),
+    (0x13430, 0x13438), (0x1BCA0, 0x1BCA3), (0x1D173, 0x1D17A), (0xE0001, 0xE0001), (0xE0020, 0xE007F),
+)  # fmt: skip
+_CF_15 = tuple((a, 0x1343F) if a == 0x13430 else (a, b) for a, b in _CF_14)
+CF_RANGES: dict[str, tuple[tuple[int, int], ...]] = {"14.0.0": _CF_14, "15.0.0": _CF_15, "15.1.0": _CF_15}
+"""Every format (Cf) character, as ranges, per Unicode version of `unicodedata` (Python 3.11,
+3.12, 3.13): what `_format_ranges` finds by scanning, without its 40–50 ms at every start
+(tests/test_guard_injection.py checks the running version's table against the scan)."""
+
+
 def _invisible_class() -> re.Pattern[str]:
     """One regex class for control (Cc, except newline and tab), format (Cf: zero-width …),
     surrogate and private-use characters."""
     ranges = [(0x0, 0x8), (0xB, 0x1F), (0x7F, 0x9F), (0xD800, 0xDFFF), (0xE000, 0xF8FF), (0xF0000, 0x10FFFF)]
-    cf = [ord(ch) for block in _unprintable_blocks() for ch in block if unicodedata.category(ch) == "Cf"]
-    parts = [f"{chr(a)}-{chr(b)}" for a, b in ranges] + [re.escape(chr(cp)) for cp in cf]
-    return re.compile("[" + "".join(parts) + "]")
+    cf = CF_RANGES.get(unicodedata.unidata_version) or _format_ranges()
+    parts = [f"{re.escape(chr(a))}-{re.escape(chr(b))}" for a, b in cf]
+    return re.compile("[" + "".join(f"{chr(a)}-{chr(b)}" for a, b in ranges) + "".join(parts) + "]")
+
+
+def _format_ranges() -> tuple[tuple[int, int], ...]:
+    """The format (Cf) characters of this Python's Unicode version, as ranges of code points."""
+    out: list[tuple[int, int]] = []
+    for cp in (ord(ch) for block in _unprintable_blocks() for ch in block if unicodedata.category(ch) == "Cf"):
+        if out and out[-1][1] == cp - 1:
+            out[-1] = (out[-1][0], cp)
+        else:
+            out.append((cp, cp))
+    return tuple(out)
 
 
 def _unprintable_blocks(size: int = 128) -> Iterator[str]:
