@@ -9,6 +9,7 @@ characters set aside); a quotation none of whose clauses of three or more charac
 
 from __future__ import annotations
 
+import bisect
 import re
 
 from core.language.text import squash
@@ -26,14 +27,14 @@ def quotations(text: str) -> list[str]:
 
 def link_songs(passages: list[Passage]) -> dict[str, tuple[str, ...]]:
     """Passage id → the ids of the poems it quotes, for every passage outside the Songs that quotes one."""
-    poems = [(p.id, squash(p.text)) for p in passages if p.corpus == "shijing"]
+    poems = _Poems([(p.id, squash(p.text)) for p in passages if p.corpus == "shijing"])
     links: dict[str, tuple[str, ...]] = {}
     for p in passages:
-        if p.corpus == "shijing":
+        if p.corpus == "shijing" or "诗" not in p.text:  # every quotation starts 诗云 / 诗曰
             continue
         found: list[str] = []
         for quoted in quotations(p.text):
-            poem = _poem_of(quoted, poems)
+            poem = poems.best(quoted)
             if poem and poem not in found:
                 found.append(poem)
         if found:
@@ -41,14 +42,44 @@ def link_songs(passages: list[Passage]) -> dict[str, tuple[str, ...]]:
     return links
 
 
-def _poem_of(quoted: str, poems: list[tuple[str, str]]) -> str | None:
-    clauses = [c for c in (squash(part) for part in CLAUSE.split(quoted)) if len(c) >= MIN_CLAUSE]
-    best, best_score = None, 0
-    for pid, text in poems:
-        score = sum(len(c) for c in clauses if c in text)
-        if score > best_score:
-            best, best_score = pid, score
-    return best
+class _Poems:
+    """The poems' squashed texts joined into one string, so that finding the poems that hold a clause
+    is a few `str.find` calls rather than one `in` per poem (40 ms of every start)."""
+
+    def __init__(self, poems: list[tuple[str, str]]):
+        self._ids = [pid for pid, _ in poems]
+        self._starts: list[int] = []
+        offset = 0
+        for _, text in poems:
+            self._starts.append(offset)
+            offset += len(text) + 1
+        self._ends = [start + len(text) for start, (_, text) in zip(self._starts, poems, strict=True)]
+        self._joined = "\n".join(text for _, text in poems)
+
+    def holding(self, clause: str) -> set[int]:
+        """The indexes of the poems whose text holds `clause` (a match across two poems counts for none)."""
+        out: set[int] = set()
+        at = self._joined.find(clause)
+        while at >= 0:
+            i = bisect.bisect_right(self._starts, at) - 1
+            if at + len(clause) <= self._ends[i]:
+                out.add(i)
+            at = self._joined.find(clause, at + 1)
+        return out
+
+    def best(self, quoted: str) -> str | None:
+        """The poem that holds most of the quotation's clauses (their characters), the first one on a
+        tie; None when none holds any."""
+        clauses = [c for c in (squash(part) for part in CLAUSE.split(quoted)) if len(c) >= MIN_CLAUSE]
+        scores = [0] * len(self._ids)
+        for c in clauses:
+            for i in self.holding(c):
+                scores[i] += len(c)
+        best, best_score = None, 0
+        for pid, score in zip(self._ids, scores, strict=True):
+            if score > best_score:
+                best, best_score = pid, score
+        return best
 
 
 def with_links(passages: list[Passage]) -> list[Passage]:
