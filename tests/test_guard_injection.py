@@ -177,3 +177,19 @@ def test_the_stored_format_ranges_are_the_scan_of_this_unicode_version():
 
     assert unicodedata.unidata_version in CF_RANGES
     assert CF_RANGES[unicodedata.unidata_version] == _format_ranges()
+
+
+def test_the_rules_skipped_without_a_latin_letter_are_those_that_need_one():
+    """`LATIN_RULES` is exactly the rules whose every match holds a Latin letter (proved from the
+    parsed pattern), and `LATIN` is every character `[a-z]` matches case-insensitively, so the
+    detector skipping those rules for a view without one changes no verdict."""
+    import re
+
+    from core.guards.injection import ALL_RULES
+    from core.guards.latin import LATIN, LATIN_RULES, needs_latin
+
+    assert {r.name for r in ALL_RULES if needs_latin(r.source, r.flags)} == LATIN_RULES
+    folded = re.compile("[a-zA-Z]", re.IGNORECASE)
+    assert all(bool(folded.match(ch)) == bool(LATIN.match(ch)) for ch in map(chr, range(0x110000)))
+    assert not needs_latin(r"(?:ignore|忽略)") and not needs_latin(r"\w+") and not needs_latin(r"(?=a)")
+    assert needs_latin(r"(?i)\bignore\s*(?:all|any)") and not needs_latin(r"a?b*")

@@ -18,6 +18,7 @@ from core.guards.classical import (
     in_world_role,
     without_classical_quotes,
 )
+from core.guards.latin import LATIN, LATIN_RULES
 from core.guards.ngram import BUNDLED, NgramClassifier
 from core.guards.normalize import Views, views
 from core.guards.patterns import EN_RULES, Rule
@@ -152,11 +153,18 @@ class InjectionDetector:
         quoted = views(masked) if masked is not None else v
         in_world = in_world_role(text)
         counterfactual = counterfactual_question(text)
+        latin: dict[str, bool] = {}  # a view's text → whether it holds a Latin letter
         for rule in self._applicable(v):
             if (in_world and rule.name in ROLEPLAY_RULES) or (counterfactual and rule.name in SUPPOSE_RULES):
                 continue
             view = quoted if rule.name.startswith("px_") else v
-            if rule.pattern.search(getattr(view, rule.view)):
+            target = getattr(view, rule.view)
+            if rule.name in LATIN_RULES:  # no Latin letter, no match: the rule is not even compiled
+                if target not in latin:
+                    latin[target] = LATIN.search(target) is not None
+                if not latin[target]:
+                    continue
+            if rule.pattern.search(target):
                 yield rule
 
     def _applicable(self, v: Views) -> tuple[Rule, ...] | list[Rule]:

@@ -10,16 +10,25 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import cached_property
 
 
 @dataclass(frozen=True)
 class Rule:
-    """A named pattern for one style of attack, matched against one view."""
+    """A named pattern for one style of attack, matched against one view.
+
+    The pattern is compiled when first used: a Chinese message never runs the rules that need a
+    Latin letter (core/guards/latin.py), and `re` takes 0.1 s of a start to compile them all."""
 
     name: str
     style: str
     view: str
-    pattern: re.Pattern[str]
+    source: str
+    flags: int = 0
+
+    @cached_property
+    def pattern(self) -> re.Pattern[str]:
+        return re.compile(self.source, self.flags)
 
 
 def _alt(words: str) -> str:
@@ -132,8 +141,9 @@ _NOT_SELF = (
 
 
 def rule(name: str, style: str, view: str, pattern: str, flags: int = 0) -> Rule:
-    """A Rule with `pattern` compiled: the one constructor every rule table (here, proximity, phrasing) uses."""
-    return Rule(name, style, view, re.compile(pattern, flags))
+    """A Rule of `pattern` (compiled when first used): the one constructor every rule table (here,
+    proximity, phrasing, scope) uses."""
+    return Rule(name, style, view, pattern, flags)
 
 
 _r = rule  # short name for the tables below
