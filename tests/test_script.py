@@ -17,6 +17,14 @@ def test_detects_clearly_traditional_text_only():
         assert not CONVERTER.is_traditional(text), text
 
 
+def test_a_simplified_reader_never_loads_the_traditional_dictionaries():
+    """`s2t` (70–80 ms to load) waits for the first Traditional text: a message with no
+    Traditional-only character is Simplified without it."""
+    scripts = ScriptConverter()
+    assert scripts.reply_script(None, "巧言令色") == "simplified" and scripts._s2t_converter is None
+    assert scripts.reply_script(None, "學而時習之") == "traditional" and scripts._s2t_converter is not None
+
+
 def test_phrase_level_conversion_and_citation_ids_kept():
     assert CONVERTER.traditional("头发") == "頭髮"  # phrase-level: 发 → 髮 here, not 發
     assert CONVERTER.traditional("发展") == "發展"

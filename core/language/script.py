@@ -17,6 +17,7 @@ written. Every preview is then the start of what the final — converted whole �
 from __future__ import annotations
 
 import re
+import threading
 from dataclasses import replace
 
 import structlog
@@ -32,7 +33,7 @@ _BOUNDARY = re.compile(r"[\s，。！？；：、,.!?;:…—（）()「」『�
 
 
 class ScriptConverter:
-    """Both directions of OpenCC, built once (bot/wiring) and shared.
+    """Both directions of OpenCC, built once (bot/wiring) and shared; Traditional at its first use.
 
     Args:
         to_traditional: the OpenCC configuration for Simplified → Traditional (`s2t`, or `s2tw`,
@@ -42,8 +43,22 @@ class ScriptConverter:
     def __init__(self, to_traditional: str = "s2t"):
         import opencc  # the binding loads its dictionaries at construction
 
-        self._s2t = opencc.OpenCC(f"{to_traditional}.json")
         self._t2s = opencc.OpenCC("t2s.json")
+        self._s2t_config = f"{to_traditional}.json"
+        self._s2t_lock = threading.Lock()
+        self._s2t_converter: opencc.OpenCC | None = None
+
+    @property
+    def _s2t(self):
+        """The Simplified → Traditional converter, loaded at the first Traditional text: its
+        dictionaries take 70–80 ms, and a reader of Simplified never needs them (`t2s` takes 6 ms)."""
+        if self._s2t_converter is None:
+            with self._s2t_lock:
+                if self._s2t_converter is None:
+                    import opencc
+
+                    self._s2t_converter = opencc.OpenCC(self._s2t_config)
+        return self._s2t_converter
 
     def traditional(self, text: str) -> str:
         """`text` in Traditional characters."""
@@ -62,6 +77,8 @@ class ScriptConverter:
         if not han:
             return False
         trad = _differing(sample, self.simplified(sample))
+        if not trad:  # no Traditional-only character: Simplified, whatever the other count
+            return False
         simp = _differing(sample, self.traditional(sample))
         return trad >= 3 * simp and (trad >= 2 or (trad == 1 and han <= 6))
 
