@@ -20,9 +20,6 @@ from bot.settings import Settings
 from core.language.script import ScriptConverter
 from core.llm.types import LLM
 from core.ports import Guard
-from core.quiz.generate import QuizMaker
-from core.quiz.service import QuizService
-from core.quiz.store import QuizRepo
 from core.retrieval.documents import load_corpus
 from core.schedule.digest import Digest
 from core.schedule.passage import Convert, DailyPassage
@@ -35,6 +32,8 @@ from core.storage import Storage
 
 if TYPE_CHECKING:
     from bot.wiring import Runtime
+    from core.quiz.service import QuizService
+    from core.types import Passage
 
 log = structlog.get_logger(__name__)
 
@@ -58,10 +57,42 @@ def build_digest(
 
 def build_quizzes(
     settings: Settings, storage: Storage, scripts: ScriptConverter | None, posters: Posters
-) -> QuizService:
-    """The group quiz (core/quiz) over the passages, posting through the platforms' posters."""
-    maker = QuizMaker(load_corpus(settings.corpus_path))
-    return QuizService(QuizRepo(storage.engine), maker, posters, storage.settings, convert=script_convert(scripts))
+) -> QuizzesOnDemand:
+    """The group quiz (core/quiz) over the passages, posting through the platforms' posters; the
+    passages are read now, the service is built at its first use."""
+    return QuizzesOnDemand(load_corpus(settings.corpus_path), storage, scripts, posters)
+
+
+class QuizzesOnDemand:
+    """The quiz service, built when first asked for (call it): `fuzi run` asks at once (the bots'
+    poll answers, the scheduler), a terminal chat at its first /quiz, /leaderboard or /forget all,
+    so its start imports neither core/quiz's tables nor its service (30–50 ms)."""
+
+    def __init__(
+        self, passages: list[Passage], storage: Storage, scripts: ScriptConverter | None, posters: Posters
+    ) -> None:
+        self._parts = (passages, storage, scripts, posters)
+        self._service: QuizService | None = None
+
+    def __call__(self) -> QuizService:
+        if self._service is None:
+            from core.quiz.generate import QuizMaker
+            from core.quiz.service import QuizService
+            from core.quiz.store import QuizRepo
+
+            passages, storage, scripts, posters = self._parts
+            self._service = QuizService(
+                QuizRepo(storage.engine),
+                QuizMaker(passages),
+                posters,
+                storage.settings,
+                convert=script_convert(scripts),
+            )
+        return self._service
+
+    async def forget_accounts(self, accounts: list[str]) -> int:
+        """`/forget all`: the person's quiz scores (`QuizRepo.forget_accounts`)."""
+        return await self().repo.forget_accounts(accounts)
 
 
 def build_scheduler(settings: Settings, runtime: Runtime, posters: Posters) -> Scheduler:

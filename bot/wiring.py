@@ -48,7 +48,6 @@ from core.media.vision import VisionContext
 from core.memory import MemoryConfig, build_memory, register_memory
 from core.ports import ContextBuilder, Guard, PassageSearch
 from core.quiz.commands import QuizCommands
-from core.quiz.service import QuizService
 from core.recite.deck import Recitation
 from core.retrieval.retriever import HybridRetriever, RetrieverNotReady
 from core.retrieval.simplified import SimplifiedQueries
@@ -64,6 +63,8 @@ if TYPE_CHECKING:
     from redis.asyncio import Redis
 
     from adapters.common.metrics import FuziMetrics, TimedSearch
+    from bot.schedule import QuizzesOnDemand
+    from core.quiz.service import QuizService
 
 
 def compose_service(
@@ -146,7 +147,12 @@ class Runtime:
     inbox: Inbox | None = None  # every platform update kept until answered (core/inbox); the bots use it
     recite: Recitation | None = None  # /recite: decks, answers, reminders (core/recite)
     posters: Posters | None = None  # each bot adds its poster once connected: scheduled posts, quizzes
-    quizzes: QuizService | None = None  # group quizzes (core/quiz): /quiz, poll answers, the daily quiz
+    quizzes_on_demand: QuizzesOnDemand | None = None  # group quizzes (core/quiz), built at first use
+
+    @property
+    def quizzes(self) -> QuizService | None:
+        """Group quizzes (core/quiz): /quiz, poll answers, the daily quiz (built at the first ask)."""
+        return self.quizzes_on_demand() if self.quizzes_on_demand is not None else None
 
 
 @asynccontextmanager
@@ -259,7 +265,7 @@ async def open_runtime(
         posters = Posters()
         quizzes = build_quizzes(settings, storage, scripts, posters)
         QuizCommands(quizzes).register(router)
-        memory.commands.also_forget(quizzes.repo.forget_accounts)  # /forget all: the person's scores too
+        memory.commands.also_forget(quizzes.forget_accounts)  # /forget all: the person's scores too
         yield Runtime(service, storage, retriever, llm, redis, scripts, digest, inbox, recite, posters, quizzes)
 
 

@@ -127,6 +127,7 @@ async def test_the_embedded_warm_start_imports_neither_redis_nor_alembic_nor_lan
     # nor what only an LLM (the prompts' YAML), /metrics, PostgreSQL or a passage look-up needs
     assert not {"yaml", "prometheus_client", "sqlalchemy.dialects.postgresql", "limits"} & imported
     assert "core.media.clean" not in imported  # OCR's text cleaning: at the first photo
+    assert not {"core.quiz.models", "core.quiz.service"} & imported  # at the first /quiz, /leaderboard, /forget all
     # structlog without rich, tenacity without tornado (bot/lean_imports.py): a hidden package's
     # failed import is listed by name alone, never its modules
     assert "structlog.dev" in imported and "tenacity.asyncio" in imported

@@ -7,11 +7,15 @@ per-person and per-group limits apply to the command like to any other.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from core.ports import CommandResult, Turn
-from core.quiz.service import QuizService, streak
 from core.texts import say, wait_phrase
+
+if TYPE_CHECKING:
+    from core.quiz.service import QuizService
 
 STREAK_LOOKBACK_DAYS = 366
 BOARD_SIZE = 10
@@ -21,11 +25,16 @@ class QuizCommands:
     """The handlers (register with `register(router)`).
 
     Args:
-        quizzes: the quiz service.
+        quizzes: the quiz service, or what builds it at the first command (bot/schedule.py's
+            `QuizzesOnDemand`: a start does not import core/quiz's tables and service).
     """
 
-    def __init__(self, quizzes: QuizService) -> None:
-        self._quizzes = quizzes
+    def __init__(self, quizzes: QuizService | Callable[[], QuizService]) -> None:
+        self._service = quizzes
+
+    @property
+    def _quizzes(self) -> QuizService:
+        return self._service() if callable(self._service) else self._service
 
     def register(self, router) -> None:
         router.register(
@@ -56,6 +65,8 @@ class QuizCommands:
         return CommandResult(say("QUIZ_FAILED", None), extra={"refused": started.status})
 
     async def leaderboard(self, turn: Turn, args: str) -> CommandResult:
+        from core.quiz.service import streak  # imported with the service (`_quizzes`)
+
         chat_key = turn.incoming.chat_key
         all_time = args.strip().lower() in ("all", "全部", "总")
         zone = await self._quizzes.zone(chat_key)
