@@ -635,11 +635,15 @@ static inline void attend32(const float *RESTRICT qh, const float *RESTRICT kh, 
         __m256i mk = _mm256_cmpgt_epi32(_mm256_set1_epi32(n - s), iota);
         __m256 d0 = _mm256_setzero_ps(), d1 = d0, d2 = d0, d3 = d0;
         if (n - s >= 8) {
-            for (int e = 0; e < 32; e += 4) {
-                d0 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e]), _mm256_loadu_ps(kh + (size_t)e * T + s), d0);
-                d1 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 1]), _mm256_loadu_ps(kh + (size_t)(e + 1) * T + s), d1);
-                d2 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 2]), _mm256_loadu_ps(kh + (size_t)(e + 2) * T + s), d2);
-                d3 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 3]), _mm256_loadu_ps(kh + (size_t)(e + 3) * T + s), d3);
+            /* one running pointer down the 32 key rows (T floats apart): written with kh + e * T the
+             * unrolled loop kept 32 row addresses, most of them on the stack, one stack load per FMA */
+            const float *kp = kh + s;
+            const size_t T2 = 2 * (size_t)T, T3 = 3 * (size_t)T, T4 = 4 * (size_t)T;
+            for (int e = 0; e < 32; e += 4, kp += T4) {
+                d0 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e]), _mm256_loadu_ps(kp), d0);
+                d1 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 1]), _mm256_loadu_ps(kp + T), d1);
+                d2 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 2]), _mm256_loadu_ps(kp + T2), d2);
+                d3 = _mm256_fmadd_ps(_mm256_set1_ps(qh[e + 3]), _mm256_loadu_ps(kp + T3), d3);
             }
         } else {
             for (int e = 0; e < 32; e += 4) {
@@ -934,9 +938,18 @@ static int forward_batch(e5_model *m, const int *ids, const int *pos,
 #pragma omp parallel
         {
             float *prob = (float *)aligned_alloc(64, sizeof(float) * (((size_t)m->MAXP + 15) / 16 * 16));
+#ifndef FUZI_AVX2
 #pragma omp for collapse(2) schedule(static)
             for (int t = 0; t < T; t++)
                 for (int h = 0; h < NH; h++) {
+#else       /* FUZI_AVX2: heads outer, so that one head's transposed keys and values (2 x 32 x T floats,
+             * 20 KiB at 80 tokens) stay in L1 for all its queries; with tokens outer each query read
+             * every head's keys and values (T x H x 2 floats, 240 KiB at 80 tokens) from L2. Each
+             * (token, head) is computed as before, so the same bits. */
+#pragma omp for collapse(2) schedule(static)
+            for (int h = 0; h < NH; h++)
+                for (int t = 0; t < T; t++) {
+#endif
                     int s0 = sstart[t], n = send[t] - s0;
                     const float *qh = q + (size_t)t * H + h * hd;
                     const float *kh = kT + (size_t)h * hd * T + s0;
