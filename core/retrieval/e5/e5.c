@@ -171,7 +171,8 @@ static void quantize_acts(const float *RESTRICT X, int L, int nin,
                 s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0x4E));
                 s4 = _mm_add_epi32(s4, _mm_shuffle_epi32(s4, 0xB1));
                 d[(size_t)t * nb + b] = dd;
-                s[(size_t)t * nb + b] = _mm_cvtsi128_si32(s4);
+                /* stored as 8 * sum(a), the -8 offset's multiple that the AVX2 matmul_x subtracts as is */
+                s[(size_t)t * nb + b] = 8 * _mm_cvtsi128_si32(s4);
                 continue;
             }
 #endif
@@ -240,7 +241,11 @@ static void matmul_q4q8(const block_q4_0 *W, const float *bias,
                 }
                 for (int r = 0; r < ro; r++)
                     Y[(size_t)t * nout + oo + r] =
+#ifdef FUZI_AVX2   /* quantize_acts stored 8 * sum(a): corr already holds 8x (exact, a power of 2) */
+                        (bias ? bias[oo + r] : 0.f) + hsum256(facc[r]) - corr[r];
+#else
                         (bias ? bias[oo + r] : 0.f) + hsum256(facc[r]) - 8.f * corr[r];
+#endif
 #else
                 for (int r = 0; r < ro; r++) {
                     const int8_t *we = wexp + (size_t)r * nin; float acc = 0.f;
@@ -428,7 +433,7 @@ static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const f
  * step, maddubs multiplies the unsigned nibbles by the token's 4 broadcast activation bytes and adds
  * pairs (|pair| <= 15 * 128 * 2, never saturating) into 16-bit lanes, which take the block's 8 steps
  * (|sum| <= 8 * 3840 < 32768, exact); one madd by ones gives <w_nibble, a> per row lane, -8 * (the
- * block's activation sum) is added, and one fused multiply-add scales it into the token's float sum,
+ * block's activation sum, stored premultiplied by quantize_acts) is added, and one fused multiply-add scales it into the token's float sum,
  * kept in Y itself (the bias added last): the integers and the float steps of the kernel above.
  *
  * Where Y's rows are far apart (nout >= 1024: the FFN's first matrix, rows 6 KiB apart) the tile's
@@ -472,7 +477,7 @@ static void matmul_x(const xmat *W, const float *bias, const int8_t *aq, const f
                     __m256i s16 = _mm256_add_epi16(_mm256_add_epi16(_mm256_add_epi16(m[0], m[1]), _mm256_add_epi16(m[2], m[3])),
                                                    _mm256_add_epi16(_mm256_add_epi16(m[4], m[5]), _mm256_add_epi16(m[6], m[7])));
                     __m256i i32 = _mm256_sub_epi32(_mm256_madd_epi16(s16, ones),
-                                                   _mm256_slli_epi32(_mm256_set1_epi32(as[(size_t)t * nb + b]), 3));
+                                                   _mm256_set1_epi32(as[(size_t)t * nb + b]));   /* 8 * sum(a) */
                     float *y = y0 + (size_t)(t - t0) * ys;
                     _mm256_storeu_ps(y, _mm256_fmadd_ps(_mm256_cvtepi32_ps(i32),
                                                         _mm256_mul_ps(dw, _mm256_set1_ps(ad[(size_t)t * nb + b])),
