@@ -21,8 +21,8 @@ def test_a_simplified_reader_never_loads_the_traditional_dictionaries():
     """`s2t` (70–80 ms to load) waits for the first Traditional text: a message with no
     Traditional-only character is Simplified without it."""
     scripts = ScriptConverter()
-    assert scripts.reply_script(None, "巧言令色") == "simplified" and scripts._s2t_converter is None
-    assert scripts.reply_script(None, "學而時習之") == "traditional" and scripts._s2t_converter is not None
+    assert scripts.reply_script(None, "巧言令色") == "simplified" and "_s2t" not in vars(scripts)
+    assert scripts.reply_script(None, "學而時習之") == "traditional" and "_s2t" in vars(scripts)
 
 
 def test_phrase_level_conversion_and_citation_ids_kept():

@@ -16,14 +16,18 @@ written. Every preview is then the start of what the final — converted whole �
 
 from __future__ import annotations
 
+import functools
 import re
-import threading
 from dataclasses import replace
+from typing import TYPE_CHECKING
 
 import structlog
 
 from core.events import Citation, FinalReply, ReplyEvent, TextDelta, TextReset
 from core.language import Script
+
+if TYPE_CHECKING:
+    import opencc
 
 log = structlog.get_logger(__name__)
 
@@ -45,20 +49,15 @@ class ScriptConverter:
 
         self._t2s = opencc.OpenCC("t2s.json")
         self._s2t_config = f"{to_traditional}.json"
-        self._s2t_lock = threading.Lock()
-        self._s2t_converter: opencc.OpenCC | None = None
 
-    @property
-    def _s2t(self):
+    @functools.cached_property
+    def _s2t(self) -> opencc.OpenCC:
         """The Simplified → Traditional converter, loaded at the first Traditional text: its
-        dictionaries take 70–80 ms, and a reader of Simplified never needs them (`t2s` takes 6 ms)."""
-        if self._s2t_converter is None:
-            with self._s2t_lock:
-                if self._s2t_converter is None:
-                    import opencc
+        dictionaries take 70–80 ms, and a reader of Simplified never needs them (`t2s` takes 6 ms).
+        Two threads arriving together may both load it; one result is kept, the other dropped."""
+        import opencc
 
-                    self._s2t_converter = opencc.OpenCC(self._s2t_config)
-        return self._s2t_converter
+        return opencc.OpenCC(self._s2t_config)
 
     def traditional(self, text: str) -> str:
         """`text` in Traditional characters."""

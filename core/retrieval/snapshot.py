@@ -15,7 +15,7 @@ import hashlib
 import json
 import os
 import shutil
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import numpy as np
@@ -119,22 +119,17 @@ class Snapshot:
             path: the snapshot folder.
             replaces: a glob of older snapshots (same folder) to delete once this one is written.
         """
-        path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(path.name + f".{os.getpid()}.tmp")
-        remove(tmp)
-        tmp.mkdir()
-        self.keyword.save(tmp)
+        write_folder(path, self._write, replaces=replaces)
+
+    def _write(self, folder: Path) -> None:
+        folder.mkdir()
+        self.keyword.save(folder)
         arrays = dict(self.verbatim.arrays())
         arrays["ps_blob"] = np.frombuffer(self.passages._blob, dtype=np.uint8)
         arrays["ps_offsets"] = self.passages._offsets
         arrays["format"] = np.array(FORMAT)
-        with open(tmp / "snapshot.npz", "wb") as fh:
+        with open(folder / "snapshot.npz", "wb") as fh:
             np.savez(fh, **arrays)  # type: ignore[arg-type]  # numpy stubs: a key could be "allow_pickle"
-        remove(path)  # an unreadable snapshot of the same content
-        os.replace(tmp, path)
-        for old in path.parent.glob(replaces) if replaces else ():
-            if old != path and not old.name.endswith(".tmp"):
-                remove(old)
 
     @classmethod
     def load(cls, path: Path) -> Snapshot:
@@ -146,6 +141,26 @@ class Snapshot:
             table = PassageTable(keyword.ids, data["ps_blob"].tobytes(), data["ps_offsets"])
             verbatim = VerbatimIndex.from_arrays(data, keyword.ids, keyword._corpus.tolist(), table.texts())
         return cls(keyword, verbatim, table)
+
+
+def write_folder(path: Path, write: Callable[[Path], None], *, replaces: str | None = None) -> None:
+    """`write(folder)` fills a temporary folder beside `path`, which is then renamed into place, so a
+    reader sees the old folder or the whole new one; then the other entries matching `replaces` (a glob
+    in the same folder) go. Another process renaming the same content into place first is no error."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    remove(tmp)
+    write(tmp)
+    remove(path)  # an unreadable one of the same content
+    try:
+        os.replace(tmp, path)
+    except OSError:
+        remove(tmp)
+        if not path.is_dir():
+            raise
+    for old in path.parent.glob(replaces) if replaces else ():
+        if old != path and not old.name.endswith(".tmp"):
+            remove(old)
 
 
 def remove(path: Path) -> None:
