@@ -60,6 +60,10 @@ def test_the_mean_and_the_great_learning_name_their_books_as_titles_or_places():
     assert book_hint("The Great Learning on cultivating oneself") == "daxue"
     assert book_hint("论语、中庸、大学和孟子分别怎么讲孝") == "lunyu,mengzi,daxue,zhongyong"  # a list of titles
     assert book_hint("中和与中庸的区别") == "all"  # the virtue beside another virtue
+    assert book_hint("中庸讲的诚") == "zhongyong"  # opening the question, then a verb of saying: the book speaks
+    assert book_hint("大学讲修身") == "daxue"
+    assert book_hint("孔子讲中庸") == "lunyu"  # spoken of: the virtue
+    assert book_hint("中庸是什么意思") == "all"
 
 
 def test_a_question_opening_with_its_speaker_and_on_names_his_book():

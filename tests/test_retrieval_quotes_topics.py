@@ -140,6 +140,9 @@ def load_corpus_passages():
         ("Banquet and feasting poems in the Book of Odes", True, "shijing", "宴飨"),
         ("诗经里写农民受剥削的诗", False, "shijing", "农事"),  # a list narrowed by 受剥削: the theme is a route
         ("《中庸》里怎样论“诚”？", True, "zhongyong", "诚"),  # the book it names and 怎样 say nothing more
+        ("中庸讲的诚", True, "zhongyong", "诚"),  # the book speaks (讲的), then the theme's one-character name
+        ("Loyalty and reciprocity (zhong and shu) in the Analects", True, "lunyu", "忠恕"),  # an aside restates
+        ("Mencius's argument that human nature is good", True, "mengzi", "人性"),  # the argument is the heading
     ],
 )
 def test_topic_questions_are_recognised(query, survey, corpus, theme):
@@ -159,6 +162,7 @@ def test_topic_questions_are_recognised(query, survey, corpus, theme):
         "孔子说：品德不去修养，学问不去讲习，听到正义的事不能去追随，有缺点不能改正，这些都是我所忧虑的。",
         "In teaching there should be no distinction of classes",  # teaching named, not its subject
         "What does the Doctrine of the Mean say in its first lines about what heaven confers?",  # a title
+        "Mencius's argument with Gaozi about willows",  # one debate, no theme named
     ],
 )
 def test_other_questions_are_not_topic_questions(query):

@@ -26,6 +26,9 @@ ASKS_WHICH = re.compile(r"\bwhich\b|哪")
 # 一书); 大学 (a university) as a title, or as 大学里 where nothing before it makes it a school
 # (在大学里, 上大学里, 我们大学里)
 _AS_BOOK = r"一书|这本书|书中|书里|篇|第[一二三四五六七八九十\d]|开篇|首章|原文"
+# opening a question and followed by a verb of saying (中庸讲的诚, 大学说修身): the book speaks; the
+# virtue and a university are spoken of
+_SPEAKS = r"(?:讲|谈|论(?!语)|说|提到|认为|主张|所讲|所说|所谈)"
 
 
 def _listed(title: str) -> str:
@@ -41,14 +44,21 @@ MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
         re.compile(
             r"\b(great learning|daxue|da xue)\b|大学(?:"
             + _AS_BOOK
-            + r")|(?<![在上读念们个的])大学里|"
+            + r")|(?<![在上读念们个的])大学里|^《?大学》?"
+            + _SPEAKS
+            + "|"
             + _listed("大学")
         ),
     ),
     "zhongyong": (
         ("《中庸》", "中庸章句", "礼记·中庸"),
         re.compile(
-            r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:" + _AS_BOOK + r"|里|中(?!的))|" + _listed("中庸")
+            r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:"
+            + _AS_BOOK
+            + r"|里|中(?!的))|^《?中庸》?"
+            + _SPEAKS
+            + "|"
+            + _listed("中庸")
         ),
     ),
 }

@@ -137,9 +137,10 @@ class ThemeIndex:
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
-        zh, lower = without_titles(to_simplified(query)), without_titles(query.lower())
+        simplified = to_simplified(query)
+        zh, lower = without_titles(simplified), without_titles(_ASIDE.sub("", query.lower()))
         found = _named(self.themes, zh, lower)
-        bare = BARE_ZH.match(zh)  # 孟子论义, 中庸的诚: a book, a marker and a theme's one-character name
+        bare = BARE_ZH.match(simplified)  # 孟子论义, 中庸讲的诚: a book, a marker and a theme's one-character name
         if bare:
             found = [t for t in self.themes if t.name == bare.group(1)] or found
         if not found:
@@ -189,6 +190,11 @@ class ThemeIndex:
             if i < len(book)
         ]
         return turns
+
+
+# a short aside in brackets restates, it does not narrow: "Loyalty and reciprocity (zhong and shu) in the
+# Analects" asks what "Loyalty and reciprocity in the Analects" asks
+_ASIDE = re.compile(r"\s*\((?:\s*[\w'-]+){1,4}\s*\)")
 
 
 def _named(themes: list[Theme], zh: str, lower: str) -> list[Theme]:
