@@ -187,7 +187,9 @@ HEADS_ZH = (
     "|体现|地位|含义|意义|内涵|作用|形象|标准|要求|原则|说"  # 孟子的性善说
 )
 HEAD_ZH = f"(?:的)?(?:{HEADS_ZH})?"
-BARE_ZH = re.compile(f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的|(?:所)?(?:讲|说|谈|论)的)(\\w)" + r"[\s？?。！!]*$")
+BARE_ZH = re.compile(
+    f"^(?:{'|'.join(BOOKS_ZH)})(?:论|谈|讲|说|的|中的|里的|(?:所)?(?:讲|说|谈|论)的)(\\w)" + r"[\s？?。！!]*$"
+)
 KIN_ZH = ("父母", "朋友", "友人")  # kin and friends: 孔子的朋友 names people, not a theme
 PREFIX_ZH = re.compile(r"(?:的|与|和|及|同|对|里|中)$")
 ASKS_ZH = re.compile("什么|怎么|怎样|如何|为什么|谁|哪|吗|呢|几")
@@ -199,7 +201,11 @@ HEADS_EN = (
     r"|arguments?|claims?|beliefs?"  # "Mencius's argument that human nature is good"
 )
 LEAD_EN = re.compile(  # "Confucius's favourite disciple Yan Hui": a book, a speaker or a kind of person before
-    r"^\W*(?:(?:the|on|and|s|of|as|a|an|that|disciples?|students?|favou?rite|" + HEADS_EN + "|" + BOOKS_EN + r")\b\W*)*$"
+    r"^\W*(?:(?:the|on|and|s|of|as|a|an|that|disciples?|students?|favou?rite|"
+    + HEADS_EN
+    + "|"
+    + BOOKS_EN
+    + r")\b\W*)*$"
 )
 VERB_EN = re.compile(r"\b(?:is|are|was|were|be|been|am|do|does|did|can|could|should|would|will|must|may|might)\b")
 MODIFIER_EN = re.compile(
