@@ -7,6 +7,7 @@ from __future__ import annotations
 import numpy as np
 
 from core.retrieval import glosses as glosses_module
+from core.retrieval.asks import ASK_DIR
 from core.retrieval.gloss_vectors import GlossVectors
 from core.retrieval.glosses import load_glosses, load_stanzas
 from core.retrieval.indexer import build_index
@@ -44,11 +45,12 @@ def test_built_once_per_gloss_content_and_model(tmp_path, monkeypatch):
     build_index(PassageStore(db), embedder, DOCS, glosses=True)
     assert embedder.texts == passages + len(DOCS) + 2 * len(GLOSSES) and len(files(db)) == 1 and files(db) != first
     loaded = GlossVectors.load(
-        PassageStore(db), DOCS, load_glosses(), load_stanzas(), embedder.model_name, embedder.dim
+        PassageStore(db), DOCS, load_glosses(), load_stanzas(), {}, embedder.model_name, embedder.dim
     )
     assert loaded is not None and len(loaded) == 2 * len(GLOSSES)
     assert (
-        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), "another-model", embedder.dim) is None
+        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), {}, "another-model", embedder.dim)
+        is None
     )  # another model: none
 
 
@@ -57,7 +59,7 @@ def test_a_passage_scores_its_best_gloss_row(tmp_path, monkeypatch):
     db, embedder = tmp_path / "db", HashingEmbedder()
     build_index(PassageStore(db), embedder, DOCS, glosses=True)
     vectors = GlossVectors.load(
-        PassageStore(db), DOCS, load_glosses(), load_stanzas(), embedder.model_name, embedder.dim
+        PassageStore(db), DOCS, load_glosses(), load_stanzas(), {}, embedder.model_name, embedder.dim
     )
     assert vectors is not None
     query = embedder.embed_passages_sync([GLOSSES[1]["zh"]])[0]
@@ -96,7 +98,9 @@ async def test_a_damaged_file_is_not_used(tmp_path, monkeypatch):
     assert retriever._glosses is not None and retriever._glosses.vectors is None
     assert (await retriever.search("Was he loyal to friends?", k=2)).results
     path.write_bytes(b"not an npz")
-    assert GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), "hashing-char12:384", 384) is None
+    assert (
+        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), {}, "hashing-char12:384", 384) is None
+    )
 
 
 async def test_read_once_with_the_gloss_route_when_a_query_first_runs_it(tmp_path, monkeypatch):
@@ -145,8 +149,31 @@ def test_a_long_chapters_segments_are_embedded_and_a_poems_stanzas_are_not(tmp_p
     db, embedder = tmp_path / "db", HashingEmbedder()
     build_index(PassageStore(db), embedder, docs, glosses=True)
     vectors = GlossVectors.load(
-        PassageStore(db), docs, load_glosses(), load_stanzas(), embedder.model_name, embedder.dim
+        PassageStore(db), docs, load_glosses(), load_stanzas(), {}, embedder.model_name, embedder.dim
     )
     assert vectors is not None and len(vectors) == 2 * (len(GLOSSES) + 1) + 2 * len(cut)  # no stanza row
     query = embedder.embed_passages_sync([renderings[-1]["zh"]])[0]
     assert vectors.search(query, 3)[0][0] == "mengzi:3.2"
+
+
+def test_a_passages_asks_are_embedded_and_count_for_chinese_queries_only(tmp_path, monkeypatch):
+    asks = {"lunyu:2.7": ["光让爹妈吃饱不算孝顺", "养父母和养宠物有啥不同"]}
+    folder = write(tmp_path / "g", GLOSSES)
+    write(folder / ASK_DIR, [{"id": pid, "zh": items} for pid, items in asks.items()])
+    monkeypatch.setattr(glosses_module, "GLOSS_DIR", folder)
+    db, embedder = tmp_path / "db", Counting()
+    build_index(PassageStore(db), embedder, DOCS, glosses=True)
+    assert embedder.texts == len(DOCS) + 2 * len(GLOSSES) + 2  # each ask a row of its own
+    read = {pid: tuple(items) for pid, items in asks.items()}
+    vectors = GlossVectors.load(
+        PassageStore(db), DOCS, load_glosses(), load_stanzas(), read, embedder.model_name, embedder.dim
+    )
+    assert vectors is not None and len(vectors) == 2 * len(GLOSSES) + 2
+    query = embedder.embed_passages_sync([asks["lunyu:2.7"][1]])[0]
+    assert vectors.search(query, 1, asks=True) == [("lunyu:2.7", vectors.search(query, 1, asks=True)[0][1])]
+    assert vectors.search(query, 1, asks=True)[0][1] > 0.99  # the ask itself
+    assert vectors.search(query, 1)[0][1] < 0.99  # an English question's search: the glosses alone
+    assert (
+        GlossVectors.load(PassageStore(db), DOCS, load_glosses(), load_stanzas(), {}, embedder.model_name, embedder.dim)
+        is None
+    )  # other asks, other rows: not this file

@@ -27,6 +27,7 @@ import numpy as np
 import structlog
 
 from core.retrieval import glosses as gloss_files
+from core.retrieval.asks import ASK_DIR, load_asks
 from core.retrieval.documents import Passage, embedding_text, sort_key
 from core.retrieval.flat import FlatVectors
 from core.retrieval.glosses import Gloss, load_glosses, load_stanzas
@@ -40,14 +41,22 @@ FORMAT = "fuzi-gloss-vectors-1"
 @dataclass(frozen=True)
 class _Rows:
     """The rows to embed: every glossed passage's English gloss, then its Chinese gloss, in corpus
-    order; then each long prose chapter's segment renderings, English and Chinese (segments.py)."""
+    order; then each long prose chapter's segment renderings, English and Chinese (segments.py); then,
+    the last `asks` rows, each glossed passage's asks (asks.py)."""
 
     ids: list[str]
     corpus: list[str]
     texts: list[str]
+    asks: int = 0
 
     @classmethod
-    def of(cls, passages: Iterable[Passage], glosses: dict[str, Gloss], parts: dict[str, list[Gloss]]) -> _Rows:
+    def of(
+        cls,
+        passages: Iterable[Passage],
+        glosses: dict[str, Gloss],
+        parts: dict[str, list[Gloss]],
+        asks: dict[str, tuple[str, ...]] | None = None,
+    ) -> _Rows:
         ordered = sorted(passages, key=lambda p: sort_key(p.id))
         chosen = [p for p in ordered if p.id in glosses]
         # the Chinese gloss is embedded as its passage is (a poem's title first), as the gloss route indexes it
@@ -59,7 +68,11 @@ class _Rows:
                 rows.ids.extend((p.id, p.id))
                 rows.corpus.extend((p.corpus, p.corpus))
                 rows.texts.extend((g.en, embedding_text(Passage(p.id, p.ref, p.corpus, p.title, g.zh))))
-        return rows
+        asked = [(p, ask) for p in chosen for ask in (asks or {}).get(p.id, ())]
+        rows.ids.extend(p.id for p, _ in asked)
+        rows.corpus.extend(p.corpus for p, _ in asked)
+        rows.texts.extend(embedding_text(Passage(p.id, p.ref, p.corpus, p.title, ask)) for p, ask in asked)
+        return cls(rows.ids, rows.corpus, rows.texts, len(asked))
 
     def fingerprint(self, model_name: str, dim: int) -> str:
         """sha256 over the format, the model, the dimension and every (id, text) row."""
@@ -70,18 +83,27 @@ class _Rows:
 
 
 class GlossVectors:
-    """The English and Chinese gloss vectors of the glossed passages; `search` maps rows to passages."""
+    """The English and Chinese gloss vectors of the glossed passages, and (the last `asks` rows) their
+    asks; `search` maps rows to passages."""
 
-    def __init__(self, ids: list[str], corpus: list[str], matrix: np.ndarray):
-        self._flat = FlatVectors(ids, corpus, matrix)
+    def __init__(self, ids: list[str], corpus: list[str], matrix: np.ndarray, asks: int = 0):
+        n = len(ids) - asks
+        self._flat = FlatVectors(ids[:n], corpus[:n], matrix[:n])
+        self._asks = FlatVectors(ids[n:], corpus[n:], matrix[n:]) if asks else None
 
     def __len__(self) -> int:
-        return len(self._flat)
+        return len(self._flat) + (len(self._asks) if self._asks is not None else 0)
 
-    def search(self, vector: np.ndarray, limit: int, corpus: str = "all") -> list[tuple[str, float]]:
-        """(passage id, best gloss cosine), best first, at most `limit` passages."""
+    def search(
+        self, vector: np.ndarray, limit: int, corpus: str = "all", *, asks: bool = False
+    ) -> list[tuple[str, float]]:
+        """(passage id, best gloss cosine), best first, at most `limit` passages; with `asks` (a Chinese
+        query), a passage's asks count as its glosses do."""
+        hits = self._flat.search(vector, 2 * limit, corpus)
+        if asks and self._asks is not None:
+            hits = sorted(hits + self._asks.search(vector, 2 * limit, corpus), key=lambda h: -h[1])
         best: dict[str, float] = {}
-        for pid, score in self._flat.search(vector, 2 * limit, corpus):
+        for pid, score in hits:
             best.setdefault(pid, score)  # rows come best first: a passage's first row is its best
         return list(best.items())[:limit]
 
@@ -92,12 +114,13 @@ class GlossVectors:
         passages: Iterable[Passage],
         glosses: dict[str, Gloss],
         parts: dict[str, list[Gloss]],
+        asks: dict[str, tuple[str, ...]],
         model_name: str,
         dim: int,
     ) -> GlossVectors | None:
-        """The saved vectors for these passages' `glosses` and segment `parts` (as read for the gloss
-        route: `GlossIndex.vectors`) and this model, else None."""
-        rows = _Rows.of(passages, glosses, parts)
+        """The saved vectors for these passages' `glosses`, segment `parts` and `asks` (as read for the
+        gloss route: `GlossIndex.vectors`) and this model, else None."""
+        rows = _Rows.of(passages, glosses, parts, asks)
         if not rows.ids:
             return None
         path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))
@@ -110,7 +133,7 @@ class GlossVectors:
         if matrix.shape != (len(rows.ids), dim):
             log.warning("gloss_vectors_malformed", shape=matrix.shape, hint="run `fuzi index`")
             return None
-        return cls(rows.ids, rows.corpus, matrix)
+        return cls(rows.ids, rows.corpus, matrix, rows.asks)
 
     @staticmethod
     def maybe_stale(store: PassageStore) -> bool:
@@ -134,7 +157,7 @@ class GlossVectors:
     ) -> bool:
         """Embed and save the gloss vectors unless the file for the current glosses exists; True
         when it embedded. The file is written under a temporary name and renamed into place."""
-        rows = _Rows.of(passages, load_glosses(), load_stanzas())
+        rows = _Rows.of(passages, load_glosses(), load_stanzas(), load_asks(gloss_files.GLOSS_DIR / ASK_DIR))
         if not rows.ids:
             return False
         path = store.gloss_vectors_path(rows.fingerprint(model_name, dim))

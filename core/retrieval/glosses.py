@@ -41,6 +41,7 @@ import numpy as np
 
 from core.books import books_in
 from core.language.text import cjk_count
+from core.retrieval.asks import ASK_DIR, load_asks
 from core.retrieval.bm25_files import saved_or_built
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
@@ -243,8 +244,10 @@ def stanza_chars(passage: Passage, stanza: int) -> int:
     return cjk_count(found[stanza - 1]) if 0 < stanza <= len(found) else 0
 
 
-# Loads the gloss vectors of the glossed passages and their glosses (gloss_vectors.py), or None.
-VectorLoader = Callable[[list[Passage], dict[str, Gloss], dict[str, list[Gloss]]], "GlossVectors | None"]
+# Loads the gloss vectors of the glossed passages, their glosses, parts and asks (gloss_vectors.py), or None.
+VectorLoader = Callable[
+    [list[Passage], dict[str, Gloss], dict[str, list[Gloss]], dict[str, tuple[str, ...]]], "GlossVectors | None"
+]
 
 
 class GlossIndex:
@@ -267,8 +270,10 @@ class GlossIndex:
         tokenizer: str = "bigram",
         vectors: VectorLoader | None = None,
         saved: Path | None = None,
+        asks: dict[str, tuple[str, ...]] | None = None,
     ):
         stanzas = stanzas or {}
+        self._asks = asks or {}
         passages = [p for p in passages if p.id in glosses or p.id in stanzas]
         self.ids = [p.id for p in passages]
         self._corpus = np.array([p.corpus for p in passages])
@@ -312,7 +317,7 @@ class GlossIndex:
         parts: dict[str, list[Gloss]] = {}
         for p, g in self._parts:
             parts.setdefault(p.id, []).append(g)
-        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts)
+        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts, self._asks)
 
     def prepare(self) -> None:
         """Make both BM25 collections now (read, or built and saved) instead of at the route's first query."""
@@ -335,8 +340,9 @@ class GlossIndex:
         passages of the table; `vectors`: the loader of their gloss vectors (`GlossIndex.vectors`);
         `saved`: where its BM25 collections are saved and read (bm25_files.py; None: built each time)."""
         glosses, stanzas = load_glosses(folder), load_stanzas(folder)
+        asks = load_asks((GLOSS_DIR if folder is None else folder) / ASK_DIR)
         chosen = [passages[i] for i in passages.order if i in glosses or i in stanzas]
-        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer, vectors=vectors, saved=saved)
+        return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer, vectors=vectors, saved=saved, asks=asks)
 
     def is_modern_prose(self, query: str) -> bool:
         """Modern Chinese without a question word: PROSE_MIN_PAIRS character pairs or more, under

@@ -16,6 +16,7 @@ import numpy as np
 
 from core.retrieval.documents import sort_key
 from core.retrieval.embedder import Embedder, QueryWithoutFeatures, has_features, query_head
+from core.retrieval.fusion import query_language
 from core.retrieval.glosses import GlossIndex
 from core.retrieval.modern import vector_text
 from core.retrieval.results import RetrieverConfig
@@ -51,7 +52,8 @@ class VectorRoutes:
                 sentences = store.sentences
                 more.append(await maybe_thread(sentences.in_memory, sentences.search, vector, pool * 3, corpus))
             if glosses is not None and glosses.vectors is not None:
-                more.append(glosses.vectors.search(vector, pool * 3, corpus))
+                asks = query_language(query) == "zh"  # an English question's nearest Chinese ask is no evidence
+                more.append(glosses.vectors.search(vector, pool * 3, corpus, asks=asks))
             if not more:
                 return hits
             best = dict(hits)
