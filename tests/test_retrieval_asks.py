@@ -55,7 +55,7 @@ def test_the_gloss_route_reads_the_asks_and_hands_them_to_its_vectors(tmp_path):
     write(folder / ASK_DIR, ASKS)
     handed = []
     index = GlossIndex.load(PassageTable.from_passages(DOCS), folder, vectors=lambda *rows: handed.append(rows[3]))
-    assert handed == []  # read with the glosses; the vectors only when a query first runs the route
+    assert handed == []  # the asks are read with the vectors, when a query first runs the route
     index.vectors  # noqa: B018
     assert handed == [{row["id"]: tuple(row["zh"]) for row in ASKS}]
     plain = GlossIndex.load(PassageTable.from_passages(DOCS), write(tmp_path / "plain", GLOSSES))

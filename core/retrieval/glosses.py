@@ -270,10 +270,10 @@ class GlossIndex:
         tokenizer: str = "bigram",
         vectors: VectorLoader | None = None,
         saved: Path | None = None,
-        asks: dict[str, tuple[str, ...]] | None = None,
+        asks: Path | None = None,
     ):
         stanzas = stanzas or {}
-        self._asks = asks or {}
+        self._asks = asks  # the folder of the passages' asks (asks.py), read with the vectors
         passages = [p for p in passages if p.id in glosses or p.id in stanzas]
         self.ids = [p.id for p in passages]
         self._corpus = np.array([p.corpus for p in passages])
@@ -317,7 +317,8 @@ class GlossIndex:
         parts: dict[str, list[Gloss]] = {}
         for p, g in self._parts:
             parts.setdefault(p.id, []).append(g)
-        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts, self._asks)
+        asks = load_asks(self._asks) if self._asks is not None else {}
+        return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts, asks)
 
     def prepare(self) -> None:
         """Make both BM25 collections now (read, or built and saved) instead of at the route's first query."""
@@ -340,7 +341,7 @@ class GlossIndex:
         passages of the table; `vectors`: the loader of their gloss vectors (`GlossIndex.vectors`);
         `saved`: where its BM25 collections are saved and read (bm25_files.py; None: built each time)."""
         glosses, stanzas = load_glosses(folder), load_stanzas(folder)
-        asks = load_asks((GLOSS_DIR if folder is None else folder) / ASK_DIR)
+        asks = (GLOSS_DIR if folder is None else folder) / ASK_DIR
         chosen = [passages[i] for i in passages.order if i in glosses or i in stanzas]
         return cls(glosses, chosen, stanzas=stanzas, tokenizer=tokenizer, vectors=vectors, saved=saved, asks=asks)
 
