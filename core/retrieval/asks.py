@@ -13,8 +13,9 @@ route's BM25 documents stay the glosses (appending the asks there lost title and
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
+
+from core.retrieval.jsonl import jsonl_rows
 
 ASK_DIR = "asks"  # a folder of data/glosses
 MAX_ASK_CHARS = 24
@@ -29,25 +30,15 @@ def load_asks(folder: Path) -> dict[str, tuple[str, ...]]:
     """Every passage's asks in `folder`/*.jsonl, by id (a missing folder: none). Raises
     AskError naming file:line for a malformed line, an over-long ask or an id given twice."""
     asks: dict[str, tuple[str, ...]] = {}
-    if not folder.is_dir():
-        return asks
-    for path in sorted(folder.glob("*.jsonl")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise AskError(f"{where}: not JSON ({exc.msg})") from exc
-            items = row.get("zh") if isinstance(row, dict) else None
-            if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(items, list):
-                raise AskError(f'{where}: expected {{"id": str, "zh": [str, …]}}')
-            if not 0 < len(items) <= MAX_ASKS or not all(_fits(a) for a in items):
-                raise AskError(f"{where}: 1–{MAX_ASKS} asks of 1–{MAX_ASK_CHARS} characters each")
-            if row["id"] in asks:
-                raise AskError(f"{where}: {row['id']} has asks twice")
-            asks[row["id"]] = tuple(a.strip() for a in items)
+    for where, row in jsonl_rows(folder, AskError):
+        items = row.get("zh") if isinstance(row, dict) else None
+        if not isinstance(row, dict) or not isinstance(row.get("id"), str) or not isinstance(items, list):
+            raise AskError(f'{where}: expected {{"id": str, "zh": [str, …]}}')
+        if not 0 < len(items) <= MAX_ASKS or not all(_fits(a) for a in items):
+            raise AskError(f"{where}: 1–{MAX_ASKS} asks of 1–{MAX_ASK_CHARS} characters each")
+        if row["id"] in asks:
+            raise AskError(f"{where}: {row['id']} has asks twice")
+        asks[row["id"]] = tuple(a.strip() for a in items)
     return asks
 
 

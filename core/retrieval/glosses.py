@@ -29,7 +29,6 @@ route `gloss`; any other query does not run it, so its results are what they wer
 from __future__ import annotations
 
 import functools
-import json
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -46,6 +45,7 @@ from core.retrieval.bm25_files import saved_or_built
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
 from core.retrieval.glossary import PHRASES
+from core.retrieval.jsonl import jsonl_rows
 from core.retrieval.keyword import KeywordIndex, SavedBM25, bm25_index, okapi_scores, strip_question_words
 from core.retrieval.segments import parts
 from core.retrieval.snapshot import PassageTable
@@ -129,29 +129,19 @@ def load_stanzas(folder: Path | None = None) -> dict[str, list[Gloss]]:
 
 
 def _read(folder: Path, *, part: str | None) -> Iterable[tuple[str, Gloss]]:
-    if not folder.is_dir():
-        return
-    for path in sorted(folder.glob("*.jsonl")):
-        for number, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
-            if not line.strip():
-                continue
-            where = f"{path}:{number}"
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as exc:
-                raise GlossError(f"{where}: not JSON ({exc.msg})") from exc
-            fields = f"id, {part}, en, zh" if part else "id, en, zh"
-            if not isinstance(row, dict):
-                raise GlossError(f"{where}: expected an object {{{fields}}}")
-            missing = [k for k in ("id", "en", "zh") if not isinstance(row.get(k), str) or not row[k].strip()]
-            if missing:
-                raise GlossError(f"{where}: missing or empty {', '.join(missing)}")
-            number = row.get(part, 0) if part else 0
-            if part and (type(number) is not int or number < 1):
-                raise GlossError(f"{where}: {part} must be a positive integer")
-            if len(row["en"].split()) > MAX_EN_WORDS or len(row["zh"]) > MAX_ZH_CHARS:
-                raise GlossError(f"{where}: gloss too long (en ≤ {MAX_EN_WORDS} words, zh ≤ {MAX_ZH_CHARS} chars)")
-            yield where, Gloss(row["id"], row["en"].strip(), row["zh"].strip(), number)
+    for where, row in jsonl_rows(folder, GlossError):
+        fields = f"id, {part}, en, zh" if part else "id, en, zh"
+        if not isinstance(row, dict):
+            raise GlossError(f"{where}: expected an object {{{fields}}}")
+        missing = [k for k in ("id", "en", "zh") if not isinstance(row.get(k), str) or not row[k].strip()]
+        if missing:
+            raise GlossError(f"{where}: missing or empty {', '.join(missing)}")
+        number = row.get(part, 0) if part else 0
+        if part and (type(number) is not int or number < 1):
+            raise GlossError(f"{where}: {part} must be a positive integer")
+        if len(row["en"].split()) > MAX_EN_WORDS or len(row["zh"]) > MAX_ZH_CHARS:
+            raise GlossError(f"{where}: gloss too long (en ≤ {MAX_EN_WORDS} words, zh ≤ {MAX_ZH_CHARS} chars)")
+        yield where, Gloss(row["id"], row["en"].strip(), row["zh"].strip(), number)
 
 
 def stem(word: str) -> str:
