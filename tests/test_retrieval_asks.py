@@ -34,7 +34,7 @@ def test_loader_reads_each_passages_asks_and_a_missing_folder_is_none(tmp_path):
         ('{"id": "lunyu:1.1", "zh": []}', "asks of"),
         ('{"id": "lunyu:1.1", "zh": [""]}', "asks of"),
         (json.dumps({"id": "lunyu:1.1", "zh": ["长" * 25]}, ensure_ascii=False), "asks of"),
-        ('{"id": "lunyu:1.1", "zh": ["a", "b", "c", "d", "e"]}', "asks of"),
+        ('{"id": "lunyu:1.1", "zh": ["a", "b", "c", "d", "e", "f", "g"]}', "asks of"),
     ],
 )
 def test_loader_names_file_and_line_of_a_bad_row(tmp_path, line, message):

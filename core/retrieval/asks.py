@@ -3,7 +3,7 @@
 A short paraphrase ("懂就是懂，不懂就说不懂", "有钱不乱来没钱不变节") is far, for the small embedder,
 from the classical text, and nearer its gloss (glosses.py), which says the point once, in one wording
 and register. Document expansion (doc2query: store with a document the queries it answers) adds other
-wordings: `data/glosses/asks/*.jsonl` holds, per passage, two or three things a reader who
+wordings: `data/glosses/asks/*.jsonl` holds, per passage, four or five things a reader who
 half-remembers it might type (`{"id": "lunyu:2.17", "zh": ["…", "…"]}`, each ≤ MAX_ASK_CHARS, in
 modern words, each on a different point of a long passage; written from the texts alone, never from
 a query set: data/glosses/README.md). They are embedded with the gloss vectors (gloss_vectors.py) and
@@ -19,7 +19,7 @@ from core.retrieval.jsonl import jsonl_rows
 
 ASK_DIR = "asks"  # a folder of data/glosses
 MAX_ASK_CHARS = 24
-MAX_ASKS = 4
+MAX_ASKS = 6
 
 
 class AskError(ValueError):
