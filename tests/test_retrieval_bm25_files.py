@@ -48,15 +48,24 @@ def test_saved_collections_score_as_built_ones_and_are_not_rebuilt(tmp_path, mon
 
 def test_an_edited_gloss_is_indexed_again_and_the_old_files_go(tmp_path):
     table = PassageTable.from_passages(DOCS)
-    GlossIndex.load(table, write(tmp_path / "g", GLOSSES), saved=tmp_path / "saved").search(QUERIES[0], 5)
+    GlossIndex.load(table, write(tmp_path / "g", GLOSSES), saved=tmp_path / "saved").prepare()
     before = sorted(p.name for p in (tmp_path / "saved").iterdir())
 
     edited = [dict(GLOSSES[0], en="Zengzi asks himself whether he was faithful to the people he served.")]
     index = GlossIndex.load(table, write(tmp_path / "g2", edited + GLOSSES[1:]), saved=tmp_path / "saved")
+    index.prepare()
     assert index.search("Was Zengzi faithful to the people he served?", 5)[0][0] == "lunyu:1.4"
     after = sorted(p.name for p in (tmp_path / "saved").iterdir())
     assert after[0] != before[0] and after[1] == before[1]  # the English collection changed, the Chinese not
     assert len(after) == 2
+
+
+def test_a_query_makes_only_its_own_languages_collection(tmp_path):
+    table, glosses = PassageTable.from_passages(DOCS), write(tmp_path / "g", GLOSSES)
+    GlossIndex.load(table, glosses, saved=tmp_path / "saved").search(QUERIES[2], 5)  # Chinese
+    assert [p.name.split(".")[0] for p in (tmp_path / "saved").iterdir()] == ["glosses-zh"]
+    GlossIndex.load(table, glosses, saved=tmp_path / "saved").search(QUERIES[0], 5)  # English
+    assert sorted(p.name.split(".")[0] for p in (tmp_path / "saved").iterdir()) == ["glosses-en", "glosses-zh"]
 
 
 def test_an_unwritable_folder_costs_the_build_not_the_answer(tmp_path):

@@ -182,17 +182,19 @@ class WordBM25:
 
 class _Documents:
     """BM25 over renderings of passages (English words; the keyword route's tokens over the Chinese,
-    with the poem's title), each passage scored as its best document. `floor`: a document counts only
-    for a Chinese query of at least that many CJK characters (English words say little against a
-    stanza's characters; an English question is told by `is_question` instead). `saved`: the folder
-    its two indexes are saved in and read from (`name`-en.*, `name`-zh.*: bm25_files.py); None: built."""
+    with the poem's title), each passage scored as its best document. `floor`: the CJK characters a
+    Chinese query needs for each document to count (English words say little against a stanza's
+    characters; an English question is told by `is_question` instead); None: none. `saved`: the folder
+    its two indexes are saved in and read from (`name`-en.*, `name`-zh.*: bm25_files.py); None: built.
+    Each language's index, and the floor, are made at its first query: a Chinese question never
+    tokenises the English renderings (0.09 s of a first modern question), nor an English one the Chinese."""
 
     def __init__(
         self,
         docs: list[tuple[Passage, Gloss]],
         ids: list[str],
         tokenizer: str,
-        floor: list[int],
+        floor: Callable[[], list[int]] | None = None,
         *,
         saved: Path | None = None,
         name: str = "glosses",
@@ -200,20 +202,35 @@ class _Documents:
         slot = {pid: i for i, pid in enumerate(ids)}
         self._n = len(ids)
         self._passage_of = np.array([slot[p.id] for p, _ in docs], dtype=np.int64)  # document → passage
-        self._floor = np.array(floor, dtype=np.int64)
-        english = functools.partial(saved_or_built, folder=saved, name=f"{name}-en")
-        self._english = WordBM25([english_tokens(g.en) for _, g in docs], index=english)
+        self._docs, self._tokenizer, self._floors, self._saved, self._name = docs, tokenizer, floor, saved, name
+
+    @functools.cached_property
+    def _english(self) -> WordBM25:
+        english = functools.partial(saved_or_built, folder=self._saved, name=f"{self._name}-en")
+        return WordBM25([english_tokens(g.en) for _, g in self._docs], index=english)
+
+    @functools.cached_property
+    def _chinese(self) -> KeywordIndex:
         # a poem's title is indexed with its Chinese gloss, as with its text (《大车》写的是什么？)
-        zh = [Passage(f"{p.id}#{g.stanza}", p.ref, p.corpus, p.title, g.zh) for p, g in docs]
-        chinese = functools.partial(saved_or_built, folder=saved, name=f"{name}-zh")
-        self._chinese = KeywordIndex(zh, tokenizer=tokenizer, index=chinese)
+        zh = [Passage(f"{p.id}#{g.stanza}", p.ref, p.corpus, p.title, g.zh) for p, g in self._docs]
+        chinese = functools.partial(saved_or_built, folder=self._saved, name=f"{self._name}-zh")
+        return KeywordIndex(zh, tokenizer=self._tokenizer, index=chinese)
+
+    @functools.cached_property
+    def _floor(self) -> np.ndarray | None:
+        return np.array(self._floors(), dtype=np.int64) if self._floors is not None else None
+
+    def prepare(self) -> None:
+        """Make both languages' indexes now (read, or built and saved)."""
+        self._english, self._chinese  # noqa: B018  (cached properties: reading them makes them)
 
     def scores(self, query: str) -> np.ndarray:
         """Each passage's best document score (0: no document shares a word)."""
         if query_language(query) != "en":
             key = strip_question_words(query)
             scores = self._chinese.scores(key).astype(np.float64)
-            scores[self._floor > cjk_count(key)] = 0.0
+            if self._floor is not None:
+                scores[self._floor > cjk_count(key)] = 0.0
         else:
             scores = self._english.scores(english_tokens(query))
         best = np.zeros(self._n)
@@ -289,13 +306,16 @@ class GlossIndex:
     # text's own words never need them): read from `saved` when their tokens are unchanged, else built.
     @functools.cached_property
     def _glosses(self) -> _Documents:
-        return _Documents(self._whole, self.ids, self._tokenizer, [0] * len(self._whole), saved=self._saved)
+        return _Documents(self._whole, self.ids, self._tokenizer, saved=self._saved)
 
     @functools.cached_property
     def _stanzas(self) -> _Documents | None:
-        floor = [stanza_chars(p, g.stanza) for p, g in self._parts]
         if not self._parts:
             return None
+
+        def floor() -> list[int]:
+            return [stanza_chars(p, g.stanza) for p, g in self._parts]
+
         return _Documents(self._parts, self.ids, self._tokenizer, floor, saved=self._saved, name="parts")
 
     # So are the gloss vectors (15–40 ms: a sha256 over every gloss names their file), for the same queries.
@@ -312,7 +332,9 @@ class GlossIndex:
 
     def prepare(self) -> None:
         """Make both BM25 collections now (read, or built and saved) instead of at the route's first query."""
-        self._glosses, self._stanzas  # noqa: B018  (cached properties: reading them makes them)
+        for documents in (self._glosses, self._stanzas):
+            if documents is not None:
+                documents.prepare()
 
     def __len__(self) -> int:
         return len(self.ids)
