@@ -164,7 +164,8 @@ def write_folder(path: Path, write: Callable[[Path], None], *, replaces: str | N
 
 
 def remove(path: Path) -> None:
-    """Delete a snapshot, whether a folder or a file (the format before 2); nothing if absent."""
+    """Delete a folder (a snapshot, a saved BM25 collection) or a file (a snapshot of the format
+    before 2); nothing if absent."""
     if path.is_dir():
         shutil.rmtree(path, ignore_errors=True)
     else:
