@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from structlog.testing import capture_logs
 
 from core.retrieval.asks import ASK_DIR, AskError, load_asks
 from core.retrieval.glosses import GlossIndex
@@ -61,3 +62,24 @@ def test_the_gloss_route_reads_the_asks_and_hands_them_to_its_vectors(tmp_path):
     plain = GlossIndex.load(PassageTable.from_passages(DOCS), write(tmp_path / "plain", GLOSSES))
     query = "让爹妈吃饱了就行吗"  # words of an ask, of no gloss: the BM25 documents stay the glosses
     assert index.search(query, 5) == plain.search(query, 5) == []
+
+
+def test_a_damaged_asks_file_is_logged_and_the_route_serves_without_them(tmp_path):
+    folder = write(tmp_path / "g", GLOSSES)
+    write(folder / ASK_DIR, ['{"id": "lunyu:1.4", "zh": "not a list"}'])
+    handed = []
+    index = GlossIndex.load(PassageTable.from_passages(DOCS), folder, vectors=lambda *rows: handed.append(rows[3]))
+    with capture_logs() as logs:
+        index.vectors  # noqa: B018
+    assert handed == [{}]
+    assert [e["event"] for e in logs] == ["asks_unreadable"] and "g1.jsonl:1" in logs[0]["reason"]
+    assert index.search("Was he loyal to friends?", 5)  # the route still answers
+
+
+def test_every_passage_of_the_five_books_has_asks(corpus_dir):
+    from core.books import load_library
+    from core.retrieval.glosses import GLOSS_DIR
+
+    asks = load_asks(GLOSS_DIR / ASK_DIR)
+    assert set(asks) == {p.id for p in load_library(corpus_dir).passages}
+    assert all(len(items) >= 2 for items in asks.values())

@@ -37,10 +37,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
+import structlog
 
 from core.books import books_in
 from core.language.text import cjk_count
-from core.retrieval.asks import ASK_DIR, load_asks
+from core.retrieval.asks import ASK_DIR, AskError, load_asks
 from core.retrieval.bm25_files import saved_or_built
 from core.retrieval.documents import Passage
 from core.retrieval.fusion import query_language, squash
@@ -57,6 +58,8 @@ if TYPE_CHECKING:
     from core.retrieval.gloss_vectors import GlossVectors
 
 BM25Maker = Callable[..., "bm25s.BM25 | SavedBM25"]  # (documents, k1=, b=, dtype=) → an index (keyword.bm25_index)
+
+log = structlog.get_logger(__name__)
 
 GLOSS_DIR = Path(str(resources.files("data") / "glosses"))
 STANZA_DIR = "stanzas"  # the stanza renderings, a folder of GLOSS_DIR
@@ -327,7 +330,11 @@ class GlossIndex:
         parts: dict[str, list[Gloss]] = {}
         for p, g in self._parts:
             parts.setdefault(p.id, []).append(g)
-        asks = load_asks(self._asks) if self._asks is not None else {}
+        try:
+            asks = load_asks(self._asks) if self._asks is not None else {}
+        except AskError as exc:  # a damaged file: the vectors saved with the asks are not these; served without
+            log.warning("asks_unreadable", reason=str(exc), hint="restore data/glosses/asks, run `fuzi index`")
+            asks = {}
         return self._vector_loader([p for p, _ in self._whole], {p.id: g for p, g in self._whole}, parts, asks)
 
     def prepare(self) -> None:
