@@ -25,10 +25,12 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 from importlib import resources
+from pathlib import Path
 
 from core.books import books_in
 from core.language.text import squash, to_simplified
 from core.retrieval.named_books import book_hint, without_titles
+from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectIndex
 from core.retrieval.topic_forms import (
     ABOUT_EN,
     BARE_ZH,
@@ -42,9 +44,12 @@ from core.retrieval.topic_forms import (
     governs,
     heading,
     qualified,
+    subject_runs,
 )
 
 __all__ = ["Theme", "ThemeIndex", "TopicQuery", "book_hint"]
+
+SUBJECTS = Path(str(resources.files("data") / "themes")) / SUBJECT_DIR
 
 
 @dataclass(frozen=True)
@@ -85,12 +90,14 @@ class TopicQuery:
 class ThemeIndex:
     """Themes over the passages; `recognise(query)` and `ranking(topic)`."""
 
-    def __init__(self, themes: list[Theme]):
+    def __init__(self, themes: list[Theme], subjects: SubjectIndex | None = None):
         self.themes = [t for t in themes if t.ids]
+        self.subjects = subjects
 
     @classmethod
-    def load(cls, passages: Iterable[tuple[str, str, str, str]]) -> ThemeIndex:
-        """Resolve `data/themes/*.tsv` against (id, corpus, text, title-with-section) tuples."""
+    def load(cls, passages: Iterable[tuple[str, str, str, str]], subjects: Path | None = SUBJECTS) -> ThemeIndex:
+        """Resolve `data/themes/*.tsv` against (id, corpus, text, title-with-section) tuples, with the
+        subject index in the folder `subjects` (None: none; SubjectError on a malformed file)."""
         files = resources.files("data") / "themes"
         words = _rows(files.joinpath("words.tsv").read_text("utf-8"))
         songs = _rows(files.joinpath("shijing.tsv").read_text("utf-8"))
@@ -133,7 +140,7 @@ class ThemeIndex:
             themes.append(
                 Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
             )
-        return cls(themes)
+        return cls(themes, SubjectIndex.load(subjects, texts) if subjects is not None else None)
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
@@ -143,25 +150,18 @@ class ThemeIndex:
         bare = BARE_ZH.match(simplified)  # 孟子论义, 中庸讲的诚: a book, a marker and a theme's one-character name
         if bare:
             found = [t for t in self.themes if t.name == bare.group(1)] or found
-        if not found:
+        if found:
+            return _topic(query, zh, lower, found, bool(bare))
+        if self.subjects is None:
             return None
-        asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
-        headed = bool(bare) or heading(zh, lower, found) or alone(zh, lower, found)
-        what = not (asks_list or headed or asks_about(zh, lower))
-        if what and (not asks_what(zh, lower) or all(t.person for t in found) or _saying(zh, found)):
-            return None  # 颜回怎么死的: one story; 孟子说民为贵是什么意思: one saying
-        more = qualified(zh, lower, found)
-        if what and more:
-            return None  # what it is or how it is done (什么是仁, 孔子怎样教学生) asks only when that is all it says
-        if more and not (asks_list or headed or governs(zh, lower, found)):
-            return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
-        # a question that says no more than its theme ranks the theme's passages first, list or not; one
-        # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
-        # the theme as one more route, so its other words choose
-        corpus = book_hint(query)
-        across = "," in corpus or (corpus == "all" and bool(CANON.search(f"{zh} {lower}")))
-        words = tuple(w for t in found for w in t.zh if w in zh)
-        return TopicQuery(tuple(found), not more, corpus, asks_list, across, words)
+        # no theme list names it: the subject index may (孔子怎么看愤怒), for a question that says no more
+        # than its subjects ("Which poem is about a woman whose husband …" asks for one poem); their
+        # passages are ranked by the question's words
+        found = [_theme(s) for s in self.subjects.find(*subject_runs(zh, lower))]
+        topic = _topic(query, zh, lower, found, False) if found else None
+        if topic is None or not topic.survey:
+            return None
+        return TopicQuery(topic.themes, False, topic.corpus, True, topic.across, topic.words)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
@@ -190,6 +190,35 @@ class ThemeIndex:
             if i < len(book)
         ]
         return turns
+
+
+def _topic(query: str, zh: str, lower: str, found: list[Theme], bare: bool) -> TopicQuery | None:
+    """The topic question `query` asks about the themes `found` in it, or None when its form names
+    them in passing."""
+    asks_list = any(m in zh for m in SURVEY_ZH) or bool(SURVEY_EN.search(lower) or SURVEY_ZH_END.search(zh))
+    headed = bare or heading(zh, lower, found) or alone(zh, lower, found)
+    what = not (asks_list or headed or asks_about(zh, lower))
+    if what and (not asks_what(zh, lower) or all(t.person for t in found) or _saying(zh, found)):
+        return None  # 颜回怎么死的: one story; 孟子说民为贵是什么意思: one saying
+    more = qualified(zh, lower, found)
+    if what and more:
+        return None  # what it is or how it is done (什么是仁, 孔子怎样教学生) asks only when that is all it says
+    if more and not (asks_list or headed or governs(zh, lower, found)):
+        return None  # "孔子平时很少讲利" in a translation, "论笃是与，君子者乎": the theme in passing
+    # a question that says no more than its theme ranks the theme's passages first, list or not; one
+    # that says more ("哪几首写男女相思的诗", "Mencius on war and Yan", "friends who lie") fuses
+    # the theme as one more route, so its other words choose
+    corpus = book_hint(query)
+    across = "," in corpus or (corpus == "all" and bool(CANON.search(f"{zh} {lower}")))
+    words = tuple(w for t in found for w in t.zh if w in zh)
+    return TopicQuery(tuple(found), not more, corpus, asks_list, across, words)
+
+
+def _theme(subject: Subject) -> Theme:
+    """A subject of the index as a theme: its name as the question has it, its passages."""
+    en = re.compile(r"\b" + re.escape(subject.en) + r"\b") if subject.en else None
+    sayings = frozenset(subject.zh) if subject.saying else frozenset()
+    return Theme(subject.zh[0] if subject.zh else subject.en, subject.zh, en, subject.ids, sayings=sayings)
 
 
 # a short aside in brackets restates, it does not narrow: "Loyalty and reciprocity (zhong and shu) in the

@@ -34,6 +34,9 @@ SURVEY_ZH = (
     "例子",
 )
 ABOUT_ZH = (
+    "怎么看待",
+    "如何看待",
+    "怎样看待",
     "怎么看",
     "如何看",
     "怎么说",
@@ -68,6 +71,12 @@ ABOUT_ZH = (
     "什么样的人",
     "歌颂",
     "赞美",
+    "相信",  # a stance asked yes or no: 孔子相信鬼神吗, 孟子反对战争吗
+    "反对",
+    "支持",
+    "赞成",
+    "看重",
+    "讲究",
 )
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
@@ -116,6 +125,8 @@ ASKS_WHAT_ZH = (
     "不同",
     "异同",
     "关系",
+    "有什么",  # 孔子对说话有什么要求
+    "怎么办",
 )
 ASKS_WHAT_EN = re.compile(
     r"\b(?:how|why|what(?:'s|\s+is|\s+are|\s+was|\s+were)|mean(?:s|ing|t)?|defin\w*|explain\w*|according\s+to"
@@ -127,7 +138,7 @@ ASKS_WHAT_EN = re.compile(
 _ALONE_BOOK_ZH = re.compile("^(?:论语|孟子|孔子|夫子|诗经|四书|儒家)")  # 孔子的X is a heading() (孔子的父母)
 _ALONE_PLACE_ZH = re.compile("^(?:中的|里的|里|中)")
 _ALONE_TAIL_ZH = re.compile(
-    r"(?:之?道)?(?:(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义|标准|要求|形象|原则"
+    r"(?:之?道)?(?:之情|之间(?:的关系)?|(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义|标准|要求|形象|原则"
     r"|名言|名句|语录|句子|段落|章节|论述|言论))?$"
 )
 _ALONE_EN = re.compile(
@@ -185,6 +196,7 @@ BOOKS_ZH = ("论语", "孔子", "夫子", "孟子", "孟轲", "诗经", "《》"
 HEADS_ZH = (
     "思想|方法|之道|观念|理念|学说|主张|观点|看法|理论|故事|事迹|言论|论述|段落|章节|篇章|名言|诗歌|诗篇|诗|观|论"
     "|体现|地位|含义|意义|内涵|作用|形象|标准|要求|原则|说"  # 孟子的性善说
+    "|之情|之间"  # 诗经里的兄弟之情
 )
 HEAD_ZH = f"(?:的)?(?:{HEADS_ZH})?"
 BARE_ZH = re.compile(
@@ -280,6 +292,14 @@ def qualified(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
     return bool(content) or cjk_count(rest_zh) >= 2
 
 
+def subject_runs(zh: str, lower: str) -> tuple[list[str], list[str]]:
+    """The runs of a question that may name a subject: its Chinese and its English with the words that
+    say nothing more (question words, books, speakers, the kinds of passage) cut out."""
+    zh_runs = [run for run in re.split(r"[^\u4e00-\u9fff]+", _said(()).sub("|", zh)) if run]
+    english = re.sub(r"[a-z]+(?:'[a-z]+)?", lambda m: "|" if m.group(0) in _EN_SCAFFOLD else m.group(0), lower)
+    return zh_runs, [run for run in re.split(r"[|,.;:?!()\u3000-\u303f\uff00-\uffef]+", english) if run.strip()]
+
+
 @functools.lru_cache(maxsize=256)
 def _said(theme_words: tuple[str, ...]) -> re.Pattern:
     """The words that say no more than the themes: theirs and the scaffold, in one leftmost-longest
@@ -308,9 +328,11 @@ _EN_SCAFFOLD = frozenset(
 # question words and particles; the kinds of passage (章节, 句子, 话); the canon as a whole, like a book's
 # name (儒家经典, 四书); the kind of statement asked for, not a narrower subject (原则, 区别, 思想); each
 # book's (论语和孟子分别怎么讲孝); how a speaker saw someone (孔子眼中的颜回); who should do it and how
-# (孔子怎样教弟子, 我们应该怎样做到孝); what he meant by it (孔子所说的仁)
+# (孔子怎样教弟子, 我们应该怎样做到孝); what he meant by it (孔子所说的仁); spoken fillers (到底, 具体,
+# 啊); the feeling or relation of a theme (兄弟之情, 兄弟之间)
 _ZH_SCAFFOLD = tuple(
     "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 地方 儒家经典 四书 儒家 "
     "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中 怎么样 应该 应当 才能 做到 看待 定义 所说的 "
-    "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念".split()
+    "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念 "
+    "到底 究竟 具体 那么 这么 自己 啊 呀 吧 之情 之间".split()
 )
