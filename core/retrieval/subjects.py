@@ -61,13 +61,14 @@ class SubjectIndex:
             for place, (zh, en) in enumerate(subjects):
                 for name in (*zh, *(_english_key(w) for w in en)):
                     places.setdefault(name, {}).setdefault(pid, place)
+        order = {pid: sort_key(pid) for pid in {pid for found in places.values() for pid in found}}
         self._ids = {
-            name: tuple(sorted(found, key=lambda pid: (found[pid], sort_key(pid))))
+            name: tuple(sorted(found, key=lambda pid: (found[pid], order[pid])))
             for name, found in places.items()
             if len(found) >= MIN_PASSAGES
         }
-        joined = "\0".join(texts)
-        self._sayings = frozenset(n for n in self._ids if len(n) >= 3 and _ZH_NAME.fullmatch(n) and n in joined)
+        self._joined = "\0".join(texts)
+        self._sayings: dict[str, bool] = {}  # name → a line's words; looked up when a question names it
 
     @classmethod
     def load(cls, folder: Path, texts: dict[str, str]) -> SubjectIndex:
@@ -92,7 +93,7 @@ class SubjectIndex:
                     name = run[start : start + size]
                     if name in self._ids and not _overlaps(taken, start, start + size):
                         taken.append((start, start + size))
-                        found.append(Subject((name,), "", self._ids[name], name in self._sayings))
+                        found.append(Subject((name,), "", self._ids[name], self._saying(name)))
         for run in en_runs:
             words = [(m.group(0), m.start(), m.end()) for m in _WORD.finditer(run)]
             spans: list[tuple[int, int]] = []
@@ -104,6 +105,11 @@ class SubjectIndex:
                         spans.append((start, start + size))
                         found.append(Subject((), run[span[0][1] : span[-1][2]], self._ids[key]))
         return found
+
+    def _saying(self, name: str) -> bool:
+        if name not in self._sayings:
+            self._sayings[name] = len(name) >= 3 and name in self._joined
+        return self._sayings[name]
 
 
 def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
