@@ -246,7 +246,7 @@ class HybridRetriever:
             reranked=rerank_scores is not None,
             failed_routes=tuple(failed),
             timings_ms=timings,
-            topic="、".join(t.name for t in topic.themes) if topic is not None and topic.survey else None,
+            topic="、".join(t.name for t in topic.themes) if topic and (topic.survey or topic.indexed) else None,
             unheld=tuple(unheld := unheld_books(query, self._passages.books)),
             held=tuple(sorted(self._passages.books, key=book_order)) if unheld else (),
         )

@@ -80,6 +80,7 @@ class TopicQuery:
     listing: bool = False  # asks for a list: the theme's passages first, in fused order when qualified
     across: bool = False  # names several books or the canon (孟子和孔子, 四书, 儒家): the books in turn
     words: tuple[str, ...] = ()  # the themes' Chinese words it names (君子, 小人)
+    indexed: bool = False  # its subjects are the subject index's: a survey, its passages in fused order
 
     @property
     def qualified(self) -> bool:
@@ -161,7 +162,7 @@ class ThemeIndex:
         topic = _topic(query, zh, lower, found, False) if found else None
         if topic is None or not topic.survey:
             return None
-        return TopicQuery(topic.themes, False, topic.corpus, True, topic.across, topic.words)
+        return TopicQuery(topic.themes, False, topic.corpus, True, topic.across, topic.words, indexed=True)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
