@@ -106,6 +106,18 @@ def test_a_passage_indexed_twice_is_an_error(tmp_path):
         SubjectIndex.load(tmp_path / "s", TEXTS)
 
 
+def test_a_damaged_index_is_logged_and_the_themes_serve_without_it(tmp_path):
+    from structlog.testing import capture_logs
+
+    (tmp_path / "t1.jsonl").write_text("not json\n", "utf-8")
+    passages = [(p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in real_passages()]
+    with capture_logs() as logs:
+        themes = ThemeIndex.load(passages, tmp_path)
+    assert themes.subjects is None and [e["event"] for e in logs] == ["subjects_unreadable"]
+    assert "t1.jsonl:1" in logs[0]["reason"]
+    assert themes.recognise("孔子怎么看愤怒") is None and themes.recognise("孔子怎么论孝？") is not None
+
+
 def test_every_passage_of_the_five_books_is_indexed_once():
     passages = real_passages()
     rows = [json.loads(line) for path in sorted(SUBJECTS.glob("*.jsonl")) for line in path.open(encoding="utf-8")]

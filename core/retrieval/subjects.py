@@ -47,7 +47,7 @@ class Subject:
 
 
 class SubjectIndex:
-    """Names → passages; `find(zh, lower)` the subjects a question names."""
+    """Names → passages; `find(zh_runs, en_runs)` the subjects a question names."""
 
     def __init__(
         self,

@@ -15,6 +15,8 @@ Yan*") adds the theme as one more fused route (passages scored by their place in
 keeps the gloss route, so its other words still choose; without a list it counts only when a marker
 governs the theme (on/about X, 论X, 对X的态度), never in a classical line. A question naming 诗经/
 poems/songs keeps to the Book of Songs, one naming 论语/Confucius/the Master to the Analects.
+A question no theme names may name a subject of the subject index (subjects.py: 孔子怎么看愤怒); saying
+no more than it, it is answered from the subject's passages in fused order.
 """
 
 from __future__ import annotations
@@ -27,10 +29,12 @@ from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
+import structlog
+
 from core.books import books_in
 from core.language.text import squash, to_simplified
 from core.retrieval.named_books import book_hint, without_titles
-from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectIndex
+from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectError, SubjectIndex
 from core.retrieval.topic_forms import (
     ABOUT_EN,
     BARE_ZH,
@@ -49,6 +53,7 @@ from core.retrieval.topic_forms import (
 
 __all__ = ["Theme", "ThemeIndex", "TopicQuery", "book_hint"]
 
+log = structlog.get_logger(__name__)
 SUBJECTS = Path(str(resources.files("data") / "themes")) / SUBJECT_DIR
 
 
@@ -98,7 +103,7 @@ class ThemeIndex:
     @classmethod
     def load(cls, passages: Iterable[tuple[str, str, str, str]], subjects: Path | None = SUBJECTS) -> ThemeIndex:
         """Resolve `data/themes/*.tsv` against (id, corpus, text, title-with-section) tuples, with the
-        subject index in the folder `subjects` (None: none; SubjectError on a malformed file)."""
+        subject index in the folder `subjects` (None, or a damaged file, logged: none)."""
         files = resources.files("data") / "themes"
         words = _rows(files.joinpath("words.tsv").read_text("utf-8"))
         songs = _rows(files.joinpath("shijing.tsv").read_text("utf-8"))
@@ -141,7 +146,7 @@ class ThemeIndex:
             themes.append(
                 Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
             )
-        return cls(themes, SubjectIndex.load(subjects, texts) if subjects is not None else None)
+        return cls(themes, _subjects(subjects, texts))
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
@@ -213,6 +218,17 @@ def _topic(query: str, zh: str, lower: str, found: list[Theme], bare: bool) -> T
     across = "," in corpus or (corpus == "all" and bool(CANON.search(f"{zh} {lower}")))
     words = tuple(w for t in found for w in t.zh if w in zh)
     return TopicQuery(tuple(found), not more, corpus, asks_list, across, words)
+
+
+def _subjects(folder: Path | None, texts: dict[str, str]) -> SubjectIndex | None:
+    """The subject index in `folder`; a damaged file is logged and the themes serve without it."""
+    if folder is None:
+        return None
+    try:
+        return SubjectIndex.load(folder, texts)
+    except SubjectError as exc:
+        log.warning("subjects_unreadable", reason=str(exc), hint="restore data/themes/subjects")
+        return None
 
 
 def _theme(subject: Subject) -> Theme:
