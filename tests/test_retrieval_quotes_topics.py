@@ -209,6 +209,15 @@ def test_other_questions_are_not_topic_questions(query):
         ("孟子论学习", True, "mengzi", "学"),
         ("孟子里讲交友的段落", True, "mengzi", "友"),
         ("论语和孟子分别怎么讲孝", True, "lunyu,mengzi", "孝"),
+        # spoken: a stance asked yes or no, fillers, 有什么, how it is described
+        ("孔子相信鬼神吗？", True, "lunyu", "鬼神"),
+        ("孔子信鬼神吗？", True, "lunyu", "鬼神"),
+        ("孟子反对战争吗？", True, "mengzi", "战争"),
+        ("孔子自己想不想做官？", True, "lunyu", "出仕"),
+        ("孔子为什么那么看重诚信？", True, "lunyu", "信"),
+        ("孟子说的仁政具体指什么？", True, "mengzi", "仁政"),
+        ("孔子对说话有什么要求", True, "lunyu", "言行"),
+        ("诗经里是怎么形容美女的？", True, "shijing", "美貌"),
     ],
 )
 def test_topic_questions_in_other_words_are_recognised(query, survey, corpus, theme):

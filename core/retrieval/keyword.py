@@ -310,7 +310,9 @@ QUESTION_WORDS = (
     "吧",
     "看",
 )
-_MODERN_MARKERS = re.compile("的|吗|呢|什么|怎么|怎样|如何|为什么|哪|看待|看法|评价|认为|关于|描写|能不能|有没有|是否")
+_MODERN_MARKERS = re.compile(
+    "的|吗|呢|什么|怎么|怎样|如何|为什么|哪|看待|看法|评价|认为|关于|描写|能不能|有没有|是否|想不想|要不要|该不该|是不是|会不会"
+)
 
 
 def is_modern_question(query: str) -> bool:

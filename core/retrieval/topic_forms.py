@@ -77,6 +77,9 @@ ABOUT_ZH = (
     "赞成",
     "看重",
     "讲究",
+    "形容",  # 诗经里是怎么形容美女的
+    "描述",
+    "描绘",
 )
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
@@ -127,6 +130,13 @@ ASKS_WHAT_ZH = (
     "关系",
     "有什么",  # 孔子对说话有什么要求
     "怎么办",
+    "吗",  # asked yes or no: 孔子信鬼神吗, 孔子想不想做官
+    "想不想",
+    "要不要",
+    "该不该",
+    "是不是",
+    "会不会",
+    "能不能",
 )
 ASKS_WHAT_EN = re.compile(
     r"\b(?:how|why|what(?:'s|\s+is|\s+are|\s+was|\s+were)|mean(?:s|ing|t)?|defin\w*|explain\w*|according\s+to"
@@ -334,5 +344,5 @@ _ZH_SCAFFOLD = tuple(
     "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 地方 儒家经典 四书 儒家 "
     "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中 怎么样 应该 应当 才能 做到 看待 定义 所说的 "
     "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念 "
-    "到底 究竟 具体 那么 这么 自己 啊 呀 吧 之情 之间".split()
+    "到底 究竟 具体 那么 这么 自己 啊 呀 吧 之情 之间 古书 古籍 内容 想不想 要不要 该不该 是不是 会不会 能不能".split()
 )
