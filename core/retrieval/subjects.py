@@ -116,10 +116,10 @@ def _overlaps(spans: list[tuple[int, int]], start: int, end: int) -> bool:
     return any(a < end and start < b for a, b in spans)
 
 
-def _english_key(phrase: str) -> str:
-    """A name's or a question's English words as the index keys them: lower case, a plural's -s
-    dropped ("brothers" and "brother" are one name)."""
-    return " ".join(_singular(w) for w in _WORD.findall(phrase.lower()))
+def _english_key(name: str) -> str:
+    """An English name (lower case letters, spaces, hyphens, apostrophes) as the index keys it: its
+    words, a plural's -s dropped ("brothers" and "brother" are one name)."""
+    return " ".join(_singular(w) for w in name.replace("-", " ").split())
 
 
 def _singular(word: str) -> str:
