@@ -25,7 +25,7 @@ _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 # normalisation would still spread near-tied candidates over [0, 1]: weight × max(FLAT_FLOOR, min(1,
 # spread / gap)), spread = 1st − FLAT_NTH-th score; cosine for the vector route (gap FLAT_GAP), relative
 # to the 1st for BM25 (gap KEYWORD_FLAT_GAP). Chosen on dev among gaps, floors, the vector route alone
-# and other confidence rules (docs/retrieval.md, Decisions).
+# and other confidence rules (docs/retrieval-decisions.md).
 FLAT_GAP = 0.02
 KEYWORD_FLAT_GAP = 0.5
 FLAT_FLOOR = 0.5
