@@ -83,8 +83,7 @@ async def test_a_quote_inside_a_long_message_beats_every_route(real_index):
 
 
 def test_the_theme_files_resolve_to_passages():
-    passages = load_corpus_passages()
-    themes = ThemeIndex.load(passages)
+    themes = ThemeIndex.of(real_passages())
     names = {t.name: t for t in themes.themes}
     assert {
         "爱情",
@@ -110,10 +109,6 @@ def test_the_theme_files_resolve_to_passages():
     assert {"隐者", "鬼神", "丧", "田制", "君臣", "与民同乐", "史诗", "美貌", "教", "耻", "自省", "慎独"} <= set(names)
     assert all(len(t.ids) >= 4 for t in themes.themes)
     assert any(pid.startswith("lunyu:") for pid in names["孝"].ids)
-
-
-def load_corpus_passages():
-    return [(p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in real_passages()]
 
 
 @pytest.mark.parametrize(
@@ -146,7 +141,7 @@ def load_corpus_passages():
     ],
 )
 def test_topic_questions_are_recognised(query, survey, corpus, theme):
-    topic = ThemeIndex.load(load_corpus_passages()).recognise(query)
+    topic = ThemeIndex.of(real_passages()).recognise(query)
     assert topic is not None and topic.survey is survey and topic.corpus == corpus
     assert theme in {t.name for t in topic.themes}
 
@@ -166,7 +161,7 @@ def test_topic_questions_are_recognised(query, survey, corpus, theme):
     ],
 )
 def test_other_questions_are_not_topic_questions(query):
-    assert ThemeIndex.load(load_corpus_passages()).recognise(query) is None
+    assert ThemeIndex.of(real_passages()).recognise(query) is None
 
 
 @pytest.mark.parametrize(
@@ -243,7 +238,7 @@ def test_topic_questions_in_other_words_are_recognised(query, survey, corpus, th
     ],
 )
 def test_sayings_names_and_sentences_are_not_topic_questions(query):
-    assert ThemeIndex.load(load_corpus_passages()).recognise(query) is None
+    assert ThemeIndex.of(real_passages()).recognise(query) is None
 
 
 def test_a_question_across_books_takes_the_books_in_turn():
@@ -252,13 +247,13 @@ def test_a_question_across_books_takes_the_books_in_turn():
     assert both == ["lunyu:2.5", "mengzi:7.26", "lunyu:2.6", "mengzi:9.1", "lunyu:2.7"]
     one = [pid for pid, _ in ThemeIndex.ranking(TopicQuery((theme,), True, "all"))]
     assert one == list(theme.ids)  # no book named: the theme's order
-    themes = ThemeIndex.load(load_corpus_passages())
+    themes = ThemeIndex.of(real_passages())
     assert themes.recognise("四书里关于“诚”的论述").across and themes.recognise("孟子和孔子怎么看仁").across
     assert not themes.recognise("Confucius on the Book of Songs and why to study poetry").across  # no canon named
 
 
 def test_a_word_inside_another_themes_longer_word_names_no_theme():
-    themes = ThemeIndex.load(load_corpus_passages())
+    themes = ThemeIndex.of(real_passages())
     poetry = themes.recognise("Confucius on the Book of Songs and why to study poetry")
     assert poetry is not None and [t.name for t in poetry.themes] == ["诗"]  # not 学 for "study"
     mourning = themes.recognise("Confucius on mourning and funeral rites")

@@ -110,9 +110,8 @@ def test_a_damaged_index_is_logged_and_the_themes_serve_without_it(tmp_path):
     from structlog.testing import capture_logs
 
     (tmp_path / "t1.jsonl").write_text("not json\n", "utf-8")
-    passages = [(p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in real_passages()]
     with capture_logs() as logs:
-        themes = ThemeIndex.load(passages, tmp_path)
+        themes = ThemeIndex.of(real_passages(), tmp_path)
     assert themes.subjects is None and [e["event"] for e in logs] == ["subjects_unreadable"]
     assert "t1.jsonl:1" in logs[0]["reason"]
     assert themes.recognise("孔子怎么看愤怒") is None and themes.recognise("孔子怎么论孝？") is not None
@@ -128,9 +127,7 @@ def test_every_passage_of_the_five_books_is_indexed_once():
 
 @functools.cache
 def _themes():
-    return ThemeIndex.load(
-        [(p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in real_passages()]
-    )
+    return ThemeIndex.of(real_passages())
 
 
 @pytest.mark.parametrize(

@@ -13,7 +13,7 @@ from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, rea
 
 @pytest.fixture(scope="module")
 def themes() -> ThemeIndex:
-    return ThemeIndex.load((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in real_passages())
+    return ThemeIndex.of(real_passages())
 
 
 @pytest.fixture(scope="module")

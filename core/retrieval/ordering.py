@@ -23,7 +23,7 @@ def rule_indexes(passages: PassageTable) -> tuple[LineIndex, ThemeIndex]:
     """The quote-line index and the theme index over the passages (a few ms for the two books)."""
     ordered = [passages[pid] for pid in passages.order]
     lines = LineIndex((p.id, p.text) for p in ordered)
-    themes = ThemeIndex.load((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in ordered)
+    themes = ThemeIndex.of(ordered)
     return lines, themes
 
 

@@ -22,6 +22,7 @@ no more than it, it is answered from the subject's passages in fused order.
 from __future__ import annotations
 
 import bisect
+import dataclasses
 import itertools
 import re
 from collections.abc import Iterable
@@ -50,6 +51,7 @@ from core.retrieval.topic_forms import (
     qualified,
     subject_runs,
 )
+from core.types import Passage
 
 __all__ = ["Theme", "ThemeIndex", "TopicQuery", "book_hint"]
 
@@ -99,6 +101,13 @@ class ThemeIndex:
     def __init__(self, themes: list[Theme], subjects: SubjectIndex | None = None):
         self.themes = [t for t in themes if t.ids]
         self.subjects = subjects
+
+    @classmethod
+    def of(cls, passages: Iterable[Passage], subjects: Path | None = SUBJECTS) -> ThemeIndex:
+        """`load` over the corpus's passages (a poem's title with its section: 小雅·鹿鸣)."""
+        return cls.load(
+            ((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in passages), subjects
+        )
 
     @classmethod
     def load(cls, passages: Iterable[tuple[str, str, str, str]], subjects: Path | None = SUBJECTS) -> ThemeIndex:
@@ -167,7 +176,7 @@ class ThemeIndex:
         topic = _topic(query, zh, lower, found, False) if found else None
         if topic is None or not topic.survey:
             return None
-        return TopicQuery(topic.themes, False, topic.corpus, True, topic.across, topic.words, indexed=True)
+        return dataclasses.replace(topic, survey=False, listing=True, indexed=True)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:

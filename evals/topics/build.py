@@ -20,7 +20,7 @@ HERE = Path(__file__).resolve().parent
 
 def main() -> None:
     passages = load_corpus(Path(os.environ["FUZI_CORPUS_DIR"]))
-    themes = ThemeIndex.load((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in passages)
+    themes = ThemeIndex.of(passages)
     by_name = {t.name: t for t in themes.themes}
     for name, rows in (("dev.jsonl", DEV), ("heldout.jsonl", HELDOUT)):
         with open(HERE / name, "w", encoding="utf-8") as f:
