@@ -9,8 +9,10 @@ import random
 import pytest
 
 from core.engine.ladder import Answer, FallbackLadder, LadderRequest
+from core.language.text import to_simplified
 from core.retrieval.quotes import MIN_LINE_CHARS, LineIndex, quotes_first, squash_with_bounds
 from core.retrieval.themes import Theme, ThemeIndex, TopicQuery
+from core.retrieval.topic_forms import case
 from core.skills import SkillRegistry
 from core.tools import ToolContext
 from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, real_passages
@@ -239,6 +241,37 @@ def test_topic_questions_in_other_words_are_recognised(query, survey, corpus, th
 )
 def test_sayings_names_and_sentences_are_not_topic_questions(query):
     assert ThemeIndex.of(real_passages()).recognise(query) is None
+
+
+@pytest.mark.parametrize(
+    ("query", "corpus", "theme", "survey"),
+    [
+        ("最近一心想赚钱发财，孔子会怎么看我这种人", "lunyu", "富贵", True),
+        ("最近和父母吵架了，论语里有什么说法吗？", "lunyu", "孝", True),
+        ("最近和朋友闹翻了，孔子会怎么说", "lunyu", "友", True),
+        ("I keep arguing with my parents. What would Confucius say?", "lunyu", "孝", True),
+        ("觉得自己怀才不遇，没人赏识，孔子会怎么劝我", "lunyu", "怀才不遇", False),  # the subject index's, listed
+    ],
+)
+def test_a_told_case_asks_what_the_books_say_of_its_subject(query, corpus, theme, survey):
+    topic = ThemeIndex.of(real_passages()).recognise(query)
+    assert topic is not None and topic.corpus == corpus and topic.survey is survey
+    assert theme in {t.name for t in topic.themes}
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "用恩德回报怨恨行吗？孔子怎么说",  # the case is a question of its own: one saying asked about
+        "有人说以德报怨，孔子怎么看",  # a reported saying
+        "孔子怎么看孝",  # no case told: an ordinary topic question
+        "What would Confucius say?",
+        "Filial piety matters. What would Confucius say?",  # not the asker's own case
+    ],
+)
+def test_only_the_askers_own_case_is_a_told_case(query):
+    zh = to_simplified(query)
+    assert case(zh, query.lower()) is None
 
 
 def test_a_question_across_books_takes_the_books_in_turn():

@@ -46,6 +46,7 @@ from core.retrieval.topic_forms import (
     alone,
     asks_about,
     asks_what,
+    case,
     governs,
     heading,
     qualified,
@@ -161,6 +162,9 @@ class ThemeIndex:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
         simplified = to_simplified(query)
         zh, lower = without_titles(simplified), without_titles(_ASIDE.sub("", query.lower()))
+        told = case(zh, lower)  # 最近一心想赚钱发财，孔子会怎么看我这种人: the case names the subject
+        if told is not None and (topic := self._told(query, *told)):
+            return topic
         found = _named(self.themes, zh, lower)
         bare = BARE_ZH.match(simplified)  # 孟子论义, 中庸讲的诚: a book, a marker and a theme's one-character name
         if bare:
@@ -177,6 +181,17 @@ class ThemeIndex:
         if topic is None or not topic.survey:
             return None
         return dataclasses.replace(topic, survey=False, listing=True, indexed=True)
+
+    def _told(self, query: str, zh: str, lower: str) -> TopicQuery | None:
+        """A told case asks what the books say of the one or two themes (or subjects) it names: a survey."""
+        found = [t for t in _named(self.themes, zh, lower) if not t.person]
+        indexed = not found and self.subjects is not None
+        if indexed and self.subjects is not None:
+            found = [_theme(s) for s in self.subjects.find(*subject_runs(zh, lower))]
+        if not found or len(found) > 2:
+            return None
+        words = tuple(w for t in found for w in t.zh if w in zh)
+        return TopicQuery(tuple(found), not indexed, book_hint(query), indexed, False, words, indexed)
 
     @staticmethod
     def ranking(topic: TopicQuery, corpus: str = "all") -> list[tuple[str, float]]:
