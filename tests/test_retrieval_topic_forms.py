@@ -202,7 +202,7 @@ def test_a_themes_rank_counts_among_its_passages_in_the_books_asked():
 def test_a_theme_lists_what_the_books_teach_before_the_songs(themes):
     by_name = {t.name: t for t in themes.themes}
     filial = by_name["孝"].ids
-    assert filial[0] == "lunyu:2.5" and by_name["友"].ids[0].startswith("lunyu:")
+    assert filial[0].startswith("lunyu:") and by_name["友"].ids[0].startswith("lunyu:")
     songs = [i for i, pid in enumerate(filial) if pid.startswith("shijing:")]
     assert songs and min(songs) > max(i for i, pid in enumerate(filial) if not pid.startswith("shijing:"))
     assert by_name["中庸"].ids[:3] == ("lunyu:6.29", "lunyu:11.16", "lunyu:13.21")  # 中庸之为德也, 过犹不及
@@ -210,4 +210,4 @@ def test_a_theme_lists_what_the_books_teach_before_the_songs(themes):
     assert by_name["诚"].ids[:2] == ("zhongyong:22", "mengzi:7.12")  # 诚者，天之道也 in both books
     fate = by_name["天命"].ids  # 五十而知天命 … then 天命之谓性
     assert fate[0] == "lunyu:2.4" and next(pid for pid in fate if not pid.startswith("lunyu:")) == "zhongyong:1"
-    assert by_name["心"].ids[:2] == ("mengzi:3.6", "mengzi:11.6")  # the four sprouts
+    assert by_name["心"].ids[:3] == ("mengzi:3.6", "mengzi:11.11", "mengzi:13.1")  # the sprouts, 求放心, 尽心

@@ -1,0 +1,98 @@
+"""Orders the head of each theme list in data/themes/ by three readers: the list's own order (as it stood
+at the base revision) and two readers who ranked each theme's passages without seeing that order.
+
+Each reader names the eight passages (or all, when fewer) a reader asking about the theme should see
+first, most central first (evals/topics/readers/README.md is what they were told; their answers are
+readers/<bundle>_r1.jsonl and _r2.jsonl; a bundle is the themes of one file with six or more passages
+in it, shown in a seeded random order). A passage scores 8 for a first place down to 1 for an eighth,
+summed over the readers; the list is sorted by that score, ties and the unranked rest in the base
+order, and a passage both new readers find not about the theme goes last. Rewrites the three files
+byte for byte from the base revision's lists (the headers are the files' own):
+
+    python -m evals.topics.order [--base 0edb4aa]   # needs FUZI_CORPUS_DIR (or a fetched corpus)
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+from collections import defaultdict
+from pathlib import Path
+
+from core.books import load_library
+from core.language.text import squash
+
+ROOT = Path(__file__).resolve().parents[2]
+READERS = Path(__file__).resolve().parent / "readers"
+FILES = ("lunyu", "sishu", "shijing")
+TOP = 8
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base", default="0edb4aa", help="the revision whose lists are the first reader")
+    args = parser.parse_args()
+    resolve = _resolver(Path(os.environ["FUZI_CORPUS_DIR"]))
+    readers: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for path in sorted(READERS.glob("*.jsonl")):
+        file = "sishu" if path.stem.startswith("sishu") else path.stem.split("_")[0]
+        for line in path.read_text("utf-8").splitlines():
+            ranking = json.loads(line)
+            readers[(file, ranking["theme"])].append(ranking)
+    for file in FILES:
+        base = subprocess.run(
+            ["git", "show", f"{args.base}:data/themes/{file}.tsv"], cwd=ROOT, capture_output=True, check=True, text=True
+        ).stdout
+        target = ROOT / "data" / "themes" / f"{file}.tsv"
+        header = [line for line in target.read_text("utf-8").splitlines() if line.startswith("#")]  # today's
+        rows = [line for line in base.splitlines() if line.strip() and not line.startswith("#")]
+        lines = header + [_ordered(row, file, readers.get((file, row.split("\t", 1)[0])), resolve) for row in rows]
+        target.write_text("\n".join(lines) + "\n", "utf-8")
+
+
+def _ordered(line: str, file: str, rankings: list[dict] | None, resolve) -> str:
+    if not rankings:
+        return line
+    name, *cells = line.split("\t")
+    ids = [resolve(file, cell) for cell in cells]
+    place = {pid: n for n, pid in enumerate(ids)}
+    score: dict[str | None, float] = defaultdict(float)
+    for ranked in ([pid for pid in ids[:TOP]], *(r["top"][:TOP] for r in rankings)):
+        for n, pid in enumerate(ranked):
+            if pid in place:
+                score[pid] += TOP - n
+    dropped = set.intersection(*(set(r.get("not_about", ())) for r in rankings))
+    order = sorted(range(len(cells)), key=lambda i: (ids[i] in dropped, -score[ids[i]], place[ids[i]]))
+    return "\t".join([name, *(cells[i] for i in order)])
+
+
+def _resolver(corpus: Path):
+    """file, cell → passage id: an Analects snippet, a poem's title (or section·title), or an id."""
+    passages = load_library(corpus).passages
+    analects = [(p.id, squash(p.text)) for p in passages if p.corpus == "lunyu"]
+    titles: dict[str, list[str]] = defaultdict(list)
+    for p in passages:
+        if p.corpus == "shijing":
+            section = p.meta.get("section", "")
+            titles[p.title].append(p.id)
+            titles[f"{section}·{p.title}"].append(p.id)
+            if section.endswith("之什"):
+                titles[f"小雅·{p.title}"].append(p.id)
+    known = {p.id for p in passages}
+
+    def resolve(file: str, cell: str) -> str | None:
+        if file == "lunyu":
+            found = [pid for pid, text in analects if squash(cell) in text]
+        elif file == "shijing":
+            found = titles.get(cell, [])[:1]
+        else:
+            found = [cell] if cell in known else []
+        return found[0] if found else None
+
+    return resolve
+
+
+if __name__ == "__main__":
+    main()
