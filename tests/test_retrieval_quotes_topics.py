@@ -215,6 +215,15 @@ def test_other_questions_are_not_topic_questions(query):
         ("孟子说的仁政具体指什么？", True, "mengzi", "仁政"),
         ("孔子对说话有什么要求", True, "lunyu", "言行"),
         ("诗经里是怎么形容美女的？", True, "shijing", "美貌"),
+        ("君子和小人到底差在哪", True, "all", "君子"),
+        ("孔子喜欢音乐吗", True, "lunyu", "乐"),  # a liking, like a belief, is a stance
+        ("孟子对读书学习有什么建议", True, "mengzi", "学"),
+        ("Did Confucius believe in ghosts and gods?", True, "lunyu", "鬼神"),
+        ("孟子的仁政具体要怎么做", True, "mengzi", "仁政"),
+        ("帮我找找论语里讲交友的话", True, "lunyu", "友"),
+        # in clauses: the clause that asks, the others setting the scene
+        ("礼到底是什么？不就是一堆繁文缛节吗", True, "all", "礼"),
+        ("孔子信命吗？他说的天命到底指什么", True, "lunyu", "天命"),  # the books the whole names
     ],
 )
 def test_topic_questions_in_other_words_are_recognised(query, survey, corpus, theme):
@@ -272,6 +281,20 @@ def test_a_told_case_asks_what_the_books_say_of_its_subject(query, corpus, theme
 def test_only_the_askers_own_case_is_a_told_case(query):
     zh = to_simplified(query)
     assert case(zh, query.lower()) is None
+
+
+@pytest.mark.parametrize(
+    "query",
+    [
+        "国家有道和无道的时候，论语说君子该怎么做？",  # a condition narrows the question: no scene
+        "子路问怎么治理政事。孔子说：自己先带头干，然后再让百姓勤劳。",  # a translation: a reported line
+        "怎样砍斧头的柄？没有斧头就砍不成。怎样娶妻子？没有媒人就娶不到。",  # a stanza rendered
+        "一个人没有仁德，怎么对待礼呢？一个人没有仁德，怎么对待音乐呢？",  # the other clauses name other themes
+    ],
+)
+def test_a_clause_asks_for_a_survey_only_when_the_others_set_its_scene(query):
+    topic = ThemeIndex.of(real_passages()).recognise(query)
+    assert topic is None or not topic.survey
 
 
 def test_a_question_across_books_takes_the_books_in_turn():

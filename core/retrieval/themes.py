@@ -33,11 +33,13 @@ from pathlib import Path
 import structlog
 
 from core.books import books_in
-from core.language.text import squash, to_simplified
+from core.language.text import has_cjk, squash, to_simplified
+from core.retrieval.keyword import is_modern_question
 from core.retrieval.named_books import book_hint, without_titles
 from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectError, SubjectIndex
 from core.retrieval.topic_forms import (
     ABOUT_EN,
+    ASKS_ZH,
     BARE_ZH,
     CANON,
     SURVEY_EN,
@@ -50,6 +52,7 @@ from core.retrieval.topic_forms import (
     governs,
     heading,
     qualified,
+    scene,
     subject_runs,
 )
 from core.types import Passage
@@ -58,6 +61,9 @@ __all__ = ["Theme", "ThemeIndex", "TopicQuery", "book_hint"]
 
 log = structlog.get_logger(__name__)
 SUBJECTS = Path(str(resources.files("data") / "themes")) / SUBJECT_DIR
+
+
+_CLAUSE = re.compile(r"[，,。；;！!？?]+")
 
 
 @dataclass(frozen=True)
@@ -160,6 +166,28 @@ class ThemeIndex:
 
     def recognise(self, query: str) -> TopicQuery | None:
         """The topic question `query` asks, or None when it names no theme (or names one in passing)."""
+        topic = self._recognise(query)
+        if topic is not None or not has_cjk(query) or not is_modern_question(query):
+            return topic
+        # a modern question in clauses asks what its last clause that asks a survey asks (孔子信命吗？他说的
+        # 天命到底指什么; 礼到底是什么？不就是一堆繁文缛节吗), in the books the whole names, when the other
+        # clauses only set the scene (topic_forms.scene) and name no other theme (一个人没有仁德，怎么对待
+        # 音乐呢 translates a line)
+        clauses = [c for c in _CLAUSE.split(to_simplified(query)) if c.strip()]
+        for n in reversed(range(len(clauses) if len(clauses) > 1 else 0)):
+            part = self._recognise(clauses[n])
+            if part is None or not (part.survey or part.indexed) or not ASKS_ZH.search(clauses[n]):
+                continue
+            others = clauses[:n] + clauses[n + 1 :]
+            told = "，".join(others)
+            if not all(map(scene, others)) or {id(t) for t in _named(self.themes, told, told)} - {
+                id(t) for t in part.themes
+            }:
+                return None
+            return dataclasses.replace(part, corpus=book_hint(query)) if part.corpus == "all" else part
+        return None
+
+    def _recognise(self, query: str) -> TopicQuery | None:
         simplified = to_simplified(query)
         zh, lower = without_titles(simplified), without_titles(_ASIDE.sub("", query.lower()))
         told = case(zh, lower)  # 最近一心想赚钱发财，孔子会怎么看我这种人: the case names the subject

@@ -32,6 +32,9 @@ SURVEY_ZH = (
     "举例",
     "列举",
     "例子",
+    "帮我找",  # a request for passages: 帮我找找论语里讲交友的话
+    "找几",
+    "找找",
 )
 ABOUT_ZH = (
     "怎么看待",
@@ -80,6 +83,13 @@ ABOUT_ZH = (
     "形容",  # 诗经里是怎么形容美女的
     "描述",
     "描绘",
+    "喜欢",  # 孔子喜欢音乐吗: a stance, like 相信
+    "建议",  # advice, teaching, warning: 孟子对读书学习有什么建议
+    "教导",
+    "教诲",
+    "告诫",
+    "提到",
+    "说到",
 )
 SURVEY_EN = re.compile(
     r"\b(which|what|any|some|list|name|recommend|examples?)\b[\w\s']{0,30}\b(poems?|songs?|odes?|passages?|pieces?|sayings?|verses?|ones)\b"
@@ -89,7 +99,8 @@ SURVEY_EN = re.compile(
 SURVEY_ZH_END = re.compile(r"的(?:诗|诗歌|诗篇|篇章|章节)[？?。！!\s]*$")  # 诗经里写农事的诗: a noun phrase, a list
 ABOUT_EN = re.compile(
     r"\b(about|on|regarding|concerning|views?|think|thought|opinions?|regard\w*|teach\w*|said|say|says|sayings?"
-    r"|describ\w*|judg\w*|essence|prais\w*|assess\w*|evaluat\w*|discuss\w*|spoke|speak\w*)\b"
+    r"|describ\w*|judg\w*|essence|prais\w*|assess\w*|evaluat\w*|discuss\w*|spoke|speak\w*|believ\w*|oppos\w*"
+    r"|advi[cs]e)\b"
 )
 GOVERN_EN = r"\b(?:about|on|regarding|concerning|essence of|concept of|idea of|opinions? of|thought of|think of|views? of)\s+(?:[\w'-]+\s+){0,2}?"
 GOVERN_ZH = "|".join(map(re.escape, (*ABOUT_ZH, "对", "有关", "涉及")))
@@ -125,6 +136,8 @@ ASKS_WHAT_ZH = (
     "为什么",
     "为何",
     "区别",
+    "差在哪",
+    "差别",
     "不同",
     "异同",
     "关系",
@@ -323,6 +336,12 @@ _SELF_EN = re.compile(r"\b(?:i|i'm|i've|my|me|myself)\b")
 _REPORTED = re.compile(r"说[：:，,“\"]?|[吗呢？?]\s*$|\bsaid\b|\bsays\b|\?\s*$")
 
 
+def scene(clause: str) -> bool:
+    """True when a clause beside a question only sets its scene: a question of its own (孔子信命吗) or the
+    asker's case (我最近…), never a reported line (孔子说：…), a condition or a stanza's words."""
+    return bool(ASKS_ZH.search(clause) or _SELF_ZH.search(clause)) and not re.search('说[：:“"]', clause)
+
+
 def case(zh: str, lower: str) -> tuple[str, str] | None:
     """The told case of a question that asks only the master's view of the asker's case, else None."""
     zh_ask, en_ask = CASE_ASK_ZH.search(zh), CASE_ASK_EN.search(lower)
@@ -364,7 +383,8 @@ _EN_SCAFFOLD = frozenset(
     "notion character as disciple disciples student students favourite favorite should can could would might "
     "must one oneself we our i my you your people person become behave treat practise practice important mean "
     "means meant define defined explain explained according value values between compare compared differ "
-    "differs argument arguments claim claims belief beliefs".split()
+    "differs argument arguments claim claims belief beliefs believe believed oppose opposed advice advise advises "
+    "scene scenes image images imagery quote quotes quotation quotations find help essay class lesson".split()
 )
 # question words and particles; the kinds of passage (章节, 句子, 话); the canon as a whole, like a book's
 # name (儒家经典, 四书); the kind of statement asked for, not a narrower subject (原则, 区别, 思想); each
@@ -375,5 +395,6 @@ _ZH_SCAFFOLD = tuple(
     "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 地方 儒家经典 四书 儒家 "
     "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中 怎么样 应该 应当 才能 做到 看待 定义 所说的 "
     "说的 讲的 所谓 弟子 学生 我们 一个人 涵义 本质 核心 重要性 价值 精神 观念 "
-    "到底 究竟 具体 那么 这么 自己 啊 呀 吧 之情 之间 古书 古籍 内容 想不想 要不要 该不该 是不是 会不会 能不能".split()
+    "到底 究竟 具体 那么 这么 自己 啊 呀 吧 之情 之间 古书 古籍 内容 想不想 要不要 该不该 是不是 会不会 能不能 "
+    "帮我 给我 找找 找 读读 可以 适合 合适 差在哪 在哪 哪里 差别 不同 怎么做 要 才算 算 样子 场面 场景 名句 引用 作文 参考".split()
 )
