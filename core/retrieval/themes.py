@@ -174,15 +174,15 @@ class ThemeIndex:
         # clauses only set the scene (topic_forms.scene) and name no other theme (一个人没有仁德，怎么对待
         # 音乐呢 translates a line)
         clauses = [c for c in _CLAUSE.split(to_simplified(query)) if c.strip()]
-        for n in reversed(range(len(clauses) if len(clauses) > 1 else 0)):
-            part = self._recognise(clauses[n])
-            if part is None or not (part.survey or part.indexed) or not ASKS_ZH.search(clauses[n]):
+        unset = [n for n, clause in enumerate(clauses) if not scene(clause)]  # at most the one that asks
+        if len(clauses) < 2 or len(unset) > 1:
+            return None
+        for n in unset or reversed(range(len(clauses))):
+            part = self._recognise(clauses[n]) if ASKS_ZH.search(clauses[n]) else None
+            if part is None or not (part.survey or part.indexed):
                 continue
-            others = clauses[:n] + clauses[n + 1 :]
-            told = "，".join(others)
-            if not all(map(scene, others)) or {id(t) for t in _named(self.themes, told, told)} - {
-                id(t) for t in part.themes
-            }:
+            told = "，".join(clauses[:n] + clauses[n + 1 :])
+            if {id(t) for t in _named(self.themes, told, told)} - {id(t) for t in part.themes}:
                 return None
             return dataclasses.replace(part, corpus=book_hint(query)) if part.corpus == "all" else part
         return None
