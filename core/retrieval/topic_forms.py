@@ -320,7 +320,7 @@ def qualified(zh: str, lower: str, themes: Sequence[Theme]) -> bool:
 # say?". The case (first person or a habit: 我, 自己, 最近, "I", "my") names the subject; the last clause
 # names none. A case that is itself a question (用恩德回报怨恨行吗？孔子怎么说) or reports a saying
 # (有人说以德报怨) asks about that line, not the subject.
-_ASKER_ZH = "(?:孔子|孟子|夫子|圣人|古人|儒家|先贤|论语|孟子|诗经|古书)?(?:里|中)?(?:会|又|该|能)?"
+_ASKER_ZH = "(?:孔子|孟子|夫子|圣人|古人|儒家|先贤|论语|诗经|古书)?(?:里|中)?(?:会|又|该|能)?"
 _VIEW_ZH = "(?:(?:怎么|如何|怎样)(?:看待?|说|劝|评价|想|讲|开导|教)|有(?:什么|没有)?(?:说法|说过|说|讲|提到过?))"
 _ME_ZH = "(?:我们?|我这种人|我这样的人|这种人|这种事|这件事|这事|这种情况|这个|这)?"
 CASE_ASK_ZH = re.compile(
@@ -333,13 +333,14 @@ CASE_ASK_EN = re.compile(
 )
 _SELF_ZH = re.compile("我|自己|最近|总是|老是|常常|经常|一直")
 _SELF_EN = re.compile(r"\b(?:i|i'm|i've|my|me|myself)\b")
-_REPORTED = re.compile(r"说[：:，,“\"]?|[吗呢？?]\s*$|\bsaid\b|\bsays\b|\?\s*$")
+_REPORTED_ZH = re.compile('说[：:，,“"]')  # 孔子说：…, 有人说，以德报怨: a line reported
+_REPORTED = re.compile(f"{_REPORTED_ZH.pattern}|有人说|[吗呢？?]\\s*$|\\bsaid\\b|\\bsays\\b|\\?\\s*$")
 
 
 def scene(clause: str) -> bool:
     """True when a clause beside a question only sets its scene: a question of its own (孔子信命吗) or the
     asker's case (我最近…), never a reported line (孔子说：…), a condition or a stanza's words."""
-    return bool(ASKS_ZH.search(clause) or _SELF_ZH.search(clause)) and not re.search('说[：:“"]', clause)
+    return bool(ASKS_ZH.search(clause) or _SELF_ZH.search(clause)) and not _REPORTED_ZH.search(clause)
 
 
 def case(zh: str, lower: str) -> tuple[str, str] | None:
@@ -390,7 +391,8 @@ _EN_SCAFFOLD = frozenset(
 # name (儒家经典, 四书); the kind of statement asked for, not a narrower subject (原则, 区别, 思想); each
 # book's (论语和孟子分别怎么讲孝); how a speaker saw someone (孔子眼中的颜回); who should do it and how
 # (孔子怎样教弟子, 我们应该怎样做到孝); what he meant by it (孔子所说的仁); spoken fillers (到底, 具体,
-# 啊); the feeling or relation of a theme (兄弟之情, 兄弟之间)
+# 啊); the feeling or relation of a theme (兄弟之情, 兄弟之间); a request for passages and what they are for
+# (帮我找找, 适合引用的名句, 作文); how it is done or where they differ (具体要怎么做, 差在哪)
 _ZH_SCAFFOLD = tuple(
     "什么 怎么 怎样 如何 有 对 的 吗 呢 了 是 和 与 里 中 上 哪些 章节 篇章 诗篇 篇 章 句子 话 首 诗歌 地方 儒家经典 四书 儒家 "
     "经典 原则 区别 关系 思想 说法 言论 分别 各自 眼中 眼里 心目中 心中 怎么样 应该 应当 才能 做到 看待 定义 所说的 "
