@@ -28,28 +28,37 @@ ROOT = Path(__file__).resolve().parents[2]
 READERS = Path(__file__).resolve().parent / "readers"
 FILES = ("lunyu", "sishu", "shijing")
 TOP = 8
+BASE = "0edb4aa"  # the lists as written, before the readers
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--base", default="0edb4aa", help="the revision whose lists are the first reader")
+    parser.add_argument("--base", default=BASE, help="the revision whose lists are the first reader")
     args = parser.parse_args()
-    resolve = _resolver(Path(os.environ["FUZI_CORPUS_DIR"]))
+    for file, text in ordered(args.base, Path(os.environ["FUZI_CORPUS_DIR"])).items():
+        (ROOT / "data" / "themes" / f"{file}.tsv").write_text(text, "utf-8")
+
+
+def ordered(base: str, corpus: Path) -> dict[str, str]:
+    """file → its text: today's header, the base revision's lists with their heads in the readers' order."""
+    resolve = _resolver(corpus)
     readers: dict[tuple[str, str], list[dict]] = defaultdict(list)
     for path in sorted(READERS.glob("*.jsonl")):
         file = "sishu" if path.stem.startswith("sishu") else path.stem.split("_")[0]
         for line in path.read_text("utf-8").splitlines():
             ranking = json.loads(line)
             readers[(file, ranking["theme"])].append(ranking)
+    texts = {}
     for file in FILES:
-        base = subprocess.run(
-            ["git", "show", f"{args.base}:data/themes/{file}.tsv"], cwd=ROOT, capture_output=True, check=True, text=True
+        listed = subprocess.run(
+            ["git", "show", f"{base}:data/themes/{file}.tsv"], cwd=ROOT, capture_output=True, check=True, text=True
         ).stdout
         target = ROOT / "data" / "themes" / f"{file}.tsv"
         header = [line for line in target.read_text("utf-8").splitlines() if line.startswith("#")]  # today's
-        rows = [line for line in base.splitlines() if line.strip() and not line.startswith("#")]
+        rows = [line for line in listed.splitlines() if line.strip() and not line.startswith("#")]
         lines = header + [_ordered(row, file, readers.get((file, row.split("\t", 1)[0])), resolve) for row in rows]
-        target.write_text("\n".join(lines) + "\n", "utf-8")
+        texts[file] = "\n".join(lines) + "\n"
+    return texts
 
 
 def _ordered(line: str, file: str, rankings: list[dict] | None, resolve) -> str:
