@@ -192,6 +192,15 @@ def test_the_difference_of_a_pair_lists_passages_naming_both(themes):
     assert all(pid in held["君子"] and pid in held["小人"] for pid in first)
 
 
+def test_a_pair_named_as_one_word_lists_passages_naming_both_halves(themes):
+    topic = themes.recognise("孟子论义和利的区别")
+    assert topic is not None and topic.survey and topic.words == ("义和利",)
+    texts = {p.id: p.text for p in real_passages()}
+    first = [pid for pid, _ in ThemeIndex.ranking(topic, "mengzi")][:2]
+    assert len(first) == 2 and all("义" in texts[pid] and "利" in texts[pid] for pid in first)
+    assert "mengzi:1.1" in first  # 王何必曰利？亦有仁义而已矣
+
+
 def test_a_themes_rank_counts_among_its_passages_in_the_books_asked():
     hymns_first = Theme("祭祀", ("祭祀",), None, ("shijing:266", "shijing:267", "shijing:209", "lunyu:3.10"))
     spirits = Theme("鬼神", ("鬼神",), None, ("lunyu:6.22", "lunyu:11.12"))

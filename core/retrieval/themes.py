@@ -64,6 +64,7 @@ SUBJECTS = Path(str(resources.files("data") / "themes")) / SUBJECT_DIR
 
 
 _CLAUSE = re.compile(r"[，,。；;！!？?]+")
+_PAIR = re.compile(r"(\w)[和与](\w)")  # a theme word naming a pair: 义和利, 言与行
 
 
 @dataclass(frozen=True)
@@ -157,7 +158,7 @@ class ThemeIndex:
             names = frozenset(w.lstrip("@") for w in zh + en if w.startswith("@"))  # @颜回: a person's name
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
             ids = list(dict.fromkeys(ids))
-            holds = ((w, frozenset(pid for pid in ids if w in texts[pid])) for w in zh if w not in names)
+            holds = ((w, frozenset(pid for pid in ids if _has(texts[pid], w))) for w in zh if w not in names)
             sayings = frozenset(w for w in zh if len(w) >= 3 and w in joined)  # 民为贵 alone is a quote
             themes.append(
                 Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
@@ -346,12 +347,20 @@ def _saying(zh: str, themes: list[Theme]) -> bool:
     return any(w in zh for t in themes for w in t.sayings)
 
 
+def _has(text: str, word: str) -> bool:
+    """The text has the word, or both halves of a pair named as one word (义和利, 贫与富)."""
+    pair = _PAIR.fullmatch(word)
+    return all(half in text for half in pair.groups()) if pair else word in text
+
+
 def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
     """The theme's passages whose text has each of two or more of its words the question names (君子和小人,
-    not 孝顺父母: 孝顺 is in no passage); none when it names fewer (a word inside another counts once)."""
+    not 孝顺父母: 孝顺 is in no passage), or both halves of a pair it names as one word (义和利: 义 and 利);
+    none when it names fewer (a word inside another counts once)."""
     held = dict(theme.holds)
     named = {w for w in words if w in held and not any(w != o and w in o for o in words)}
-    return frozenset.intersection(*(held[w] for w in named)) if len(named) > 1 else frozenset()
+    pairs = len(named) > 1 or any(_PAIR.fullmatch(w) for w in named)
+    return frozenset.intersection(*(held[w] for w in named)) if pairs else frozenset()
 
 
 def _in(pid: str, corpus: str) -> bool:
