@@ -201,6 +201,14 @@ def test_a_pair_named_as_one_word_lists_passages_naming_both_halves(themes):
     assert "mengzi:1.1" in first  # 王何必曰利？亦有仁义而已矣
 
 
+def test_a_theme_named_like_a_book_lists_that_books_passages_first(themes):
+    mean = themes.recognise("中庸之道到底是什么意思？")
+    assert mean is not None and mean.survey and mean.corpus == "all"
+    assert [pid for pid, _ in ThemeIndex.ranking(mean)][:3] == ["zhongyong:2", "zhongyong:3", "zhongyong:1"]
+    analects = themes.recognise("论语里的中庸")
+    assert analects is not None and [pid for pid, _ in ThemeIndex.ranking(analects)][0] == "lunyu:6.29"
+
+
 def test_a_themes_rank_counts_among_its_passages_in_the_books_asked():
     hymns_first = Theme("祭祀", ("祭祀",), None, ("shijing:266", "shijing:267", "shijing:209", "lunyu:3.10"))
     spirits = Theme("鬼神", ("鬼神",), None, ("lunyu:6.22", "lunyu:11.12"))

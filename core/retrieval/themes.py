@@ -32,7 +32,7 @@ from pathlib import Path
 
 import structlog
 
-from core.books import books_in
+from core.books import BOOKS, books_in
 from core.language.text import has_cjk, squash, to_simplified
 from core.retrieval.keyword import is_modern_question
 from core.retrieval.named_books import book_hint, without_titles
@@ -64,6 +64,7 @@ SUBJECTS = Path(str(resources.files("data") / "themes")) / SUBJECT_DIR
 
 
 _CLAUSE = re.compile(r"[，,。；;！!？?]+")
+_TITLED = {book.name: book.id for book in BOOKS}  # a theme named like a book (中庸) is first that book's
 _PAIR = re.compile(r"(\w)[和与](\w)")  # a theme word naming a pair: 义和利, 言与行
 
 
@@ -227,10 +228,13 @@ class ThemeIndex:
         """(id, score) of the topic's passages, best first: a passage scores 1 − rank/len in each of
         its themes, among the theme's passages in the books asked (孔子对鬼神和祭祀的态度: the Analects'
         祭祀 list, not its place after the hymns), summed (a passage in two asked themes beats one in a
-        single theme), and 1 more when it has every word of a theme the question pairs (君子和小人的区别)."""
+        single theme), and 1 more when it has every word of a theme the question pairs (君子和小人的区别).
+        A theme named like a book (中庸), asked with no book named, lists that book's passages first."""
         scores: dict[str, float] = {}
         for theme in topic.themes:
             ids = [pid for pid in theme.ids if _in(pid, topic.corpus) and _in(pid, corpus)]
+            if (own := _TITLED.get(theme.name)) and topic.corpus == "all":  # 中庸之道: the book 中庸's own first
+                ids.sort(key=lambda pid: not pid.startswith(f"{own}:"))
             paired = _paired(theme, topic.words)
             for rank, pid in enumerate(ids):
                 scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / len(ids) + (pid in paired)
