@@ -12,7 +12,7 @@ from core.engine.ladder import Answer, FallbackLadder, LadderRequest
 from core.language.text import to_simplified
 from core.retrieval.quotes import MIN_LINE_CHARS, LineIndex, quotes_first, squash_with_bounds
 from core.retrieval.themes import Theme, ThemeIndex, TopicQuery
-from core.retrieval.topic_forms import case
+from core.retrieval.told import case
 from core.skills import SkillRegistry
 from core.tools import ToolContext
 from tests.fakes.retrieval_fixtures import build_real_index, open_retriever, real_passages

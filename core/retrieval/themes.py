@@ -37,6 +37,7 @@ from core.language.text import has_cjk, squash, to_simplified
 from core.retrieval.keyword import is_modern_question
 from core.retrieval.named_books import book_hint, without_titles
 from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectError, SubjectIndex
+from core.retrieval.told import case, scene
 from core.retrieval.topic_forms import (
     ABOUT_EN,
     ASKS_ZH,
@@ -48,11 +49,9 @@ from core.retrieval.topic_forms import (
     alone,
     asks_about,
     asks_what,
-    case,
     governs,
     heading,
     qualified,
-    scene,
     subject_runs,
 )
 from core.types import Passage
@@ -173,7 +172,7 @@ class ThemeIndex:
             return topic
         # a modern question in clauses asks what its last clause that asks a survey asks (孔子信命吗？他说的
         # 天命到底指什么; 礼到底是什么？不就是一堆繁文缛节吗), in the books the whole names, when the other
-        # clauses only set the scene (topic_forms.scene) and name no other theme (一个人没有仁德，怎么对待
+        # clauses only set the scene (told.scene) and name no other theme (一个人没有仁德，怎么对待
         # 音乐呢 translates a line)
         clauses = [c for c in _CLAUSE.split(to_simplified(query)) if c.strip()]
         unset = [n for n, clause in enumerate(clauses) if not scene(clause)]  # at most the one that asks
