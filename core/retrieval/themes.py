@@ -17,6 +17,9 @@ governs the theme (on/about X, 论X, 对X的态度), never in a classical line. 
 poems/songs keeps to the Book of Songs, one naming 论语/Confucius/the Master to the Analects.
 A question no theme names may name a subject of the subject index (subjects.py: 孔子怎么看愤怒); saying
 no more than it, it is answered from the subject's passages in fused order.
+A question that tells the asker's case and asks only the master's view (told.py: 最近一心想赚钱发财，孔子会怎么看
+我这种人) surveys what the case names; one in clauses asks what its clause that asks a survey asks, when the
+others only set the scene (孔子信命吗？他说的天命到底指什么).
 """
 
 from __future__ import annotations
@@ -63,7 +66,7 @@ SUBJECTS = Path(str(resources.files("data") / "themes")) / SUBJECT_DIR
 
 
 _CLAUSE = re.compile(r"[，,。；;！!？?]+")
-_TITLED = {book.name: book.id for book in BOOKS}  # a theme named like a book (中庸) is first that book's
+_TITLED = {book.name: book.id for book in BOOKS}  # a theme named like a book (中庸): that book's first
 _PAIR = re.compile(r"(\w)[和与](\w)")  # a theme word naming a pair: 义和利, 言与行
 
 
