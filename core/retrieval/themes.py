@@ -24,9 +24,7 @@ others only set the scene (孔子信命吗？他说的天命到底指什么).
 
 from __future__ import annotations
 
-import bisect
 import dataclasses
-import itertools
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -36,10 +34,11 @@ from pathlib import Path
 import structlog
 
 from core.books import BOOKS, books_in
-from core.language.text import has_cjk, squash, to_simplified
+from core.language.text import has_cjk, to_simplified
 from core.retrieval.keyword import is_modern_question
 from core.retrieval.named_books import book_hint, without_titles
 from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectError, SubjectIndex
+from core.retrieval.theme_cells import ThemeCells, theme_rows
 from core.retrieval.told import case, scene
 from core.retrieval.topic_forms import (
     ABOUT_EN,
@@ -116,9 +115,7 @@ class ThemeIndex:
     @classmethod
     def of(cls, passages: Iterable[Passage], subjects: Path | None = SUBJECTS) -> ThemeIndex:
         """`load` over the corpus's passages (a poem's title with its section: 小雅·鹿鸣)."""
-        return cls.load(
-            ((p.id, p.corpus, p.text, f"{p.meta.get('section', '')}·{p.title}") for p in passages), subjects
-        )
+        return cls.load(theme_rows(passages), subjects)
 
     @classmethod
     def load(cls, passages: Iterable[tuple[str, str, str, str]], subjects: Path | None = SUBJECTS) -> ThemeIndex:
@@ -129,20 +126,8 @@ class ThemeIndex:
         songs = _rows(files.joinpath("shijing.tsv").read_text("utf-8"))
         analects = _rows(files.joinpath("lunyu.tsv").read_text("utf-8"))
         by_id = _rows(files.joinpath("sishu.tsv").read_text("utf-8"))  # 孟子, 大学, 中庸: named by id
-        by_title: dict[str, list[str]] = {}
-        analects_texts: list[tuple[str, str]] = []
-        texts: dict[str, str] = {}
-        for pid, corpus, text, title in passages:
-            texts[pid] = text
-            if corpus == "shijing":
-                section, _, name = title.rpartition("·")
-                by_title.setdefault(name, []).append(pid)
-                by_title.setdefault(f"{section}·{name}", []).append(pid)
-                if section.endswith("之什"):
-                    by_title.setdefault(f"小雅·{name}", []).append(pid)
-            elif corpus == "lunyu":
-                analects_texts.append((pid, squash(text)))
-        containing = _Containing(analects_texts)
+        cells = ThemeCells(passages)
+        texts = cells.texts
         joined = "\0".join(texts.values())
         themes = []
         for name, zh_words, en_words in words:
@@ -150,13 +135,8 @@ class ThemeIndex:
             # book asks what the books teach of 孝 or 友, which a poem (蓼莪, 伐木) sings; one naming poems
             # keeps to the Songs
             ids: list[str] = []
-            for row in (r for r in analects if r[0] == name):
-                for snippet in row[1:]:
-                    ids += containing(squash(snippet))
-            for row in (r for r in by_id if r[0] == name):
-                ids += [pid for pid in row[1:] if pid in texts]
-            for row in (r for r in songs if r[0] == name):
-                ids += [pid for title in row[1:] for pid in by_title.get(title, [])[:1]]
+            for file, rows in (("lunyu", analects), ("sishu", by_id), ("shijing", songs)):
+                ids += [pid for row in rows if row[0] == name for cell in row[1:] for pid in cells.ids(file, cell)]
             zh, en = _split(zh_words), _split(en_words)
             names = frozenset(w.lstrip("@") for w in zh + en if w.startswith("@"))  # @颜回: a person's name
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
@@ -216,10 +196,9 @@ class ThemeIndex:
 
     def _told(self, query: str, zh: str, lower: str) -> TopicQuery | None:
         """A told case asks what the books say of the one or two themes (or subjects) it names: a survey."""
-        found = [t for t in _named(self.themes, zh, lower) if not t.person]
-        indexed = not found and self.subjects is not None
-        if indexed and self.subjects is not None:
-            found = [_theme(s) for s in self.subjects.find(*subject_runs(zh, lower))]
+        found, indexed = [t for t in _named(self.themes, zh, lower) if not t.person], False
+        if not found and self.subjects is not None:
+            found, indexed = [_theme(s) for s in self.subjects.find(*subject_runs(zh, lower))], True
         if not found or len(found) > 2:
             return None
         words = tuple(w for t in found for w in t.zh if w in zh)
@@ -326,26 +305,6 @@ def _named(themes: list[Theme], zh: str, lower: str) -> list[Theme]:
     verbs = {id(s[3]) for s in said} - {id(s[3]) for s in kept if s not in said}
     named = named - verbs or named
     return [t for t in themes if id(t) in named]
-
-
-class _Containing:
-    """The ids of the (id, squashed text) pairs whose text contains a key, in their order: a few
-    `str.find` over the texts joined (squashed text holds no NUL), not a scan of every text per key."""
-
-    def __init__(self, texts: list[tuple[str, str]]):
-        self._ids = [pid for pid, _ in texts]
-        self._starts = list(itertools.accumulate((len(text) + 1 for _, text in texts), initial=0))
-        self._joined = "\0".join(text for _, text in texts)
-
-    def __call__(self, key: str) -> list[str]:
-        if not key:
-            return list(self._ids)
-        found, at = [], self._joined.find(key)
-        while at >= 0:
-            n = bisect.bisect_right(self._starts, at) - 1
-            found.append(self._ids[n])
-            at = self._joined.find(key, self._starts[n + 1])
-        return found
 
 
 def _saying(zh: str, themes: list[Theme]) -> bool:
