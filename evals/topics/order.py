@@ -3,8 +3,8 @@ at the base revision) and two readers who ranked each theme's passages without s
 
 Each reader names the eight passages (or all, when fewer) a reader asking about the theme should see
 first, most central first (evals/topics/readers/README.md is what they were told; their answers are
-readers/<bundle>_r1.jsonl and _r2.jsonl; a bundle is the themes of one file with six or more passages
-in it, shown in a seeded random order). A passage scores 8 for a first place down to 1 for an eighth,
+readers/<file>.jsonl, a line per reader and theme; each reader was shown the themes of one file with six or
+more passages in it, in a seeded random order). A passage scores 8 for a first place down to 1 for an eighth,
 summed over the readers; the list is sorted by that score, ties and the unranked rest in the base
 order, and a passage both new readers find not about the theme goes last. Rewrites the three files
 byte for byte from the base revision's lists (the headers are the files' own):
@@ -19,10 +19,11 @@ import json
 import os
 import subprocess
 from collections import defaultdict
+from collections.abc import Callable
 from pathlib import Path
 
 from core.books import load_library
-from core.language.text import squash
+from core.retrieval.theme_cells import ThemeCells, theme_rows
 
 ROOT = Path(__file__).resolve().parents[2]
 READERS = Path(__file__).resolve().parent / "readers"
@@ -41,13 +42,8 @@ def main() -> None:
 
 def ordered(base: str, corpus: Path) -> dict[str, str]:
     """file → its text: today's header, the base revision's lists with their heads in the readers' order."""
-    resolve = _resolver(corpus)
-    readers: dict[tuple[str, str], list[dict]] = defaultdict(list)
-    for path in sorted(READERS.glob("*.jsonl")):
-        file = "sishu" if path.stem.startswith("sishu") else path.stem.split("_")[0]
-        for line in path.read_text("utf-8").splitlines():
-            ranking = json.loads(line)
-            readers[(file, ranking["theme"])].append(ranking)
+    resolve = resolver(corpus)
+    readers = rankings()
     texts = {}
     for file in FILES:
         listed = subprocess.run(
@@ -61,7 +57,17 @@ def ordered(base: str, corpus: Path) -> dict[str, str]:
     return texts
 
 
-def _ordered(line: str, file: str, rankings: list[dict] | None, resolve) -> str:
+def rankings() -> dict[tuple[str, str], list[dict]]:
+    """(file, theme) → the readers' rankings of it (readers/<file>.jsonl, a line per reader and theme)."""
+    found: dict[tuple[str, str], list[dict]] = defaultdict(list)
+    for file in FILES:
+        for line in (READERS / f"{file}.jsonl").read_text("utf-8").splitlines():
+            ranking = json.loads(line)
+            found[(file, ranking["theme"])].append(ranking)
+    return found
+
+
+def _ordered(line: str, file: str, rankings: list[dict] | None, resolve: Callable[[str, str], str | None]) -> str:
     if not rankings:
         return line
     name, *cells = line.split("\t")
@@ -77,30 +83,10 @@ def _ordered(line: str, file: str, rankings: list[dict] | None, resolve) -> str:
     return "\t".join([name, *(cells[i] for i in order)])
 
 
-def _resolver(corpus: Path):
-    """file, cell → passage id: an Analects snippet, a poem's title (or section·title), or an id."""
-    passages = load_library(corpus).passages
-    analects = [(p.id, squash(p.text)) for p in passages if p.corpus == "lunyu"]
-    titles: dict[str, list[str]] = defaultdict(list)
-    for p in passages:
-        if p.corpus == "shijing":
-            section = p.meta.get("section", "")
-            titles[p.title].append(p.id)
-            titles[f"{section}·{p.title}"].append(p.id)
-            if section.endswith("之什"):
-                titles[f"小雅·{p.title}"].append(p.id)
-    known = {p.id for p in passages}
-
-    def resolve(file: str, cell: str) -> str | None:
-        if file == "lunyu":
-            found = [pid for pid, text in analects if squash(cell) in text]
-        elif file == "shijing":
-            found = titles.get(cell, [])[:1]
-        else:
-            found = [cell] if cell in known else []
-        return found[0] if found else None
-
-    return resolve
+def resolver(corpus: Path) -> Callable[[str, str], str | None]:
+    """file, cell → the passage the cell names (core/retrieval/theme_cells.py), or None."""
+    cells = ThemeCells(theme_rows(load_library(corpus).passages))
+    return lambda file, cell: next(iter(cells.ids(file, cell)), None)
 
 
 if __name__ == "__main__":
