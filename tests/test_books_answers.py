@@ -72,6 +72,17 @@ async def test_a_line_the_books_quote_from_the_songs_cites_the_poem_first_and_fi
     assert {"mengzi:1.2", "shijing:242"} <= set(where)
 
 
+async def test_a_book_named_as_a_title_is_the_scope_not_a_word_to_match(real_index):
+    """《中庸》为什么把诚看得那么重 asks for the 中庸's chapters on 诚, not for those that say 中庸."""
+    retriever = await open_retriever(real_index)
+    results = (await retriever.search("《中庸》为什么把“诚”看得那么重？", k=5)).results
+    assert all(r.id.startswith("zhongyong:") for r in results)
+    assert sum("诚" in r.text for r in results) >= 4 and not any("中庸" in r.text for r in results), [
+        r.id for r in results
+    ]
+    assert (await retriever.search("大学之道，在明明德", k=1)).results[0].id == "daxue:1"  # a quote: searched whole
+
+
 async def test_selections_keep_to_their_books(real_index):
     retriever = await open_retriever(real_index)
     sishu = await retriever.search("君子", k=20, corpus="sishu")

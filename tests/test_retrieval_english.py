@@ -66,6 +66,17 @@ def test_the_mean_and_the_great_learning_name_their_books_as_titles_or_places():
     assert book_hint("中庸是什么意思") == "all"
 
 
+def test_a_question_searches_its_words_not_the_titles_of_its_books():
+    from core.retrieval.named_books import searched
+
+    assert searched("《中庸》为什么把“诚”看得那么重？") == "为什么把“诚”看得那么重？"
+    assert searched("大学里怎么讲修身") == "怎么讲修身"
+    assert searched("孔子怎么看中庸") == "孔子怎么看中庸"  # the virtue is what it asks
+    assert searched("我在大学里学什么好") == "我在大学里学什么好"  # a university
+    assert searched("大学之道，在明明德") == "大学之道，在明明德"  # a quote is searched whole
+    assert searched("中庸一书") == "中庸一书"  # nothing left to search: unchanged
+
+
 def test_a_question_opening_with_its_speaker_and_on_names_his_book():
     assert book_hint("孟子论君臣关系") == "mengzi"  # no 的 or 吗, still a question, not a classical line
     assert book_hint("孔子谈学习") == "lunyu"

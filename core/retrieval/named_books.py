@@ -94,3 +94,14 @@ def without_titles(text: str) -> str:
             text = text.replace(w, " ")
         text = other.sub(" ", text)
     return text
+
+
+def searched(query: str) -> str:
+    """The words a modern question searches: 大学 and 中庸 named as books cut out, since the books it names
+    are its scope (ordering.book_first), not words to match (《中庸》为什么把诚看得那么重 asks for 诚, not for
+    the chapters that say 中庸); a quote (大学之道，在明明德) is searched whole."""
+    zh = to_simplified(query)
+    if not (has_cjk(zh) and is_modern_question(zh)):
+        return query
+    cut = " ".join(without_titles(query).split())
+    return cut if has_cjk(cut) else query

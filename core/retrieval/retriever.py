@@ -22,6 +22,7 @@ from core.retrieval.glossary import expand_english
 from core.retrieval.glosses import GlossIndex
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
 from core.retrieval.modern import expand_modern
+from core.retrieval.named_books import searched
 from core.retrieval.ordering import book_first, lines_first, linked_sources, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
@@ -233,7 +234,9 @@ class HybridRetriever:
             return SearchResponse([], timings_ms=timings)
         pool = max(k, k * self.config.oversample)
         topic = self._themes.recognise(query) if mode == "hybrid" and self.config.topics and self._themes else None
-        rankings, failed = await self._run_routes(query, pool, corpus, mode, clock, timings, topic)
+        # the routes search the question's words; the books it names are its scope (book_first below)
+        routed = searched(query) if mode == "hybrid" and self.config.book_hint else query
+        rankings, failed = await self._run_routes(routed, pool, corpus, mode, clock, timings, topic)
         if topic is not None and not topic.survey:
             rankings["topic"] = ThemeIndex.ranking(topic, corpus)[:pool]
         fused = self._fuse(query, rankings, corpus, mode, timings, topic)
