@@ -201,6 +201,19 @@ def test_a_pair_named_as_one_word_lists_passages_naming_both_halves(themes):
     assert "mengzi:1.1" in first  # 王何必曰利？亦有仁义而已矣
 
 
+def test_one_of_a_pair_of_persons_lists_the_passages_about_him_alone_first(themes):
+    texts = {p.id: p.text for p in real_passages()}
+    shun = themes.recognise("孟子怎么讲舜")
+    assert shun is not None and [t.name for t in shun.themes] == ["尧舜"]
+    head = [pid for pid, _ in ThemeIndex.ranking(shun, "mengzi")][:5]
+    assert all("舜" in texts[pid] and "尧" not in texts[pid] for pid in head), head
+    both = themes.recognise("孟子怎么看尧舜")
+    assert both is not None
+    theme = next(t for t in themes.themes if t.name == "尧舜")
+    in_order = [pid for pid in theme.ids if pid.startswith("mengzi:")]
+    assert [pid for pid, _ in ThemeIndex.ranking(both, "mengzi")] == in_order  # the pair: the list's order
+
+
 def test_a_theme_named_like_a_book_lists_that_books_passages_first(themes):
     mean = themes.recognise("中庸之道到底是什么意思？")
     assert mean is not None and mean.survey and mean.corpus == "all"

@@ -80,6 +80,9 @@ class Theme:
     names: frozenset[str] = frozenset()  # the words that are a person's name (颜回, 接舆, "yan hui")
     holds: tuple[tuple[str, frozenset[str]], ...] = ()  # (Chinese word, its passages whose text has it)
     sayings: frozenset[str] = frozenset()  # its words of 3+ characters that are a line's words (民为贵, 过犹不及)
+    halves: tuple[
+        tuple[str, frozenset[str]], ...
+    ] = ()  # named by two persons (尧舜): each, its passages without the other
 
     @property
     def person(self) -> bool:
@@ -143,8 +146,9 @@ class ThemeIndex:
             ids = list(dict.fromkeys(ids))
             holds = ((w, frozenset(pid for pid in ids if _has(texts[pid], w))) for w in zh if w not in names)
             sayings = frozenset(w for w in zh if len(w) >= 3 and w in joined)  # 民为贵 alone is a quote
+            halves = _halves(name, names, {pid: texts[pid] for pid in ids})
             themes.append(
-                Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings)
+                Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings, halves)
             )
         return cls(themes, _subjects(subjects, texts))
 
@@ -216,7 +220,7 @@ class ThemeIndex:
             ids = [pid for pid in theme.ids if _in(pid, topic.corpus) and _in(pid, corpus)]
             if (own := _TITLED.get(theme.name)) and topic.corpus == "all":  # 中庸之道: the book 中庸's own first
                 ids.sort(key=lambda pid: not pid.startswith(f"{own}:"))
-            paired = _paired(theme, topic.words)
+            paired = _paired(theme, topic.words) | _half(theme, topic.words)
             for rank, pid in enumerate(ids):
                 scores[pid] = scores.get(pid, 0.0) + 1.0 - rank / len(ids) + (pid in paired)
         ranked = sorted(scores.items(), key=lambda kv: -kv[1])
@@ -326,6 +330,25 @@ def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
     named = {w for w in words if w in held and not any(w != o and w in o for o in words)}
     pairs = len(named) > 1 or any(_PAIR.fullmatch(w) for w in named)
     return frozenset.intersection(*(held[w] for w in named)) if pairs else frozenset()
+
+
+def _halves(name: str, names: frozenset[str], texts: dict[str, str]) -> tuple[tuple[str, frozenset[str]], ...]:
+    """A theme named by two persons' names (尧舜: 尧 and 舜): each name and the theme's passages whose
+    text names him and not the other; none for any other theme."""
+    for cut in range(1, len(name)):
+        one, other = name[:cut], name[cut:]
+        if one in names and other in names:
+            return tuple(
+                (a, frozenset(pid for pid, text in texts.items() if a in text and b not in text))
+                for a, b in ((one, other), (other, one))
+            )
+    return ()
+
+
+def _half(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
+    """Asked by one of the two (孟子书里关于舜的故事, 大舜), not by the pair: the passages about him alone."""
+    named = [ids for half, ids in theme.halves if any(half in w for w in words if w != theme.name)]
+    return named[0] if len(named) == 1 and theme.name not in words else frozenset()
 
 
 def _in(pid: str, corpus: str) -> bool:
