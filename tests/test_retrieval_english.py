@@ -64,6 +64,9 @@ def test_the_mean_and_the_great_learning_name_their_books_as_titles_or_places():
     assert book_hint("大学讲修身") == "daxue"
     assert book_hint("孔子讲中庸") == "lunyu"  # spoken of: the virtue
     assert book_hint("中庸是什么意思") == "all"
+    assert book_hint("大学 三纲领") == "daxue"  # a title, then search terms, as 论语 仁
+    assert book_hint("中庸 君子怎样对待富贵贫贱") == "zhongyong"
+    assert book_hint("大学之道") == "all"  # a quote
 
 
 def test_a_question_searches_its_words_not_the_titles_of_its_books():
@@ -74,7 +77,8 @@ def test_a_question_searches_its_words_not_the_titles_of_its_books():
     assert searched("孔子怎么看中庸") == "孔子怎么看中庸"  # the virtue is what it asks
     assert searched("我在大学里学什么好") == "我在大学里学什么好"  # a university
     assert searched("大学之道，在明明德") == "大学之道，在明明德"  # a quote is searched whole
-    assert searched("中庸一书") == "中庸一书"  # nothing left to search: unchanged
+    assert searched("中庸 是什么") == "中庸 是什么"  # nothing but question words left: searched whole
+    assert searched("中庸 君子怎样对待富贵贫贱") == "君子怎样对待富贵贫贱"
 
 
 def test_a_question_opening_with_its_speaker_and_on_names_his_book():

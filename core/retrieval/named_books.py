@@ -4,14 +4,17 @@
 
 from __future__ import annotations
 
+import functools
 import re
 
 from core.books import book_order
-from core.language.text import has_cjk, to_simplified
-from core.retrieval.keyword import is_modern_question
+from core.language.text import cjk_count, has_cjk, to_simplified
+from core.retrieval.keyword import QUESTION_WORDS, is_modern_question
 
 GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论(?!语)|谈|讲)")  # 孟子论…: a question
-BOOK_TERMS_ZH = re.compile(r"^《?(?:孔子|孟子|论语|诗经)》?\s+\S")  # 论语 仁, 孟子 性善论: a book, then search terms
+BOOK_TERMS_ZH = re.compile(
+    r"^《?(?:孔子|孟子|论语|诗经|大学|中庸)》?\s+\S"
+)  # 论语 仁, 大学 三纲领: a book, then search terms
 
 SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
@@ -44,7 +47,7 @@ MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
         re.compile(
             r"\b(great learning|daxue|da xue)\b|大学(?:"
             + _AS_BOOK
-            + r")|(?<![在上读念们个的])大学里|^《?大学》?"
+            + r")|(?<![在上读念们个的])大学里|^《?大学》?\s+(?=\S)|^《?大学》?"
             + _SPEAKS
             + "|"
             + _listed("大学")
@@ -55,7 +58,7 @@ MARKERS: dict[str, tuple[tuple[str, ...], re.Pattern]] = {
         re.compile(
             r"\b(doctrine of the mean|zhongyong|zhong yong)\b|中庸(?:"
             + _AS_BOOK
-            + r"|里|中(?!的))|^《?中庸》?"
+            + r"|里|中(?!的))|^《?中庸》?\s+(?=\S)|^《?中庸》?"
             + _SPEAKS
             + "|"
             + _listed("中庸")
@@ -104,4 +107,5 @@ def searched(query: str) -> str:
     if not (has_cjk(zh) and is_modern_question(zh)):
         return query
     cut = " ".join(without_titles(query).split())
-    return cut if has_cjk(cut) else query
+    rest = functools.reduce(lambda text, word: text.replace(word, ""), QUESTION_WORDS, cut)
+    return cut if cjk_count(rest) >= 2 else query  # 中庸 是什么 asks what the title names: searched whole
