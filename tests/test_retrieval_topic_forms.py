@@ -199,6 +199,10 @@ def test_a_pair_named_as_one_word_lists_passages_naming_both_halves(themes):
     first = [pid for pid, _ in ThemeIndex.ranking(topic, "mengzi")][:2]
     assert len(first) == 2 and all("义" in texts[pid] and "利" in texts[pid] for pid in first)
     assert "mengzi:1.1" in first  # 王何必曰利？亦有仁义而已矣
+    terse = themes.recognise("孟子 义利之分")  # the pair as two characters, "the distinction of" after it
+    assert terse is not None and terse.survey and terse.corpus == "mengzi" and terse.words == ("义利",)
+    head = [pid for pid, _ in ThemeIndex.ranking(terse, "mengzi")][:2]
+    assert all("义" in texts[pid] and "利" in texts[pid] for pid in head)
 
 
 def test_one_of_a_pair_of_persons_lists_the_passages_about_him_alone_first(themes):

@@ -144,7 +144,7 @@ class ThemeIndex:
             names = frozenset(w.lstrip("@") for w in zh + en if w.startswith("@"))  # @颜回: a person's name
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
             ids = list(dict.fromkeys(ids))
-            holds = ((w, frozenset(pid for pid in ids if _has(texts[pid], w))) for w in zh if w not in names)
+            holds = ((w, frozenset(pid for pid in ids if _has(texts[pid], w, zh))) for w in zh if w not in names)
             sayings = frozenset(w for w in zh if len(w) >= 3 and w in joined)  # 民为贵 alone is a quote
             halves = _halves(name, names, {pid: texts[pid] for pid in ids})
             themes.append(
@@ -316,10 +316,17 @@ def _saying(zh: str, themes: list[Theme]) -> bool:
     return any(w in zh for t in themes for w in t.sayings)
 
 
-def _has(text: str, word: str) -> bool:
-    """The text has the word, or both halves of a pair named as one word (义和利, 贫与富)."""
-    pair = _PAIR.fullmatch(word)
-    return all(half in text for half in pair.groups()) if pair else word in text
+def _pair(word: str, words: tuple[str, ...]) -> tuple[str, ...]:
+    """The halves of a pair named as one word (义和利, 贫与富; 义利 where the theme also says 义和利), else ()."""
+    if pair := _PAIR.fullmatch(word):
+        return pair.groups()
+    return tuple(word) if len(word) == 2 and f"{word[0]}和{word[1]}" in words else ()
+
+
+def _has(text: str, word: str, words: tuple[str, ...]) -> bool:
+    """The text has the word, or both halves of a pair named as one word (义和利, 贫与富, 义利)."""
+    pair = _pair(word, words)
+    return all(half in text for half in pair) if pair else word in text
 
 
 def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
@@ -328,7 +335,7 @@ def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
     none when it names fewer (a word inside another counts once)."""
     held = dict(theme.holds)
     named = {w for w in words if w in held and not any(w != o and w in o for o in words)}
-    pairs = len(named) > 1 or any(_PAIR.fullmatch(w) for w in named)
+    pairs = len(named) > 1 or any(_pair(w, theme.zh) for w in named)
     return frozenset.intersection(*(held[w] for w in named)) if pairs else frozenset()
 
 
