@@ -67,6 +67,9 @@ def test_the_mean_and_the_great_learning_name_their_books_as_titles_or_places():
     assert book_hint("大学 三纲领") == "daxue"  # a title, then search terms, as 论语 仁
     assert book_hint("中庸 君子怎样对待富贵贫贱") == "zhongyong"
     assert book_hint("大学之道") == "all"  # a quote
+    assert book_hint("孟子怎么评价孔子") == "mengzi"  # Confucius spoken of: the Mencius is the book
+    assert book_hint("What does Mencius say about Confucius?") == "mengzi"
+    assert book_hint("孟子和孔子怎么看仁") == "lunyu,mengzi"  # each speaks
 
 
 def test_a_question_searches_its_words_not_the_titles_of_its_books():

@@ -218,6 +218,15 @@ def test_one_of_a_pair_of_persons_lists_the_passages_about_him_alone_first(theme
     assert [pid for pid, _ in ThemeIndex.ranking(both, "mengzi")] == in_order  # the pair: the list's order
 
 
+def test_confucius_spoken_of_by_mencius_is_the_subject_asked(themes):
+    for query in ("孟子怎么评价孔子", "What does Mencius say about Confucius?"):
+        topic = themes.recognise(query)
+        assert topic is not None and topic.indexed and topic.corpus == "mengzi", query
+        ranked = [pid for pid, _ in ThemeIndex.ranking(topic)]
+        assert ranked and all(pid.startswith("mengzi:") for pid in ranked) and "mengzi:13.24" in ranked
+    assert themes.recognise("孔子怎么评价管仲").themes[0].name == "管仲"  # the speaker: cut out as before
+
+
 def test_a_theme_named_like_a_book_lists_that_books_passages_first(themes):
     mean = themes.recognise("中庸之道到底是什么意思？")
     assert mean is not None and mean.survey and mean.corpus == "all"

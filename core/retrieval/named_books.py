@@ -34,6 +34,21 @@ _AS_BOOK = r"一书|这本书|书中|书里|篇|第[一二三四五六七八九�
 _SPEAKS = r"(?:讲|谈|论(?!语)|说|提到|认为|主张|所讲|所说|所谈)"
 
 
+# Confucius spoken of by Mencius (孟子怎么评价孔子, 孟子眼中的孔子, "What does Mencius say about Confucius?"): the
+# Mencius is the book asked and 孔子 what it is asked about, not the Analects' speaker
+_OF_CONFUCIUS_ZH = re.compile(
+    r"孟子.*(?:评价|看待?|说|论|谈|讲|眼中的|心目中的|称赞|推崇|描述|形容|笔下的)(?:过|了)?孔子"
+)
+_OF_CONFUCIUS_EN = re.compile(
+    r"\bmencius\b.*\b(?:about|on|of|portrays?|portrayal|describes?|praises?|judges?|sees?|views?|regards?)\s+confucius\b"
+)
+
+
+def of_confucius(zh: str, lower: str) -> bool:
+    """True when the question asks what Mencius says of Confucius (not what each says: 孟子和孔子怎么看仁)."""
+    return bool(_OF_CONFUCIUS_ZH.search(zh) or _OF_CONFUCIUS_EN.search(lower))
+
+
 def _listed(title: str) -> str:
     """`title` in a list of the books' titles (论语、中庸、大学和孟子): a title, whatever follows."""
     others = [t for t in ("论语", "孟子", "大学", "中庸", "诗经") if t != title]
@@ -80,7 +95,7 @@ def book_hint(query: str) -> str:
     if not ASKS_WHICH.search(lower):  # "which of the three hundred odes …" still asks for a poem
         zh, lower = CITED.sub("", zh), WHOLE_SONGS_EN.sub("", lower)
     songs = any(w in zh for w in SONGS_ZH) or bool(SONGS_EN.search(lower))
-    analects = any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))
+    analects = (any(w in zh for w in ANALECTS_ZH) or bool(ANALECTS_EN.search(lower))) and not of_confucius(zh, lower)
     named = [b for b, (words, other) in MARKERS.items() if any(w in zh for w in words) or other.search(f"{zh} {lower}")]
     if songs != analects:
         named.insert(0, "shijing" if songs else "lunyu")

@@ -36,7 +36,7 @@ import structlog
 from core.books import BOOKS, books_in
 from core.language.text import has_cjk, to_simplified
 from core.retrieval.keyword import is_modern_question
-from core.retrieval.named_books import book_hint, without_titles
+from core.retrieval.named_books import book_hint, of_confucius, without_titles
 from core.retrieval.subjects import SUBJECT_DIR, Subject, SubjectError, SubjectIndex
 from core.retrieval.theme_cells import ThemeCells, theme_rows
 from core.retrieval.told import case, scene
@@ -192,7 +192,10 @@ class ThemeIndex:
         # no theme list names it: the subject index may (孔子怎么看愤怒), for a question that says no more
         # than its subjects ("Which poem is about a woman whose husband …" asks for one poem); their
         # passages are ranked by the question's words
-        found = [_theme(s) for s in self.subjects.find(*subject_runs(zh, lower))]
+        runs, english = subject_runs(zh, lower)
+        if of_confucius(zh, lower):  # 孟子怎么评价孔子: 孔子 is what is asked about, not a speaker to cut out
+            runs.append("孔子")
+        found = [_theme(s) for s in self.subjects.find(runs, english)]
         topic = _topic(query, zh, lower, found, False) if found else None
         if topic is None or not topic.survey:
             return None
