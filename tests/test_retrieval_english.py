@@ -128,12 +128,3 @@ def test_modern_words_bring_their_classical_terms_and_quotes_bring_none():
     assert expand_modern("握着你的手，和你一起白头到老").split() == ["偕老", "执", "偕"]
     assert expand_modern("学而时习之，不亦说乎") == ""  # a classical line has no modern word
     assert expand_modern("") == ""
-
-
-def test_a_narrowed_list_ranks_the_themes_passages_by_the_words_and_the_lists_order():
-    from core.retrieval.ordering import narrowed
-
-    fused = [Fused(pid, 1.0 - n / 10, {}) for n, pid in enumerate(["a", "x", "b", "c", "d"])]  # x: not the theme's
-    ranking = [("c", 1.0), ("a", 0.9), ("e", 0.8), ("b", 0.7), ("d", 0.6)]  # e: the words found it nowhere
-    assert [f.id for f in narrowed(fused, ranking, 1)] == ["a", "c", "b", "d", "x"]  # a: first by words, second known
-    assert [f.id for f in narrowed(fused, ranking, 1, listed=False)] == ["a", "b", "c", "d", "x"]  # words alone

@@ -53,21 +53,6 @@ def survey_first(fused: list[Fused], ranking: list[tuple[str, float]]) -> list[F
     return top + [f for f in fused if f.id not in seen]
 
 
-def narrowed(fused: list[Fused], ranking: list[tuple[str, float]], k: int, *, listed: bool = True) -> list[Fused]:
-    """A narrowed list (诗经里讽刺统治者剥削百姓的诗, "friends who lie"): the theme's passages first, ranked
-    by the question's words (their fused order) and, for a theme list, by the list's order too, reciprocal
-    ranks summed as the routes are fused (`k` the fusion's constant): the best known of the passages
-    the words find leads; a subject of the index has no such order (`listed` False), its words alone."""
-    members = {pid for pid, _ in ranking}
-    by_words = [(f.id, f.score) for f in fused if f.id in members]
-    if not listed:
-        return survey_first(fused, by_words)
-    words = {pid: rank for rank, (pid, _) in enumerate(by_words)}
-    known = {pid: rank for rank, (pid, _) in enumerate(ranking)}
-    scored = sorted(words, key=lambda pid: -(1 / (k + words[pid]) + 1 / (k + known[pid])))
-    return survey_first(fused, [(pid, 0.0) for pid in scored])
-
-
 # Confucius is the first speaker: 子曰 / 仲尼曰 / 孔子曰 before any other 曰, not part of a longer
 # name (孟子曰, 曾子曰). The Doctrine of the Mean's 子曰 chapters and the Great Learning's 子曰 are his.
 CONFUCIUS_SPEAKS = re.compile(r"^[^曰]*?(?<![\u4e00-\u9fff])(?:子|仲尼|孔子)曰")

@@ -23,7 +23,7 @@ from core.retrieval.glosses import GlossIndex
 from core.retrieval.keyword import KeywordIndex, VerbatimIndex, strip_question_words
 from core.retrieval.modern import expand_modern
 from core.retrieval.named_books import searched
-from core.retrieval.ordering import book_first, lines_first, linked_sources, narrowed, rule_indexes, survey_first
+from core.retrieval.ordering import book_first, lines_first, linked_sources, rule_indexes, survey_first
 from core.retrieval.quotes import LineIndex
 from core.retrieval.rerank import Reranker, RerankError
 from core.retrieval.results import (
@@ -330,10 +330,12 @@ class HybridRetriever:
             if key:
                 containing = self._verbatim_index.containing(key, corpus)
                 fused = promote(fused, containing, self._verbatim_index.aligned(key, containing))
-        if topic is not None and topic.survey:
-            fused = survey_first(fused, ThemeIndex.ranking(topic, corpus))
-        elif topic is not None and topic.listing:  # 哪几首写男女相思的诗: the theme's, as the words find them
-            fused = narrowed(fused, ThemeIndex.ranking(topic, corpus), self.config.rrf_k, listed=not topic.indexed)
+        if topic is not None and (topic.survey or topic.listing):
+            ranking = ThemeIndex.ranking(topic, corpus)
+            if not topic.survey:  # a narrowed list (哪几首写男女相思的诗): the theme's passages, as the words rank them
+                theme = {pid for pid, _ in ranking}
+                ranking = [(f.id, f.score) for f in fused if f.id in theme]
+            fused = survey_first(fused, ranking)
         if mode == "hybrid" and self.config.quotes_first and self._lines is not None:
             fused = lines_first(self._lines, self._passages, query, fused, corpus)
         if mode == "hybrid" and "shijing" in books_in(corpus):
