@@ -119,8 +119,8 @@ def searched(query: str) -> str:
     are its scope (ordering.book_first), not words to match (《中庸》为什么把诚看得那么重 asks for 诚, not for
     the chapters that say 中庸); a quote (大学之道，在明明德) is searched whole."""
     zh = to_simplified(query)
-    if not (has_cjk(zh) and is_modern_question(zh)):
+    if not (has_cjk(zh) and is_modern_question(zh)) or without_titles(zh) == zh:
         return query
-    cut = " ".join(without_titles(query).split())
+    cut = " ".join(without_titles(zh).split())  # 《大學》 too
     rest = functools.reduce(lambda text, word: text.replace(word, ""), QUESTION_WORDS, cut)
     return cut if cjk_count(rest) >= 2 else query  # 中庸 是什么 asks what the title names: searched whole

@@ -80,9 +80,8 @@ class Theme:
     names: frozenset[str] = frozenset()  # the words that are a person's name (颜回, 接舆, "yan hui")
     holds: tuple[tuple[str, frozenset[str]], ...] = ()  # (Chinese word, its passages whose text has it)
     sayings: frozenset[str] = frozenset()  # its words of 3+ characters that are a line's words (民为贵, 过犹不及)
-    halves: tuple[
-        tuple[str, frozenset[str]], ...
-    ] = ()  # named by two persons (尧舜): each, its passages without the other
+    # named by two persons (尧舜): each name, and its passages whose text does not name the other
+    halves: tuple[tuple[str, frozenset[str]], ...] = ()
 
     @property
     def person(self) -> bool:
@@ -356,7 +355,7 @@ def _halves(name: str, names: frozenset[str], texts: dict[str, str]) -> tuple[tu
 
 
 def _half(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
-    """Asked by one of the two (孟子书里关于舜的故事, 大舜), not by the pair: the passages about him alone."""
+    """Asked by one of the two (孟子怎么讲舜, 大舜的孝), not by the pair: the passages about him alone."""
     named = [ids for half, ids in theme.halves if any(half in w for w in words if w != theme.name)]
     return named[0] if len(named) == 1 and theme.name not in words else frozenset()
 

@@ -162,7 +162,7 @@ _ALONE_BOOK_ZH = re.compile("^(?:论语|孟子|孔子|夫子|诗经|四书|儒�
 _ALONE_PLACE_ZH = re.compile("^(?:中的|里的|里|中)")
 _ALONE_TAIL_ZH = re.compile(
     r"(?:之?道)?(?:之情|之间(?:的关系)?|(?:的|之)?(?:含义|涵义|意义|内涵|本质|核心|重要性|作用|地位|价值|精神|思想|观念|定义|标准|要求|形象|原则"
-    r"|名言|名句|语录|句子|段落|章节|论述|言论|区别|差别)|之(?:分|辨|别))?$"  # 义利之分, 王霸之辨: the pair's theme
+    r"|名言|名句|语录|句子|段落|章节|论述|言论|区别|差别)|之(?:分|辨|别))?$"  # 义利之分, 义利之辨: the theme
 )
 _ALONE_EN = re.compile(
     r"^(?:(?:confucius|mencius|mengzi|the analects|analects)(?:'s|’s)?\s+)?(?:the\s+)?"
