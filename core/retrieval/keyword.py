@@ -328,7 +328,12 @@ def strip_question_words(query: str) -> str:
     """
     if not _MODERN_MARKERS.search(query):
         return query
-    stripped = query
-    for word in QUESTION_WORDS:
-        stripped = stripped.replace(word, " ")
+    stripped = without_question_words(query)
     return stripped if has_cjk(stripped) else query
+
+
+def without_question_words(text: str) -> str:
+    """`text` with each of QUESTION_WORDS replaced by a space, whatever else it says."""
+    for word in QUESTION_WORDS:
+        text = text.replace(word, " ")
+    return text

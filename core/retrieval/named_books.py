@@ -4,17 +4,15 @@
 
 from __future__ import annotations
 
-import functools
 import re
 
 from core.books import book_order
 from core.language.text import cjk_count, has_cjk, to_simplified
-from core.retrieval.keyword import QUESTION_WORDS, is_modern_question
+from core.retrieval.keyword import is_modern_question, without_question_words
 
 GOVERN_ZH_STRICT = re.compile(r"^(?:孔子|孟子|夫子|论语|大学|中庸|诗经)?(?:论(?!语)|谈|讲)")  # 孟子论…: a question
-BOOK_TERMS_ZH = re.compile(
-    r"^《?(?:孔子|孟子|论语|诗经|大学|中庸)》?\s+\S"
-)  # 论语 仁, 大学 三纲领: a book, then search terms
+# 论语 仁, 大学 三纲领: a book, then search terms
+BOOK_TERMS_ZH = re.compile(r"^《?(?:孔子|孟子|论语|诗经|大学|中庸)》?\s+\S")
 
 SONGS_ZH = ("诗经", "诗", "国风", "大雅", "小雅", "雅颂", "周颂", "鲁颂", "商颂")  # 典雅, 歌颂: no book
 SONGS_EN = re.compile(r"\b(poems?|songs?|odes?|book of songs|book of poetry|shijing|shi jing|classic of poetry)\b")
@@ -119,8 +117,8 @@ def searched(query: str) -> str:
     are its scope (ordering.book_first), not words to match (《中庸》为什么把诚看得那么重 asks for 诚, not for
     the chapters that say 中庸); a quote (大学之道，在明明德) is searched whole."""
     zh = to_simplified(query)
-    if not (has_cjk(zh) and is_modern_question(zh)) or without_titles(zh) == zh:
+    if not (has_cjk(zh) and is_modern_question(zh)) or (untitled := without_titles(zh)) == zh:
         return query
-    cut = " ".join(without_titles(zh).split())  # 《大學》 too
-    rest = functools.reduce(lambda text, word: text.replace(word, ""), QUESTION_WORDS, cut)
-    return cut if cjk_count(rest) >= 2 else query  # 中庸 是什么 asks what the title names: searched whole
+    cut = " ".join(untitled.split())  # 《大學》 too
+    # 中庸 是什么 asks what the title names: searched whole
+    return cut if cjk_count(without_question_words(cut)) >= 2 else query

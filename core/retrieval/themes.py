@@ -145,7 +145,7 @@ class ThemeIndex:
             ids = list(dict.fromkeys(ids))
             holds = ((w, frozenset(pid for pid in ids if _has(texts[pid], w, zh))) for w in zh if w not in names)
             sayings = frozenset(w for w in zh if len(w) >= 3 and w in joined)  # 民为贵 alone is a quote
-            halves = _halves(name, names, {pid: texts[pid] for pid in ids})
+            halves = _halves(name, names, ids, texts)
             themes.append(
                 Theme(name, zh, _english(en), tuple(ids), names, tuple((w, h) for w, h in holds if h), sayings, halves)
             )
@@ -341,14 +341,16 @@ def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
     return frozenset.intersection(*(held[w] for w in named)) if pairs else frozenset()
 
 
-def _halves(name: str, names: frozenset[str], texts: dict[str, str]) -> tuple[tuple[str, frozenset[str]], ...]:
-    """A theme named by two persons' names (尧舜: 尧 and 舜): each name and the theme's passages whose
-    text names him and not the other; none for any other theme."""
+def _halves(
+    name: str, names: frozenset[str], ids: list[str], texts: dict[str, str]
+) -> tuple[tuple[str, frozenset[str]], ...]:
+    """A theme named by two persons' names (尧舜: 尧 and 舜): each name and the theme's passages (`ids`)
+    whose text names him and not the other; none for any other theme."""
     for cut in range(1, len(name)):
         one, other = name[:cut], name[cut:]
         if one in names and other in names:
             return tuple(
-                (a, frozenset(pid for pid, text in texts.items() if a in text and b not in text))
+                (a, frozenset(pid for pid in ids if a in texts[pid] and b not in texts[pid]))
                 for a, b in ((one, other), (other, one))
             )
     return ()
