@@ -90,10 +90,21 @@ print("学而")
 [论语](https://example.org/lunyu) 与 [点我](javascript:alert(1)) 与 <script>alert(2)</script>"""
 
 
+WATCH_STATUS = """
+window.firstStatus = null;
+new MutationObserver((_, observer) => {
+  const status = document.querySelector(".msg.fuzi.streaming .status");
+  if (status) { window.firstStatus = status.textContent; observer.disconnect(); }
+}).observe(document.getElementById("messages"), { childList: true, subtree: true });
+"""
+
+
 def wait_for(driver, seconds: float = 30):
+    from selenium.common.exceptions import StaleElementReferenceException
     from selenium.webdriver.support.ui import WebDriverWait
 
-    return WebDriverWait(driver, seconds, poll_frequency=0.02)
+    # A condition that meets a node the page has just re-rendered is asked again, not failed.
+    return WebDriverWait(driver, seconds, poll_frequency=0.02, ignored_exceptions=(StaleElementReferenceException,))
 
 
 def ask(driver, text: str) -> None:
@@ -131,9 +142,11 @@ def drive(base: str, shot: Path) -> dict:
         if send.text != "请教":
             driver.find_element(By.ID, "lang").click()
         seen["aria_zh"] = driver.find_element(By.ID, "input").get_attribute("aria-label")
+        # The status line lives until the first delta replaces it; under load that can fall between finding
+        # the element and reading it, so the page itself records the first status text it shows.
+        driver.execute_script(WATCH_STATUS)
         ask(driver, "夫子如何评价管仲？")
-        status = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".msg.fuzi.streaming .status")))
-        seen["status"] = status.text
+        seen["status"] = wait.until(lambda d: d.execute_script("return window.firstStatus"))
         body = wait.until(ec.presence_of_element_located((By.CSS_SELECTOR, ".msg.fuzi.streaming .body")))
         lengths = []
         while "streaming" in body.find_element(By.XPATH, "..").get_attribute("class") and len(lengths) < 2000:
