@@ -62,8 +62,9 @@ class CrossEncoderReranker:
 
 _PAIR = re.compile(r"\[?\**\s*(\d{1,3})\s*\**\]?\s*[:：=\-—]\s*\**\s*(\d{1,2}(?:\.\d+)?)(?![\d.])")
 
-_PROMPT = """You rank passages from the Analects (论语) and the Book of Songs (诗经) for a question.
+_PROMPT = """You rank passages from the Four Books (论语, 孟子, 大学, 中庸) and the Book of Songs (诗经) for a question.
 Rate each passage 0-10 for how well it answers or matches the question (10 = exactly it, 0 = unrelated).
+A passage about the subject asked rates high; one that only shares a word with the question rates low.
 Answer with one line per passage, formatted `<number>: <score>`, and nothing else.
 
 Question: {query}

@@ -38,7 +38,7 @@ MAX_TOKENS = 80
 MAX_CHARS = 60  # of the answer kept (key phrases, not an essay)
 CACHE_SIZE = 1024
 
-PROMPT = """The Analects (论语) and the Book of Songs (诗经) are written in classical Chinese. A reader asks:
+PROMPT = """The Four Books (论语, 孟子, 大学, 中庸) and the Book of Songs (诗经) are written in classical Chinese. A reader asks:
 
 {query}
 
