@@ -16,6 +16,7 @@ import pytest
 from core.books import load_library
 from evals.fresh import build
 from evals.fresh import heldout_queries as held
+from evals.fresh.agreement import agreement
 
 
 @pytest.fixture(scope="module")
@@ -58,3 +59,19 @@ def test_committed_jsonl_matches_the_build(texts: dict[str, str]) -> None:
     assert dropped == 0
     committed = [json.loads(line) for line in (build.HERE / "heldout.jsonl").read_text("utf-8").splitlines()]
     assert committed == rows
+
+
+def test_the_readers_lists_answer_every_held_out_topic_from_the_corpus(texts: dict[str, str]) -> None:
+    rows = [json.loads(line) for line in (build.HERE / "heldout_reader.jsonl").read_text("utf-8").splitlines()]
+    assert [r["query"] for r in rows] == [query for query, _ in held.TOPIC]
+    for row in rows:
+        assert 5 <= len(row["gold"]) == len(set(row["gold"])) <= 12, row["query"]
+        assert set(row["gold"]) <= texts.keys(), row["query"]
+
+
+def test_agreement_scores_a_ranking_against_a_gold_set() -> None:
+    ranked = {"仁": ["a", "b", "c", "d", "e", "f"], "孝": ["x", "a"], "礼": ["z"]}
+    gold = {"仁": {"a", "c", "f"}, "孝": {"a"}}
+    assert agreement(ranked, gold) == {"n": 2, "hit@1": 0.5, "precision@5": 0.3}
+    with pytest.raises(ValueError):
+        agreement({"礼": ["z"]}, gold)
