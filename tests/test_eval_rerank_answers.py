@@ -26,7 +26,7 @@ async def test_a_recorded_prompt_replays_as_its_answer_and_a_new_one_keeps_fused
     ((sha, prompt),) = recorder.prompts.items()
     assert sha == prompt_sha(prompt) and "学而" in prompt
 
-    answer = "\n".join(f"{n}: {n}" for n in range(1, 4))  # the last candidate best
+    answer = "3, 2, 1"  # the last candidate best
     answers = tmp_path / "answers.jsonl"
     answers.write_text(json.dumps({"sha": sha, "answer": answer}) + "\n", "utf-8")
     replayer = PromptBook(load_answers([answers]))

@@ -18,7 +18,7 @@ from core.retrieval.embedder import (
     query_head,
 )
 from core.retrieval.indexer import build_index
-from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, RerankError, parse_scores
+from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, RerankError, excerpt, parse_choice
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore
 from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
@@ -150,24 +150,43 @@ class ScriptedLLM:
         return Completion(text=self.text)
 
 
-def test_llm_score_parsing_is_robust():
-    assert parse_scores("1: 8\n[2] = 7.5\n3 - 0\n", 3) == [8.0, 7.5, 0.0]
-    assert parse_scores("Scores:\n**2**: 9\n1：3 (weak)\n9: 10", 2) == [3.0, 9.0]  # 9 is out of range
-    assert parse_scores("1: 12\n2: 4", 2) == [-1.0, 4.0]  # 12 is not a 0-10 score
+def test_llm_choice_parsing_is_robust():
+    assert parse_choice("3, 1, 2", 3, keep=10) == [9.0, 8.0, 10.0]
+    assert parse_choice("[2] [2]\n**1**.", 3, keep=10) == [9.0, 10.0, -1.0]  # a repeat counts once; `1.` is 1
+    assert parse_choice("4, 12, 1.5, 2026, 1", 4, keep=10) == [9.0, -1.0, -1.0, 10.0]  # out of range, decimals, years
+    assert parse_choice("1, 2, 3", 3, keep=2) == [2.0, 1.0, -1.0]  # at most `keep` listed
+    assert parse_choice("0", 3, keep=10) == [-1.0, -1.0, -1.0]  # none answers: the fused order stays
     with pytest.raises(RerankError):
-        parse_scores("I cannot rank these.", 3)
+        parse_choice("I cannot rank these.", 3, keep=10)
+
+
+def test_a_long_passage_is_shown_where_the_question_is():
+    text = "子曰：学而时习之。" * 40 + "孟子曰：尽其心者，知其性也。存其心，养其性，所以事天也。" + "曰：否。" * 60
+    shown = excerpt(text, "孟子講存心養性", limit=80)  # a question in traditional characters
+    assert len(shown) <= 82 and shown.startswith("…孟子曰：尽其心者") and shown.endswith("…")
+    assert excerpt(text, "What is filial piety?", limit=80).startswith(
+        "子曰：学而时习之。"
+    )  # nothing to find: the opening
+    assert excerpt("学而\n时习之", "学") == "学而 时习之"
 
 
 async def test_llm_reranker_orders_and_falls_back(tmp_path):
     embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
     build_index(PassageStore(tmp_path), embedder, DOCS)
-    llm = ScriptedLLM("1: 2\n2: 9\n3: 5")
-    retriever = await open_retriever(
-        tmp_path, embedder, reranker=LLMReranker(llm), config=RetrieverConfig(verbatim_boost=False)
-    )
+    config = RetrieverConfig(verbatim_boost=False)
+    fused = [
+        r.id for r in (await (await open_retriever(tmp_path, embedder, config=config)).search("学而", k=3)).results
+    ]
+    llm = ScriptedLLM(f"{fused.index('shijing:1') + 1}, {fused.index('lunyu:1.3') + 1}")
+    retriever = await open_retriever(tmp_path, embedder, reranker=LLMReranker(llm), config=config)
     response = await retriever.search("学而", k=3)
     assert response.reranked and len(llm.prompts) == 1 and "[3]" in llm.prompts[0]
-    assert [r.rerank_score for r in response.results] == [9.0, 5.0, 2.0]
+    assert [r.id for r in response.results] == ["shijing:1", "lunyu:1.3", "lunyu:1.1"]
+    assert [r.rerank_score for r in response.results] == [10.0, 9.0, -1.0]
+    none = await (
+        await open_retriever(tmp_path, embedder, reranker=LLMReranker(ScriptedLLM("0")), config=config)
+    ).search("学而", k=3)
+    assert none.reranked and [r.id for r in none.results] == fused
     for answer in ("", "no idea", TimeoutError("slow")):
         retriever = await open_retriever(tmp_path, embedder, reranker=LLMReranker(ScriptedLLM(answer)))
         fallback = await retriever.search("学而", k=3)

@@ -12,6 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
+from core.language.text import to_simplified
 from core.llm.types import LLM
 from core.retrieval.documents import Passage
 
@@ -60,56 +61,85 @@ class CrossEncoderReranker:
         return [float(s) for s in scores]
 
 
-_PAIR = re.compile(r"\[?\**\s*(\d{1,3})\s*\**\]?\s*[:：=\-—]\s*\**\s*(\d{1,2}(?:\.\d+)?)(?![\d.])")
-
 _PROMPT = """You rank passages from the Four Books (论语, 孟子, 大学, 中庸) and the Book of Songs (诗经) for a question.
-Rate each passage 0-10 for how well it answers or matches the question (10 = exactly it, 0 = unrelated).
-A passage about the subject asked rates high; one that only shares a word with the question rates low.
-Answer with one line per passage, formatted `<number>: <score>`, and nothing else.
+Choose the passages that answer it: the one it quotes, retells or paraphrases, or those about the subject it asks;
+not one that only shares a word with it. Answer with their numbers, best first, at most {keep}, separated by
+commas (for example `3, 1, 7`), and nothing else; `0` if none answers it.
 
 Question: {query}
 
 Passages:
 {passages}"""
 
+_NUMBER = re.compile(r"(?<!\d)(?<!\d\.)\d{1,3}(?!\d|\.\d)")  # 7 in `7,` `[7]` `7.`, not in 1.5 or 2026
+_SENTENCE_END = re.compile(r"[。！？；!?;]")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
 
 class LLMReranker:
-    """One batched completion scoring every candidate 0-10, parsed robustly.
+    """One completion that lists the candidates answering the question, best first.
 
-    Lines like `1: 8`, `[2] = 7.5`, `3 - 0` are accepted; candidates the answer skips get -1.
-    An answer with no parseable score raises RerankError.
+    Listing rather than scoring each of the pool keeps the answer to a few tokens (a real endpoint
+    answers inside the search budget). The first choice scores `keep`, the next one less; candidates
+    not listed score -1 and keep their fused order below. An answer with no number raises RerankError;
+    `0` (none answers) leaves the fused order. A passage longer than `LLM_PASSAGE_CHARS` is shown as
+    the window that holds most of the question's characters, not its opening.
 
     Args:
         llm: anything implementing core.llm.types.LLM.
+        keep: at most this many numbers are asked for.
         max_tokens: completion budget.
     """
 
     name = "llm"
 
-    def __init__(self, llm: LLM, *, max_tokens: int = 400):
+    def __init__(self, llm: LLM, *, keep: int = 10, max_tokens: int = 60):
         self._llm = llm
+        self._keep = keep
         self._max_tokens = max_tokens
 
     async def score(self, query: str, passages: Sequence[Passage]) -> list[float]:
-        listing = "\n".join(
-            f"[{i}] {p.ref} {' '.join(p.text.split())[:LLM_PASSAGE_CHARS]}" for i, p in enumerate(passages, 1)
-        )
-        prompt = _PROMPT.format(query=query, passages=listing)
+        listing = "\n".join(f"[{i}] {p.ref} {excerpt(p.text, query)}" for i, p in enumerate(passages, 1))
+        prompt = _PROMPT.format(query=query, passages=listing, keep=self._keep)
         completion = await self._llm.complete(
             [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=self._max_tokens
         )
-        return parse_scores(completion.text or "", len(passages))
+        return parse_choice(completion.text or "", len(passages), self._keep)
 
 
-def parse_scores(text: str, n: int) -> list[float]:
-    """Scores 0-10 for candidates 1..n from an LLM answer; missing ones get -1."""
+def parse_choice(text: str, n: int, keep: int) -> list[float]:
+    """Scores for candidates 1..n from a list of numbers, best first: `keep`, `keep - 1`, … for the
+    listed ones (out-of-range and repeated numbers skipped), -1 for the rest; RerankError without one."""
+    numbers = [int(m.group()) for m in _NUMBER.finditer(text)]
+    if not numbers:
+        raise RerankError("no numbers in the reranker's answer")
     scores = [-1.0] * n
-    found = False
-    for m in _PAIR.finditer(text):
-        idx, value = int(m.group(1)), float(m.group(2))
-        if 1 <= idx <= n and 0 <= value <= 10:
-            scores[idx - 1] = value
-            found = True
-    if not found:
-        raise RerankError("no scores in the reranker's answer")
+    rank = 0
+    for number in numbers:
+        if 1 <= number <= n and scores[number - 1] < 0 and rank < keep:
+            scores[number - 1] = float(keep - rank)
+            rank += 1
     return scores
+
+
+def excerpt(text: str, query: str, limit: int = LLM_PASSAGE_CHARS) -> str:
+    """`text` on one line, or where it is longer than `limit`, the window of `limit` characters
+    starting at a sentence that holds the most distinct Chinese characters of `query` (among equals,
+    the one whose first sentence holds most; the opening when none holds any), marked … where cut."""
+    flat = " ".join(text.split())
+    if len(flat) <= limit:
+        return flat
+    wanted = set(_CJK.findall(to_simplified(query)))
+    ends = [m.end() for m in _SENTENCE_END.finditer(flat) if m.end() < len(flat)]
+    starts = [0, *ends]
+    firsts = dict(zip(starts, [*ends, len(flat)]))  # where each start's own sentence ends
+
+    hits = [(i, c) for i, c in enumerate(flat) if c in wanted]  # few: the question's characters only
+
+    def held(start: int) -> tuple[int, int, int]:  # the window's, then its first sentence's, then earliest
+        window = {c for i, c in hits if start <= i < start + limit}
+        return len(window), len({c for i, c in hits if start <= i < firsts[start]}), -start
+
+    best = max(starts, key=held)
+    window = flat[best : best + limit]
+    return ("…" if best else "") + window + ("…" if best + limit < len(flat) else "")
