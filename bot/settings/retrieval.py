@@ -29,7 +29,8 @@ class RetrievalSettings(Section):
     )
     lancedb_dir: Path | None = Field(None, description="the index folder (default: $FUZI_HOME/lancedb)")
     reranker: Literal["none", "cross-encoder", "llm"] = Field(
-        "none", description="rescore the fused candidates: none, cross-encoder (FUZI_RETRIEVAL_RERANKER_MODEL) or llm"
+        "none",
+        description="rescore the fused candidates: none, cross-encoder (with RERANKER_MODEL) or llm (docs/retrieval.md)",
     )
     reranker_model: str | None = Field(None, description="CrossEncoder model name or path (reranker=cross-encoder)")
     query_translation: bool = Field(
