@@ -16,30 +16,8 @@ from core.retrieval.rerank import LLMReranker
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore
 from tests.fakes.openai_server import fake_llm  # noqa: F401
-from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
-
-DOCS = [
-    passage("lunyu:1.1", "alpha 学而时习之，不亦说乎"),
-    passage("lunyu:1.2", "beta 有朋自远方来，不亦乐乎"),
-    passage("lunyu:3.22", "gamma 管仲之器小哉"),
-]
-VECS = {"alpha": [1, 0, 0, 0], "beta": [0.8, 0.6, 0, 0], "gamma": [0.6, 0, 0.8, 0]}
-
-
-@pytest.fixture
-async def llm(fake_llm):  # noqa: F811
-    client = OpenAIChatClient(
-        base_url=fake_llm.base_url, api_key="sk-test", model="fake-model", timeout_s=5, retry=RetryPolicy(attempts=1)
-    )
-    breaker = CircuitBreakerLLM(client, failures=2, reset_s=60)
-    yield breaker
-    await breaker.aclose()
-
-
-@pytest.fixture
-def table(tmp_path):
-    build_index(PassageStore(tmp_path / "db"), TableEmbedder(VECS), DOCS)
-    return tmp_path / "db"
+from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever
+from tests.helpers_llm_retrieval import VECS, llm, table  # noqa: F401
 
 
 def number_of(prompt: str, word: str) -> int:

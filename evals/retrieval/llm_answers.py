@@ -18,6 +18,7 @@ import json
 import sys
 from collections.abc import AsyncGenerator
 from pathlib import Path
+from typing import Any
 
 from core.llm.types import Completion, Message, StreamEvent
 
@@ -36,14 +37,7 @@ class PromptBook:
         self.prompts: dict[str, str] = {}
         self.missing = 0
 
-    async def complete(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> Completion:
+    async def complete(self, messages: list[Message], **_: Any) -> Completion:
         prompt = messages[-1]["content"]
         sha = prompt_sha(prompt)
         self.prompts.setdefault(sha, prompt)
@@ -52,14 +46,7 @@ class PromptBook:
             raise RuntimeError("no recorded answer for this prompt")
         return Completion(text=self.answers[sha])
 
-    async def stream(
-        self,
-        messages: list[Message],
-        *,
-        tools: list[dict] | None = None,
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-    ) -> AsyncGenerator[StreamEvent, None]:
+    async def stream(self, messages: list[Message], **_: Any) -> AsyncGenerator[StreamEvent, None]:
         raise NotImplementedError("the reranker only completes")
         yield  # an async generator, as the port's stream is
 
