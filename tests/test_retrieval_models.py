@@ -18,7 +18,14 @@ from core.retrieval.embedder import (
     query_head,
 )
 from core.retrieval.indexer import build_index
-from core.retrieval.rerank import CrossEncoderReranker, LLMReranker, RerankError, excerpt, parse_choice
+from core.retrieval.rerank import (
+    CrossEncoderReranker,
+    LLMReranker,
+    RerankError,
+    excerpt,
+    parse_choice,
+    question_characters,
+)
 from core.retrieval.retriever import RetrieverConfig
 from core.retrieval.store import PassageStore
 from tests.fakes.retrieval_fixtures import TableEmbedder, open_retriever, passage
@@ -162,12 +169,12 @@ def test_llm_choice_parsing_is_robust():
 
 def test_a_long_passage_is_shown_where_the_question_is():
     text = "子曰：学而时习之。" * 40 + "孟子曰：尽其心者，知其性也。存其心，养其性，所以事天也。" + "曰：否。" * 60
-    shown = excerpt(text, "孟子講存心養性", limit=80)  # a question in traditional characters
+    shown = excerpt(text, question_characters("孟子講存心養性"), limit=80)  # a question in traditional characters
     assert len(shown) <= 82 and shown.startswith("…孟子曰：尽其心者") and shown.endswith("…")
-    assert excerpt(text, "What is filial piety?", limit=80).startswith(
+    assert excerpt(text, question_characters("What is filial piety?"), limit=80).startswith(
         "子曰：学而时习之。"
     )  # nothing to find: the opening
-    assert excerpt("学而\n时习之", "学") == "学而 时习之"
+    assert excerpt("学而\n时习之", question_characters("学")) == "学而 时习之"
 
 
 async def test_llm_reranker_orders_and_falls_back(tmp_path):

@@ -12,7 +12,7 @@ import threading
 from collections.abc import Sequence
 from typing import Protocol
 
-from core.language.text import to_simplified
+from core.language.text import CJK, to_simplified
 from core.llm.types import LLM
 from core.retrieval.documents import Passage
 
@@ -73,7 +73,6 @@ Passages:
 
 _NUMBER = re.compile(r"(?<!\d)(?<!\d\.)\d{1,3}(?!\d|\.\d)")  # 7 in `7,` `[7]` `7.`, not in 1.5 or 2026
 _SENTENCE_END = re.compile(r"[。！？；!?;]")
-_CJK = re.compile(r"[\u3400-\u9fff]")
 
 
 class LLMReranker:
@@ -99,7 +98,8 @@ class LLMReranker:
         self._max_tokens = max_tokens
 
     async def score(self, query: str, passages: Sequence[Passage]) -> list[float]:
-        listing = "\n".join(f"[{i}] {p.ref} {excerpt(p.text, query)}" for i, p in enumerate(passages, 1))
+        wanted = question_characters(query)
+        listing = "\n".join(f"[{i}] {p.ref} {excerpt(p.text, wanted)}" for i, p in enumerate(passages, 1))
         prompt = _PROMPT.format(query=query, passages=listing, keep=self._keep)
         completion = await self._llm.complete(
             [{"role": "user", "content": prompt}], temperature=0.0, max_tokens=self._max_tokens
@@ -122,14 +122,18 @@ def parse_choice(text: str, n: int, keep: int) -> list[float]:
     return scores
 
 
-def excerpt(text: str, query: str, limit: int = LLM_PASSAGE_CHARS) -> str:
+def question_characters(query: str) -> frozenset[str]:
+    """The distinct Chinese characters of `query`, in Simplified (what `excerpt` looks for)."""
+    return frozenset(CJK.findall(to_simplified(query)))
+
+
+def excerpt(text: str, wanted: frozenset[str], limit: int = LLM_PASSAGE_CHARS) -> str:
     """`text` on one line, or where it is longer than `limit`, the window of `limit` characters
-    starting at a sentence that holds the most distinct Chinese characters of `query` (among equals,
+    starting at a sentence that holds the most of the question's characters `wanted` (among equals,
     the one whose first sentence holds most; the opening when none holds any), marked … where cut."""
     flat = " ".join(text.split())
     if len(flat) <= limit:
         return flat
-    wanted = set(_CJK.findall(to_simplified(query)))
     ends = [m.end() for m in _SENTENCE_END.finditer(flat) if m.end() < len(flat)]
     starts = [0, *ends]
     firsts = dict(zip(starts, [*ends, len(flat)]))  # where each start's own sentence ends

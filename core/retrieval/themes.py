@@ -143,7 +143,7 @@ class ThemeIndex:
             names = frozenset(w.lstrip("@") for w in zh + en if w.startswith("@"))  # @颜回: a person's name
             zh, en = tuple(w.lstrip("@") for w in zh), tuple(w.lstrip("@") for w in en)
             ids = list(dict.fromkeys(ids))
-            holds = ((w, frozenset(pid for pid in ids if _has(texts[pid], w, zh))) for w in zh if w not in names)
+            holds = ((w, _holding(w, _pair(w, zh), ids, texts)) for w in zh if w not in names)
             sayings = frozenset(w for w in zh if len(w) >= 3 and w in joined)  # 民为贵 alone is a quote
             halves = _halves(name, names, ids, texts)
             themes.append(
@@ -325,10 +325,10 @@ def _pair(word: str, words: tuple[str, ...]) -> tuple[str, ...]:
     return tuple(word) if len(word) == 2 and f"{word[0]}和{word[1]}" in words else ()
 
 
-def _has(text: str, word: str, words: tuple[str, ...]) -> bool:
-    """The text has the word, or both halves of a pair named as one word (义和利, 贫与富, 义利)."""
-    pair = _pair(word, words)
-    return all(half in text for half in pair) if pair else word in text
+def _holding(word: str, pair: tuple[str, ...], ids: list[str], texts: dict[str, str]) -> frozenset[str]:
+    """The passages of `ids` whose text has the word, or both halves of the pair it names (`_pair`)."""
+    parts = pair or (word,)
+    return frozenset(pid for pid in ids if all(part in texts[pid] for part in parts))
 
 
 def _paired(theme: Theme, words: tuple[str, ...]) -> frozenset[str]:
