@@ -63,7 +63,8 @@ def load_answers(paths: list[Path]) -> dict[str, str]:
 
 
 def replaying_opener(paths: list[Path]):
-    """A retriever opener for `run_eval_files` whose LLM reranker replays the answers in `paths`."""
+    """A retriever opener for `run_eval_files` whose LLM reranker replays the answers in `paths` (none:
+    it only records the prompts), and the book behind it."""
     from bot.retrieval_factory import build_retriever
     from core.retrieval.rerank import LLMReranker
 
@@ -78,14 +79,12 @@ def replaying_opener(paths: list[Path]):
 def record(args: argparse.Namespace) -> int:
     """Write the reranker's distinct prompts for every query of `args.file` to `args.out`."""
     from bot.commands.retrieval import run_with_retriever
-    from bot.retrieval_factory import build_retriever
     from core.retrieval.metrics import load_queries, run_eval
-    from core.retrieval.rerank import LLMReranker
 
-    book = PromptBook()
+    opener, book = replaying_opener([])
 
     async def go(settings) -> int:
-        retriever = await build_retriever(settings, reranker=LLMReranker(book))
+        retriever = await opener(settings)
         for path in args.file:
             await run_eval(retriever, load_queries(Path(path)), k=args.k, mode="hybrid", corpus=args.corpus)
         lines = [json.dumps({"sha": sha, "prompt": p}, ensure_ascii=False) for sha, p in book.prompts.items()]
