@@ -109,7 +109,9 @@ async def test_hang_is_released_when_the_server_stops():
     fake = await FakeOpenAI().start()
     fake.hang()
     pending = asyncio.create_task(sdk(fake, timeout=30).chat.completions.create(model="m", messages=[]))
-    await asyncio.sleep(0.2)
+    deadline = time.monotonic() + 10  # a loaded CI machine may take a while to send the first request
+    while not fake.requests and time.monotonic() < deadline:
+        await asyncio.sleep(0.02)
     assert not pending.done() and len(fake.requests) == 1
     started = time.monotonic()
     await fake.stop()
