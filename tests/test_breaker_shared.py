@@ -106,7 +106,9 @@ async def test_one_probe_across_processes_then_closed(breakers):
     llm.down, calls = False, llm.calls
     llm.gate.clear()  # the probe stays in flight
     probe = asyncio.create_task(outcome(a))
-    await asyncio.sleep(0.1)
+    async with asyncio.timeout(10):
+        while llm.calls == calls:  # until the probe is in flight
+            await asyncio.sleep(0.01)
     assert [await outcome(x) for x in (b, a, b)] == ["open"] * 3
     llm.gate.set()
     assert await probe == "ok" and llm.calls == calls + 1

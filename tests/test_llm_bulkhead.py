@@ -77,10 +77,14 @@ async def test_a_cancelled_waiter_gives_its_slot_back(fake_llm):
     fake_llm.set_default(lambda body: Reply(text="好", delay=0.5))
     llm = BulkheadLLM(client_for(fake_llm, first_token_timeout_s=10, timeout_s=30), max_concurrent=1, max_wait_s=5)
     first = asyncio.create_task(texts(llm))
-    await asyncio.sleep(0.05)
+    async with asyncio.timeout(10):
+        while llm.in_flight == 0:
+            await asyncio.sleep(0.01)
     second = asyncio.create_task(texts(llm))
-    await asyncio.sleep(0.05)
-    assert llm.queued == 1
+    async with asyncio.timeout(10):
+        while llm.queued == 0:
+            await asyncio.sleep(0.01)
+    assert llm.queued == 1 and not first.done()
     second.cancel()
     assert await first == "好"
     await asyncio.gather(second, return_exceptions=True)

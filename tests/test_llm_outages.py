@@ -144,8 +144,15 @@ async def test_half_open_lets_one_probe_of_a_burst_through(fake_llm):
     async with asyncio.timeout(5):
         while len(fake_llm.requests) == before:  # the probe reached the endpoint
             await asyncio.sleep(0.02)
-    await asyncio.sleep(0.1)
-    assert sum(t.done() and isinstance(t.exception(), CircuitOpen) for t in tasks) == 19
+
+    def turned_away() -> int:
+        return sum(t.done() and isinstance(t.exception(), CircuitOpen) for t in tasks)
+
+    async with asyncio.timeout(10):
+        while turned_away() < 19:
+            await asyncio.sleep(0.02)
+    await asyncio.sleep(0.1)  # and the probe is still the only one at the endpoint
+    assert turned_away() == 19
     assert len(fake_llm.requests) - before == 1
     for t in tasks:
         t.cancel()
