@@ -7,6 +7,7 @@ import argparse
 import sys
 
 from evals.guard import cli as guard
+from evals.retrieval import ceiling
 from evals.retrieval import cli as retrieval
 
 
@@ -15,6 +16,7 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m evals", description="Fuzi's evaluation and training lab")
     sub = parser.add_subparsers(dest="command", required=True)
     retrieval.register(sub)
+    ceiling.register(sub)
     guard.register(sub)
     args = parser.parse_args(argv)
     return int(args.func(args))

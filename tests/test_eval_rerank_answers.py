@@ -36,3 +36,20 @@ async def test_a_recorded_prompt_replays_as_its_answer_and_a_new_one_keeps_fused
 
     other = await replaying.search("巧言", k=3)
     assert not other.reranked and replayer.missing == 1
+
+
+async def test_the_ceiling_scores_a_perfect_choice_among_the_candidates_shown(tmp_path):
+    from evals.retrieval.ceiling import Shown, perfect
+
+    embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
+    build_index(PassageStore(tmp_path / "index"), embedder, DOCS)
+    plain = await open_retriever(tmp_path / "index", embedder, config=CONFIG)
+    fused = [r.id for r in (await plain.search("学而", k=3)).results]
+    shown = Shown()
+    narrow = RetrieverConfig(verbatim_boost=False, rerank_pool=2)
+    watched = await open_retriever(tmp_path / "index", embedder, reranker=shown, config=narrow)
+    response = await watched.search("学而", k=1)
+    assert shown.ids == fused[:2] and [r.id for r in response.results] == fused[:1]  # fused order kept
+    assert perfect([fused[1]], shown.ids) == (1.0, 0.2)  # second in fused order: a perfect reranker puts it first
+    assert perfect([fused[2]], shown.ids) == (0.0, 0.0)  # never shown: no reranker can reach it
+    assert perfect(fused, fused + ["x"] * 5) == (1.0, 0.6)
