@@ -39,7 +39,7 @@ async def test_a_recorded_prompt_replays_as_its_answer_and_a_new_one_keeps_fused
 
 
 async def test_the_ceiling_scores_a_perfect_choice_among_the_candidates_shown(tmp_path):
-    from evals.retrieval.ceiling import Shown, perfect
+    from evals.retrieval.ceiling import Shown, candidates, perfect
 
     embedder = TableEmbedder({"学": [1, 0, 0, 0], "巧": [0, 1, 0, 0], "关": [0, 0, 1, 0]})
     build_index(PassageStore(tmp_path / "index"), embedder, DOCS)
@@ -53,3 +53,5 @@ async def test_the_ceiling_scores_a_perfect_choice_among_the_candidates_shown(tm
     assert perfect([fused[1]], shown.ids) == (1.0, 0.2)  # second in fused order: a perfect reranker puts it first
     assert perfect([fused[2]], shown.ids) == (0.0, 0.0)  # never shown: no reranker can reach it
     assert perfect(fused, fused + ["x"] * 5) == (1.0, 0.6)
+    assert await candidates(watched, shown, "学而", 3) == fused
+    assert await candidates(watched, shown, "  ", 3) == []  # no search, no reranker: not the last query's

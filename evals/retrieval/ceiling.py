@@ -30,6 +30,17 @@ class Shown:
         return [float(len(passages) - i) for i in range(len(passages))]
 
 
+async def candidates(retriever, shown: Shown, query: str, pool: int) -> list[str]:
+    """The ids a reranker is shown for `query` with a pool of `pool`, searched as `fuzi eval` searches;
+    where the search asks no reranker (fewer than two candidates), the results it gives."""
+    from core.retrieval.metrics import KS
+
+    retriever.config = dataclasses.replace(retriever.config, rerank_pool=pool)
+    shown.ids = []  # not the previous query's when this one never reaches the reranker
+    response = await retriever.search(query, k=max(KS))
+    return shown.ids or [r.id for r in response.results]
+
+
 def perfect(gold: Sequence[str], shown: Sequence[str]) -> tuple[float, float]:
     """hit@1 and P@5 of a perfect choice among `shown`: a gold passage first, as many as there are next."""
     found = len(set(gold) & set(shown))
@@ -53,9 +64,7 @@ def ceiling(args: argparse.Namespace) -> int:
                 if not q.gold:
                     continue
                 for n in pools:
-                    retriever.config = dataclasses.replace(retriever.config, rerank_pool=n)
-                    await retriever.search(q.query, k=10)
-                    per[(q.cls, n)].append(perfect(q.gold, shown.ids))
+                    per[(q.cls, n)].append(perfect(q.gold, await candidates(retriever, shown, q.query, n)))
             for (cls, n), rows in sorted(per.items()):
                 hit, p5 = (sum(col) / len(rows) for col in zip(*rows))
                 print(f"{path}  {cls}  pool={n}  n={len(rows)}  hit@1≤{hit:.3f}  P@5≤{p5:.3f}")
