@@ -1,4 +1,4 @@
-"""Shared parts of the quiz tests: the service over real storage, passages, and a bounded wait."""
+"""Shared parts of the quiz tests: the service over real storage and passages."""
 
 from __future__ import annotations
 
@@ -64,21 +64,6 @@ def quiz_router(quizzes: QuizService) -> CommandRouter:
     router = CommandRouter()
     QuizCommands(quizzes).register(router)
     return router
-
-
-async def eventually(predicate: Callable, timeout: float = 10.0):
-    """Poll an async or plain predicate (a database read: nothing to wait on) until it is truthy."""
-    loop = asyncio.get_running_loop()
-    end = loop.time() + timeout
-    while True:
-        value = predicate()
-        if asyncio.iscoroutine(value):
-            value = await value
-        if value:
-            return value
-        if loop.time() > end:
-            raise TimeoutError("condition not met")
-        await asyncio.sleep(0.02)
 
 
 def utcnow() -> datetime:

@@ -17,6 +17,7 @@ from core.llm.errors import CircuitOpen, LLMUnavailable
 from core.llm.types import Completion
 from tests.fakes.clock import FakeClock
 from tests.helpers_db import redis_client, redis_prefix  # noqa: F401
+from tests.helpers_wait import eventually
 
 USER = [{"role": "user", "content": "何为君子？"}]
 RESET_S = 0.5
@@ -106,9 +107,7 @@ async def test_one_probe_across_processes_then_closed(breakers):
     llm.down, calls = False, llm.calls
     llm.gate.clear()  # the probe stays in flight
     probe = asyncio.create_task(outcome(a))
-    async with asyncio.timeout(10):
-        while llm.calls == calls:  # until the probe is in flight
-            await asyncio.sleep(0.01)
+    await eventually(lambda: llm.calls > calls)  # the probe is in flight
     assert [await outcome(x) for x in (b, a, b)] == ["open"] * 3
     llm.gate.set()
     assert await probe == "ok" and llm.calls == calls + 1

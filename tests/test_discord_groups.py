@@ -15,6 +15,7 @@ from tests.fakes.discord_server import FakeDiscord, fake_discord  # noqa: F401
 from tests.fakes.openai_server import fake_llm  # noqa: F401
 from tests.helpers_discord import running_bot
 from tests.helpers_engine import CorpusRetriever, make_service, sqlite_storage
+from tests.helpers_wait import eventually
 from tests.test_memory_fixtures import HashEmbedder
 
 MANAGE_CHANNELS, SEND_MESSAGES = 1 << 4, 1 << 11
@@ -27,13 +28,6 @@ def parts(tmp_path, fake_llm):
     memory = build_memory(storage.engine, None, HashEmbedder(), MemoryConfig())
     guard = FuziGuard(InMemoryRateLimiter(Quota()))
     return storage, make_service(storage, llm=llm, retriever=CorpusRetriever(), context=memory.context, guard=guard)
-
-
-async def until(condition, timeout: float = 10.0) -> None:
-    """Poll `condition` (some of what it reads changes without any request to the fake)."""
-    async with asyncio.timeout(timeout):
-        while not condition():
-            await asyncio.sleep(0.02)
 
 
 def answered(fake: FakeDiscord, text: str, service) -> bool:
@@ -58,16 +52,16 @@ async def test_reply_chain_is_quoted_and_fetched_where_the_gateway_left_it_out(
         first = await fake_discord.user_message("吾日三省吾身", author=zeng)
         second = await fake_discord.user_message("三省是哪三件事？", author=bo, reply_to=first)
         await fake_discord.user_message("他们说得对吗？", mention_bot=True, reply_to=second)
-        await until(lambda: answered(fake_discord, "曾子所言是也。", service))
+        await eventually(lambda: answered(fake_discord, "曾子所言是也。", service))
         chain = last_user_content(fake_llm)
         # a reference without the message (not in the payload): fetched over REST; a deleted one ends the chain
         gone = {"id": p.snowflake(), "channel_id": fake_discord.channel["id"]}
         await fake_discord.user_message("这句何解？", mention_bot=True, reply_to=first, reference_only=True)
-        await until(lambda: answered(fake_discord, "删去之言，不复论。", service))
+        await eventually(lambda: answered(fake_discord, "删去之言，不复论。", service))
         fetched = last_user_content(fake_llm)
         fake_llm.reply_text("答。")
         await fake_discord.user_message("那这句呢？", mention_bot=True, reply_to=gone, reference_only=True)
-        await until(lambda: answered(fake_discord, "答。", service))
+        await eventually(lambda: answered(fake_discord, "答。", service))
         deleted = last_user_content(fake_llm)
     assert chain.index('<quoted from="Zeng"') < chain.index('<quoted from="Bo"') < chain.index("他们说得对吗？")
     assert "吾日三省吾身" in chain and "三省是哪三件事？" in chain
@@ -148,8 +142,8 @@ async def test_a_forward_in_a_dm_is_answered_about_the_forwarded_words(fake_disc
     data["message_snapshots"] = [{"message": {**snapshot, "edited_timestamp": None, "flags": 0}}]
     async with running_bot(fake_discord, service):
         await fake_discord.dispatch("MESSAGE_CREATE", data)
-        await until(lambda: bool(fake_llm.requests))
-        await until(lambda: not service.admission.running.is_running(1))
+        await eventually(lambda: bool(fake_llm.requests))
+        await eventually(lambda: not service.admission.running.is_running(1))
     content = last_user_content(fake_llm)
     assert '<quoted from="某人 someone" source="forward">\n关关雎鸠，在河之洲\n</quoted>' in content
     assert "请看这条转发的消息。" in content

@@ -10,6 +10,7 @@ import openai
 import pytest
 
 from tests.fakes.openai_server import fake_llm  # noqa: F401
+from tests.helpers_wait import eventually
 
 
 def sdk(fake, timeout: float = 5.0) -> openai.AsyncOpenAI:
@@ -109,9 +110,7 @@ async def test_hang_is_released_when_the_server_stops():
     fake = await FakeOpenAI().start()
     fake.hang()
     pending = asyncio.create_task(sdk(fake, timeout=30).chat.completions.create(model="m", messages=[]))
-    deadline = time.monotonic() + 10  # a loaded CI machine may take a while to send the first request
-    while not fake.requests and time.monotonic() < deadline:
-        await asyncio.sleep(0.02)
+    await eventually(lambda: fake.requests)  # a loaded CI machine may take a while to send it
     assert not pending.done() and len(fake.requests) == 1
     started = time.monotonic()
     await fake.stop()

@@ -11,6 +11,7 @@ from core.llm.bulkhead import BulkheadLLM
 from core.llm.errors import LLMBusy, LLMUnavailable
 from core.llm.retry import RetryPolicy
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
+from tests.helpers_wait import eventually
 from tests.test_llm_outages import USER, client_for, texts
 
 
@@ -77,13 +78,9 @@ async def test_a_cancelled_waiter_gives_its_slot_back(fake_llm):
     fake_llm.set_default(lambda body: Reply(text="好", delay=0.5))
     llm = BulkheadLLM(client_for(fake_llm, first_token_timeout_s=10, timeout_s=30), max_concurrent=1, max_wait_s=5)
     first = asyncio.create_task(texts(llm))
-    async with asyncio.timeout(10):
-        while llm.in_flight == 0:
-            await asyncio.sleep(0.01)
+    await eventually(lambda: llm.in_flight)
     second = asyncio.create_task(texts(llm))
-    async with asyncio.timeout(10):
-        while llm.queued == 0:
-            await asyncio.sleep(0.01)
+    await eventually(lambda: llm.queued)
     assert llm.queued == 1 and not first.done()
     second.cancel()
     assert await first == "好"

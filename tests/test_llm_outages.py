@@ -22,6 +22,7 @@ from core.llm.types import StreamDelta
 from core.tools.toolset import Toolset
 from tests.fakes.openai_server import Reply, fake_llm  # noqa: F401
 from tests.helpers_engine import CorpusRetriever, collect, final_of, incoming, make_service, sqlite_storage
+from tests.helpers_wait import eventually
 from tests.test_service_ladder import Sleeps, search_classics_tool
 
 USER = [{"role": "user", "content": "何为仁？"}]
@@ -148,9 +149,7 @@ async def test_half_open_lets_one_probe_of_a_burst_through(fake_llm):
     def turned_away() -> int:
         return sum(t.done() and isinstance(t.exception(), CircuitOpen) for t in tasks)
 
-    async with asyncio.timeout(10):
-        while turned_away() < 19:
-            await asyncio.sleep(0.02)
+    await eventually(lambda: turned_away() >= 19)
     await asyncio.sleep(0.1)  # and the probe is still the only one at the endpoint
     assert turned_away() == 19
     assert len(fake_llm.requests) - before == 1

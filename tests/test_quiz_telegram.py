@@ -11,9 +11,10 @@ from core.texts import say
 from tests.fakes.telegram_api import TOKEN
 from tests.fakes.telegram_polls import FakeTelegramPolls
 from tests.helpers_engine import make_service, sqlite_storage
-from tests.helpers_quiz import eventually, quiz_router, quiz_service
+from tests.helpers_quiz import quiz_router, quiz_service
 from tests.helpers_schedule import log_events  # noqa: F401
 from tests.helpers_telegram import running_bot
+from tests.helpers_wait import eventually
 
 GROUP = -1001
 
